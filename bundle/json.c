@@ -1,0 +1,717 @@
+/* yajl lives here and only here (see json.h). */
+#include "bundle/json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
+
+#include "common/cleanup.h"
+
+const struct json_limits json_limits_config = {
+    .max_bytes = 1024 * 1024,
+    .max_depth = 32,
+    .max_nodes = 65536,
+    .max_string = 64 * 1024,
+    .max_members = 1024,
+};
+
+/* ---- parsing ---- */
+
+struct frame {
+    struct json_node *node; /* the open array or object */
+    char *pending_key;      /* object: key read, value not yet */
+    size_t cap;             /* allocated slots */
+};
+
+struct builder {
+    const struct json_limits *lim;
+    struct frame *stack;
+    unsigned depth;
+    size_t nodes;
+    struct json_node *root;
+    struct rr_error *err;
+    bool failed;
+};
+
+const char *json_type_name(enum json_type t)
+{
+    switch (t) {
+    case JSON_NULL:
+        return "null";
+    case JSON_BOOL:
+        return "boolean";
+    case JSON_INT:
+        return "integer";
+    case JSON_NUMBER:
+        return "number";
+    case JSON_STRING:
+        return "string";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_OBJECT:
+        return "object";
+    }
+    return "?";
+}
+
+/* The JSON path of the value being parsed now, for error messages. Keys come
+ * from the document, so they are shown escaped. */
+static void builder_path(const struct builder *b, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (unsigned i = 0; i < b->depth && used + 1 < len; i++) {
+        const struct frame *f = &b->stack[i];
+        int n;
+
+        if (f->node->type == JSON_ARRAY) {
+            n = snprintf(buf + used, len - used, "[%zu]", f->node->u.array.n);
+        } else if (f->pending_key != NULL) {
+            char safe[96];
+            size_t j = 0;
+            for (const char *k = f->pending_key; *k != '\0' && j + 5 < sizeof(safe); k++) {
+                unsigned char c = (unsigned char)*k;
+                if (c >= 0x20 && c < 0x7f)
+                    safe[j++] = (char)c;
+                else
+                    j += (size_t)snprintf(safe + j, sizeof(safe) - j, "\\x%02x", c);
+            }
+            safe[j] = '\0';
+            n = snprintf(buf + used, len - used, "%s%s", used ? "." : "", safe);
+        } else {
+            n = 0;
+        }
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= len)
+            used = len - 1;
+    }
+    if (buf[0] == '\0')
+        snprintf(buf, len, "(top level)");
+}
+
+static int builder_fail(struct builder *b, const char *what)
+{
+    char path[512];
+
+    if (!b->failed) {
+        builder_path(b, path, sizeof(path));
+        rr_fail(b->err, 0, "%s: %s", path, what);
+        b->failed = true;
+    }
+    return 0; /* tells yajl to stop */
+}
+
+static struct json_node *node_new(struct builder *b, enum json_type type)
+{
+    struct json_node *n;
+
+    if (++b->nodes > b->lim->max_nodes) {
+        builder_fail(b, "too many values in the document");
+        return NULL;
+    }
+    n = calloc(1, sizeof(*n));
+    if (n == NULL) {
+        builder_fail(b, "out of memory");
+        return NULL;
+    }
+    n->type = type;
+    return n;
+}
+
+static int grow(struct builder *b, struct frame *f)
+{
+    size_t n = f->node->type == JSON_ARRAY ? f->node->u.array.n : f->node->u.object.n;
+    size_t cap;
+
+    if (n < f->cap)
+        return 0;
+    cap = f->cap ? f->cap * 2 : 8;
+    if (f->node->type == JSON_ARRAY) {
+        void *items = realloc(f->node->u.array.items, cap * sizeof(void *));
+        if (items == NULL)
+            return builder_fail(b, "out of memory"), -1;
+        f->node->u.array.items = items;
+    } else {
+        void *keys = realloc(f->node->u.object.keys, cap * sizeof(char *));
+        if (keys == NULL)
+            return builder_fail(b, "out of memory"), -1;
+        f->node->u.object.keys = keys;
+        void *vals = realloc(f->node->u.object.values, cap * sizeof(void *));
+        if (vals == NULL)
+            return builder_fail(b, "out of memory"), -1;
+        f->node->u.object.values = vals;
+    }
+    f->cap = cap;
+    return 0;
+}
+
+/* Attach a finished value to the open container (or make it the root). */
+static int attach(struct builder *b, struct json_node *n)
+{
+    struct frame *f;
+
+    if (n == NULL)
+        return 0;
+    if (b->depth == 0) {
+        b->root = n;
+        return 1;
+    }
+    f = &b->stack[b->depth - 1];
+    if (grow(b, f) < 0) {
+        json_free(n);
+        return 0;
+    }
+    if (f->node->type == JSON_ARRAY) {
+        f->node->u.array.items[f->node->u.array.n++] = n;
+    } else {
+        size_t i = f->node->u.object.n++;
+        f->node->u.object.keys[i] = f->pending_key;
+        f->node->u.object.values[i] = n;
+        f->pending_key = NULL;
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    struct builder *b = ctx;
+    return attach(b, node_new(b, JSON_NULL));
+}
+
+static int cb_boolean(void *ctx, int value)
+{
+    struct builder *b = ctx;
+    struct json_node *n = node_new(b, JSON_BOOL);
+
+    if (n != NULL)
+        n->u.boolean = value != 0;
+    return attach(b, n);
+}
+
+static bool is_plain_integer(const char *s, size_t len)
+{
+    size_t i = (len > 0 && s[0] == '-') ? 1 : 0;
+
+    if (i == len)
+        return false;
+    for (; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    struct builder *b = ctx;
+    struct json_node *n;
+    char buf[64];
+
+    if (len >= sizeof(buf))
+        return builder_fail(b, "number is too long");
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (is_plain_integer(buf, len)) {
+        char *end;
+        long long v;
+        errno = 0;
+        v = strtoll(buf, &end, 10);
+        if (errno == 0 && *end == '\0') {
+            n = node_new(b, JSON_INT);
+            if (n != NULL)
+                n->u.integer = v;
+            return attach(b, n);
+        }
+    }
+    n = node_new(b, JSON_NUMBER);
+    if (n != NULL) {
+        n->u.number.text = strdup(buf);
+        if (n->u.number.text == NULL) {
+            free(n);
+            return builder_fail(b, "out of memory");
+        }
+    }
+    return attach(b, n);
+}
+
+static char *checked_string(struct builder *b, const unsigned char *s, size_t len)
+{
+    char *copy;
+
+    if (len > b->lim->max_string) {
+        builder_fail(b, "string is too long");
+        return NULL;
+    }
+    if (memchr(s, '\0', len) != NULL) {
+        builder_fail(b, "string contains a NUL byte");
+        return NULL;
+    }
+    copy = malloc(len + 1);
+    if (copy == NULL) {
+        builder_fail(b, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    return copy;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    struct builder *b = ctx;
+    char *copy = checked_string(b, s, len);
+    struct json_node *n;
+
+    if (copy == NULL)
+        return 0;
+    n = node_new(b, JSON_STRING);
+    if (n == NULL) {
+        free(copy);
+        return 0;
+    }
+    n->u.string.s = copy;
+    n->u.string.len = len;
+    return attach(b, n);
+}
+
+static int open_container(struct builder *b, enum json_type type)
+{
+    struct json_node *n;
+
+    if (b->depth >= b->lim->max_depth)
+        return builder_fail(b, "nested too deeply");
+    n = node_new(b, type);
+    if (n == NULL)
+        return 0;
+    b->stack[b->depth] = (struct frame){.node = n};
+    b->depth++;
+    return 1;
+}
+
+static int close_container(struct builder *b)
+{
+    struct frame f = b->stack[--b->depth];
+
+    free(f.pending_key);
+    return attach(b, f.node);
+}
+
+static int cb_start_map(void *ctx)
+{
+    return open_container(ctx, JSON_OBJECT);
+}
+
+static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
+{
+    struct builder *b = ctx;
+    struct frame *f = &b->stack[b->depth - 1];
+    char *copy;
+
+    if (f->node->u.object.n >= b->lim->max_members)
+        return builder_fail(b, "object has too many members");
+    copy = checked_string(b, key, len);
+    if (copy == NULL)
+        return 0;
+    f->pending_key = copy;
+    for (size_t i = 0; i < f->node->u.object.n; i++)
+        if (strcmp(f->node->u.object.keys[i], copy) == 0)
+            return builder_fail(b, "duplicate key");
+    return 1;
+}
+
+static int cb_end(void *ctx)
+{
+    return close_container(ctx);
+}
+
+static int cb_start_array(void *ctx)
+{
+    return open_container(ctx, JSON_ARRAY);
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_boolean,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_map_key,
+    .yajl_end_map = cb_end,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end,
+};
+
+static void builder_release(struct builder *b)
+{
+    /* Unwind what an aborted parse left open. */
+    while (b->depth > 0) {
+        struct frame f = b->stack[--b->depth];
+        free(f.pending_key);
+        json_free(f.node);
+    }
+    free(b->stack);
+    json_free(b->root);
+    b->root = NULL;
+}
+
+static int syntax_error(yajl_handle h, const char *buf, size_t len, struct rr_error *err)
+{
+    unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)buf, len);
+    size_t at = yajl_get_bytes_consumed(h);
+
+    rr_fail(err, 0, "malformed JSON near byte %zu: %s", at,
+            msg ? (const char *)msg : "parse error");
+    if (msg != NULL)
+        yajl_free_error(h, msg);
+    return -1;
+}
+
+int json_parse(const char *buf, size_t len, const struct json_limits *lim, struct json_node **out,
+               struct rr_error *err)
+{
+    struct builder b = {.lim = lim, .err = err};
+    yajl_handle h;
+    yajl_status st;
+
+    *out = NULL;
+    if (len > lim->max_bytes)
+        return rr_fail(err, EFBIG, "document is %zu bytes, the limit is %zu", len,
+                       lim->max_bytes);
+    b.stack = calloc(lim->max_depth + 1, sizeof(*b.stack));
+    if (b.stack == NULL)
+        return rr_fail(err, ENOMEM, "parsing JSON");
+    h = yajl_alloc(&callbacks, NULL, &b);
+    if (h == NULL) {
+        free(b.stack);
+        return rr_fail(err, ENOMEM, "parsing JSON");
+    }
+    st = yajl_parse(h, (const unsigned char *)buf, len);
+    if (st == yajl_status_ok)
+        st = yajl_complete_parse(h);
+    if (st != yajl_status_ok) {
+        if (!b.failed)
+            syntax_error(h, buf, len, err);
+        yajl_free(h);
+        builder_release(&b);
+        return -1;
+    }
+    yajl_free(h);
+    if (b.root == NULL || b.depth != 0) {
+        builder_release(&b);
+        return rr_fail(err, 0, "malformed JSON: empty or incomplete document");
+    }
+    *out = b.root;
+    b.root = NULL;
+    builder_release(&b);
+    return 0;
+}
+
+int json_parse_file(int dirfd, const char *path, const struct json_limits *lim,
+                    struct json_node **out, struct rr_error *err)
+{
+    _cleanup_close_ int fd = -1;
+    _cleanup_free_ char *buf = NULL;
+    struct stat st;
+    size_t used = 0;
+
+    fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return rr_fail(err, errno, "open %s", path);
+    if (fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "stat %s", path);
+    if (!S_ISREG(st.st_mode))
+        return rr_fail(err, 0, "%s: not a regular file", path);
+    if ((uint64_t)st.st_size > lim->max_bytes)
+        return rr_fail(err, EFBIG, "%s: %jd bytes, the limit is %zu", path, (intmax_t)st.st_size,
+                       lim->max_bytes);
+    buf = malloc(lim->max_bytes + 1);
+    if (buf == NULL)
+        return rr_fail(err, ENOMEM, "reading %s", path);
+    /* The file may grow between fstat and read: the cap holds while reading. */
+    for (;;) {
+        ssize_t n = read(fd, buf + used, lim->max_bytes + 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return rr_fail(err, errno, "read %s", path);
+        if (n == 0)
+            break;
+        used += (size_t)n;
+        if (used > lim->max_bytes)
+            return rr_fail(err, EFBIG, "%s: larger than the limit of %zu bytes", path,
+                           lim->max_bytes);
+    }
+    if (json_parse(buf, used, lim, out, err) < 0)
+        return rr_wrap(err, "%s", path);
+    return 0;
+}
+
+void json_free(struct json_node *n)
+{
+    if (n == NULL)
+        return;
+    switch (n->type) {
+    case JSON_NUMBER:
+        free(n->u.number.text);
+        break;
+    case JSON_STRING:
+        free(n->u.string.s);
+        break;
+    case JSON_ARRAY:
+        for (size_t i = 0; i < n->u.array.n; i++)
+            json_free(n->u.array.items[i]);
+        free(n->u.array.items);
+        break;
+    case JSON_OBJECT:
+        for (size_t i = 0; i < n->u.object.n; i++) {
+            free(n->u.object.keys[i]);
+            json_free(n->u.object.values[i]);
+        }
+        free(n->u.object.keys);
+        free(n->u.object.values);
+        break;
+    default:
+        break;
+    }
+    free(n);
+}
+
+const struct json_node *json_get(const struct json_node *obj, const char *key)
+{
+    if (obj == NULL || obj->type != JSON_OBJECT)
+        return NULL;
+    for (size_t i = 0; i < obj->u.object.n; i++)
+        if (strcmp(obj->u.object.keys[i], key) == 0)
+            return obj->u.object.values[i];
+    return NULL;
+}
+
+/* ---- UTF-8 ---- */
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
+static size_t utf8_seq_len(const unsigned char *s, size_t avail)
+{
+    unsigned char c = s[0];
+    size_t need;
+    uint32_t cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        need = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        need = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        need = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (avail < need)
+        return 0;
+    for (size_t i = 1; i < need; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return need;
+}
+
+bool json_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq_len(p + i, len - i);
+        if (n == 0)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+/* ---- writing ---- */
+
+struct json_writer {
+    yajl_gen gen;
+    yajl_gen_status status;
+    const char *failed_at;
+};
+
+struct json_writer *json_writer_new(bool pretty)
+{
+    struct json_writer *w = calloc(1, sizeof(*w));
+
+    if (w == NULL)
+        return NULL;
+    w->gen = yajl_gen_alloc(NULL);
+    if (w->gen == NULL) {
+        free(w);
+        return NULL;
+    }
+    yajl_gen_config(w->gen, yajl_gen_validate_utf8, 1);
+    if (pretty) {
+        yajl_gen_config(w->gen, yajl_gen_beautify, 1);
+        yajl_gen_config(w->gen, yajl_gen_indent_string, "  ");
+    }
+    w->status = yajl_gen_status_ok;
+    return w;
+}
+
+void json_writer_free(struct json_writer *w)
+{
+    if (w == NULL)
+        return;
+    yajl_gen_free(w->gen);
+    free(w);
+}
+
+static void record(struct json_writer *w, yajl_gen_status st, const char *what)
+{
+    if (w->status == yajl_gen_status_ok && st != yajl_gen_status_ok) {
+        w->status = st;
+        w->failed_at = what;
+    }
+}
+
+void json_w_begin_object(struct json_writer *w)
+{
+    record(w, yajl_gen_map_open(w->gen), "object");
+}
+
+void json_w_end_object(struct json_writer *w)
+{
+    record(w, yajl_gen_map_close(w->gen), "object end");
+}
+
+void json_w_begin_array(struct json_writer *w)
+{
+    record(w, yajl_gen_array_open(w->gen), "array");
+}
+
+void json_w_end_array(struct json_writer *w)
+{
+    record(w, yajl_gen_array_close(w->gen), "array end");
+}
+
+void json_w_key(struct json_writer *w, const char *key)
+{
+    json_w_string(w, key);
+}
+
+void json_w_string(struct json_writer *w, const char *s)
+{
+    record(w, yajl_gen_string(w->gen, (const unsigned char *)s, strlen(s)), "string");
+}
+
+void json_w_bytes(struct json_writer *w, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    /* Worst case every byte becomes four characters. */
+    _cleanup_free_ char *buf = malloc(len * 4 + 1);
+    size_t o = 0;
+
+    if (buf == NULL) {
+        record(w, yajl_gen_in_error_state, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq_len(p + i, len - i);
+        if (n == 0) {
+            o += (size_t)snprintf(buf + o, 5, "\\x%02x", p[i]);
+            i++;
+        } else if (p[i] == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = '\\';
+            i++;
+        } else {
+            memcpy(buf + o, p + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    record(w, yajl_gen_string(w->gen, (const unsigned char *)buf, o), "bytes");
+}
+
+void json_w_int(struct json_writer *w, int64_t v)
+{
+    record(w, yajl_gen_integer(w->gen, (long long)v), "integer");
+}
+
+void json_w_uint(struct json_writer *w, uint64_t v)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+
+    record(w, yajl_gen_number(w->gen, buf, (size_t)n), "integer");
+}
+
+void json_w_bool(struct json_writer *w, bool v)
+{
+    record(w, yajl_gen_bool(w->gen, v), "boolean");
+}
+
+void json_w_null(struct json_writer *w)
+{
+    record(w, yajl_gen_null(w->gen), "null");
+}
+
+void json_w_kv_string(struct json_writer *w, const char *key, const char *value)
+{
+    json_w_key(w, key);
+    json_w_string(w, value);
+}
+
+void json_w_kv_int(struct json_writer *w, const char *key, int64_t value)
+{
+    json_w_key(w, key);
+    json_w_int(w, value);
+}
+
+void json_w_kv_uint(struct json_writer *w, const char *key, uint64_t value)
+{
+    json_w_key(w, key);
+    json_w_uint(w, value);
+}
+
+void json_w_kv_bool(struct json_writer *w, const char *key, bool value)
+{
+    json_w_key(w, key);
+    json_w_bool(w, value);
+}
+
+int json_writer_finish(struct json_writer *w, char **out, size_t *len, struct rr_error *err)
+{
+    const unsigned char *buf;
+    size_t n;
+
+    if (w->status != yajl_gen_status_ok)
+        return rr_fail(err, w->status == yajl_gen_in_error_state ? ENOMEM : EINVAL,
+                       "writing JSON: invalid %s (yajl status %d)", w->failed_at,
+                       (int)w->status);
+    if (yajl_gen_get_buf(w->gen, &buf, &n) != yajl_gen_status_ok)
+        return rr_fail(err, EINVAL, "writing JSON: incomplete document");
+    *out = malloc(n + 1);
+    if (*out == NULL)
+        return rr_fail(err, ENOMEM, "writing JSON");
+    memcpy(*out, buf, n);
+    (*out)[n] = '\0';
+    if (len != NULL)
+        *len = n;
+    return 0;
+}

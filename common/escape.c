@@ -1,0 +1,119 @@
+#include "common/escape.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRUNC_MARK "...[truncated]"
+
+/* Decode one well-formed UTF-8 sequence; 0 when it is not one. */
+static size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
+{
+    size_t need;
+    uint32_t v;
+
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        need = 2;
+        v = s[0] & 0x1f;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        need = 3;
+        v = s[0] & 0x0f;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        need = 4;
+        v = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (avail < need)
+        return 0;
+    for (size_t i = 1; i < need; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    if ((need == 3 && v < 0x800) || (need == 4 && v < 0x10000) || v > 0x10ffff ||
+        (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return need;
+}
+
+/* Code points a terminal may act on or that disguise the text around them:
+ * C0/C1 controls, DEL, zero-width and bidi formatting characters (the
+ * "Trojan Source" class), line/paragraph separators and the BOM. */
+static bool shown_as_is(uint32_t cp)
+{
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+        return false;
+    if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+        (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff)
+        return false;
+    return true;
+}
+
+size_t rr_escape_size(size_t len)
+{
+    return len * 4 + 1;
+}
+
+char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    const size_t mark = sizeof(TRUNC_MARK);
+
+    if (outlen == 0)
+        return out;
+    for (size_t i = 0; i < len;) {
+        char piece[16];
+        size_t plen;
+        uint32_t cp = 0;
+        size_t n = utf8_decode(p + i, len - i, &cp);
+
+        if (n > 0 && cp == '\\') {
+            memcpy(piece, "\\\\", 2);
+            plen = 2;
+        } else if (n > 0 && shown_as_is(cp)) {
+            memcpy(piece, p + i, n);
+            plen = n;
+        } else {
+            n = n ? n : 1;
+            plen = 0;
+            for (size_t k = 0; k < n; k++)
+                plen += (size_t)snprintf(piece + plen, sizeof(piece) - plen, "\\x%02x", p[i + k]);
+        }
+        /* Keep room for the marker unless this is the last piece. */
+        size_t reserve = (i + n < len) ? mark : 1;
+        if (o + plen + reserve > outlen) {
+            if (outlen >= mark + o) {
+                memcpy(out + o, TRUNC_MARK, mark);
+            } else if (outlen >= mark) {
+                memcpy(out + outlen - mark, TRUNC_MARK, mark);
+            } else {
+                out[outlen - 1] = '\0';
+            }
+            return out;
+        }
+        memcpy(out + o, piece, plen);
+        o += plen;
+        i += n;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+char *rr_escape_dup(const char *s, size_t len)
+{
+    size_t n = rr_escape_size(len);
+    char *out = malloc(n);
+
+    if (out == NULL)
+        return NULL;
+    return rr_escape(s, len, out, n);
+}

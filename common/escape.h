@@ -1,0 +1,22 @@
+/* Text that the agent or the checkout controls (file names, symlink targets,
+ * a child's stderr) is escaped before it reaches a person's terminal or
+ * revrun's logs: no control sequence, no bidi override, no invalid UTF-8
+ * survives, and long text is cut with a visible marker. */
+#ifndef REVRUN_ESCAPE_H
+#define REVRUN_ESCAPE_H
+
+#include <stddef.h>
+
+/* Escape s[0..len) into out (always NUL-terminated). Printable ASCII and
+ * well-formed UTF-8 letters pass; a backslash becomes "\\"; everything else
+ * becomes \xHH per byte. When out is too small the text is cut at a sequence
+ * boundary and "...[truncated]" is appended. Returns out. */
+char *rr_escape(const char *s, size_t len, char *out, size_t outlen);
+
+/* Bytes needed to escape len input bytes without truncation (including NUL). */
+size_t rr_escape_size(size_t len);
+
+/* The same, into a new allocation (NULL on ENOMEM). */
+char *rr_escape_dup(const char *s, size_t len);
+
+#endif

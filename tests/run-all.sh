@@ -1,0 +1,24 @@
+#!/bin/bash
+# make check: every unit test binary, then every bats suite; both stages run
+# even when the first fails. The last line is "N passed, N failed".
+set -u
+build="$1"
+shift
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+{
+    tests/run-unit.sh "$@"
+    REVRUN_PROBES="$build/probes" integration/run.sh
+} 2>&1 | tee "$log"
+
+passed=$(grep -cE '^ok [0-9]+' "$log" | head -1)
+skipped=$(grep -cE '^ok [0-9]+.*# skip' "$log" | head -1)
+failed=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
+passed=$((passed - skipped))
+if [ "$skipped" -gt 0 ]; then
+    echo "($skipped skipped:)"
+    grep -E '^ok [0-9]+.*# skip' "$log"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
