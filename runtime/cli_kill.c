@@ -1,10 +1,26 @@
+#include <signal.h>
+
 #include "runtime/cli.h"
+#include "runtime/container.h"
 #include "runtime/log.h"
+#include "runtime/signame.h"
 
 int cli_kill(struct cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    log_msg(LOG_ERROR, "%s: not built yet", argv[0]);
-    return CLI_ERROR;
+    struct rr_error err;
+    int sig = SIGTERM;
+
+    if (argc != 2 && argc != 3) {
+        cli_usage_error("kill", "expected ID [SIGNAL]");
+        return CLI_USAGE;
+    }
+    if (argc == 3 && (sig = signal_parse(argv[2])) < 0) {
+        cli_usage_error("kill", "unknown signal '%s'", argv[2]);
+        return CLI_USAGE;
+    }
+    if (container_kill(ctx, argv[1], sig, &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
+    }
+    return CLI_OK;
 }

@@ -1,10 +1,56 @@
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "runtime/cli.h"
 #include "runtime/log.h"
+#include "runtime/profile.h"
 
 int cli_spec(struct cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    log_msg(LOG_ERROR, "%s: not built yet", argv[0]);
-    return CLI_ERROR;
+    static const struct option opts[] = {
+        {"lower", required_argument, NULL, 'l'},
+        {"rootless", no_argument, NULL, 'r'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *lower = NULL;
+    char abs[PATH_MAX];
+    bool rootless = ctx->rootless;
+    struct rr_config cfg;
+    struct rr_error err;
+    char *json = NULL;
+    int c;
+
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'l') {
+            lower = optarg;
+        } else if (c == 'r') {
+            rootless = true;
+        } else {
+            cli_usage_error("spec", "unknown option");
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc) {
+        cli_usage_error("spec", "unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (lower != NULL) {
+        if (realpath(lower, abs) == NULL) {
+            log_msg(LOG_ERROR, "spec: --lower %s: %m", lower);
+            return CLI_ERROR;
+        }
+        lower = abs;
+    }
+    if (profile_default_config(&cfg, lower, rootless, &err) < 0 ||
+        config_to_json(&cfg, &json, &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
+    }
+    config_free(&cfg);
+    printf("%s\n", json);
+    free(json);
+    return fflush(stdout) == 0 ? CLI_OK : CLI_ERROR;
 }

@@ -1,10 +1,18 @@
 #include "runtime/cli.h"
+#include "runtime/container.h"
 #include "runtime/log.h"
 
 int cli_start(struct cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    log_msg(LOG_ERROR, "%s: not built yet", argv[0]);
-    return CLI_ERROR;
+    struct rr_error err;
+
+    if (argc != 2) {
+        cli_usage_error("start", "expected one container ID");
+        return CLI_USAGE;
+    }
+    if (container_start(ctx, argv[1], &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
+    }
+    return CLI_OK;
 }

@@ -1,10 +1,24 @@
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "runtime/cli.h"
+#include "runtime/container.h"
 #include "runtime/log.h"
 
 int cli_state(struct cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    log_msg(LOG_ERROR, "%s: not built yet", argv[0]);
-    return CLI_ERROR;
+    struct rr_error err;
+    char *json = NULL;
+
+    if (argc != 2) {
+        cli_usage_error("state", "expected one container ID");
+        return CLI_USAGE;
+    }
+    if (container_state_json(ctx, argv[1], &json, &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
+    }
+    printf("%s\n", json);
+    free(json);
+    return CLI_OK;
 }

@@ -1,0 +1,128 @@
+/* The idmapped lower: the checkout's owner appears as the container user, so
+ * the agent can change the checkout's files through the overlay without the
+ * checkout ever being chowned. Needs root (CAP_SYS_ADMIN over the checkout's
+ * filesystem); unprivileged runs map the caller's own uid instead, which
+ * already owns the checkout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "overlay/overlay.h"
+#include "common/mountapi.h"
+
+static int write_map(pid_t pid, const char *file, unsigned inside, unsigned outside,
+                     struct rr_error *err)
+{
+    char path[64], line[64];
+    _cleanup_close_ int fd = -1;
+    int n;
+
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+    n = snprintf(line, sizeof(line), "%u %u 1\n", inside, outside);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || rr_write_all(fd, line, (size_t)n) < 0)
+        return rr_fail(err, errno, "write %s", path);
+    return 0;
+}
+
+/* A user namespace that maps only from -> to, held by a paused child just
+ * long enough to open it. Returns the namespace fd. */
+static int idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+                        struct rr_error *err)
+{
+    int ready[2], hold[2];
+    char path[64], c = 0;
+    pid_t pid;
+    int nsfd = -1;
+
+    if (pipe2(ready, O_CLOEXEC) < 0)
+        return rr_fail(err, errno, "pipe");
+    if (pipe2(hold, O_CLOEXEC) < 0) {
+        close(ready[0]);
+        close(ready[1]);
+        return rr_fail(err, errno, "pipe");
+    }
+    pid = fork();
+    if (pid < 0) {
+        rr_fail(err, errno, "fork");
+        goto out;
+    }
+    if (pid == 0) {
+        close(ready[0]);
+        close(hold[1]);
+        if (unshare(CLONE_NEWUSER) < 0)
+            _exit(1);
+        if (write(ready[1], "r", 1) != 1)
+            _exit(1);
+        /* Wait until the parent has opened the namespace (EOF on hold). */
+        while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        _exit(0);
+    }
+    close(ready[1]);
+    ready[1] = -1;
+    if (read(ready[0], &c, 1) != 1) {
+        rr_fail(err, EPERM, "new user namespace for the idmapped lower");
+        goto reap;
+    }
+    if (write_map(pid, "uid_map", from_uid, to_uid, err) < 0 ||
+        write_map(pid, "gid_map", from_gid, to_gid, err) < 0)
+        goto reap;
+    snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+    nsfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (nsfd < 0)
+        rr_fail(err, errno, "open %s", path);
+reap:
+    close(hold[1]);
+    hold[1] = -1;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+out:
+    for (int i = 0; i < 2; i++) {
+        if (ready[i] >= 0)
+            close(ready[i]);
+        if (hold[i] >= 0)
+            close(hold[i]);
+    }
+    return nsfd;
+}
+
+int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from_gid,
+                       uid_t to_uid, gid_t to_gid, struct rr_error *err)
+{
+    struct mount_attr ma = {
+        .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+    };
+    _cleanup_close_ int nsfd = -1;
+    int fd;
+
+    /* Not recursive: mounts below the checkout are not part of it. */
+    fd = rr_open_tree(AT_FDCWD, lower, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (fd < 0)
+        return rr_fail(err, errno, "lower %s: open_tree", lower);
+    if (idmap) {
+        nsfd = idmap_userns(from_uid, from_gid, to_uid, to_gid, err);
+        if (nsfd < 0) {
+            close(fd);
+            return rr_wrap(err, "lower %s", lower);
+        }
+        ma.attr_set |= MOUNT_ATTR_IDMAP;
+        ma.userns_fd = (uint64_t)nsfd;
+    }
+    if (rr_mount_setattr(fd, "", AT_EMPTY_PATH, &ma) < 0) {
+        int e = errno;
+        close(fd);
+        return rr_fail(err, e, "lower %s: mount_setattr%s", lower,
+                       idmap ? " (idmapped mount; the checkout's filesystem must support "
+                               "idmapped mounts)" : "");
+    }
+    return fd;
+}

@@ -1,0 +1,35 @@
+/* Process identity that survives pid reuse: a pid together with its start
+ * time (field 22 of /proc/PID/stat). revrun never signals a bare pid. */
+#ifndef REVRUN_PROC_H
+#define REVRUN_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+struct proc_ref {
+    pid_t pid;
+    unsigned long long start_time;
+};
+
+/* Fill ref for pid (which must exist). */
+int proc_ref_of(pid_t pid, struct proc_ref *ref, struct rr_error *err);
+
+/* A pidfd for exactly this process, or -1 with errno ESRCH when it is gone
+ * (or the pid now belongs to another process). Zombies count as gone. */
+int proc_ref_pidfd(const struct proc_ref *ref);
+
+bool proc_ref_alive(const struct proc_ref *ref);
+
+/* Send sig through a pidfd; ESRCH when the process is gone. */
+int proc_ref_signal(const struct proc_ref *ref, int sig, struct rr_error *err);
+
+/* Wait until the process is gone (pidfd poll), at most timeout_ms (-1: no
+ * limit). Returns 0 when gone, -1 with errno ETIMEDOUT otherwise. */
+int proc_ref_wait_gone(const struct proc_ref *ref, int timeout_ms);
+
+int rr_pidfd_open(pid_t pid);
+int rr_pidfd_send_signal(int pidfd, int sig);
+
+#endif

@@ -1,0 +1,501 @@
+/* The confinement profile (see profile.h). Read this file top to bottom to
+ * know everything the agent can reach. */
+#include "runtime/profile.h"
+
+#include <errno.h>
+#include <libmount.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+/* ---- the default hardened config (`revrun spec`) ---- */
+
+/* Host directories the agent's toolchain needs, bound read-only. /etc is not
+ * bound whole: only what programs need to run and to verify TLS. */
+static const char *const default_ro_binds[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/etc/alternatives", "/etc/ssl", "/etc/ca-certificates", "/etc/ld.so.cache",
+    "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf",
+};
+
+/* /proc and /sys entries that expose the host (kernel memory, keys, timers)
+ * or let a process act on it (sysrq): the same lists OCI runtimes use. */
+static const char *const default_masked[] = {
+    "/proc/acpi",        "/proc/asound",     "/proc/interrupts", "/proc/kcore",
+    "/proc/keys",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+    "/proc/sched_debug", "/proc/scsi",       "/sys/firmware",    "/sys/devices/virtual/powercap",
+};
+static const char *const default_readonly[] = {
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+static const char *const default_env[] = {
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME=/home/agent",
+    "USER=agent",
+    "LANG=C.UTF-8",
+    "TERM=dumb",
+};
+
+static const struct rr_rlimit default_rlimits[] = {
+    {RLIMIT_NOFILE, 4096, 4096},
+    {RLIMIT_NPROC, 1024, 1024},
+    {RLIMIT_CORE, 0, 0},
+    {RLIMIT_FSIZE, 1ULL << 30, 1ULL << 30},
+};
+
+static int add_mount(struct rr_config *c, const char *dest, const char *type, const char *src,
+                     const char *const *opts)
+{
+    struct rr_mount *m = realloc(c->mounts, (c->n_mounts + 1) * sizeof(*m));
+
+    if (m == NULL)
+        return -1;
+    c->mounts = m;
+    m = &c->mounts[c->n_mounts++];
+    *m = (struct rr_mount){0};
+    m->destination = strdup(dest);
+    m->type = strdup(type);
+    m->source = strdup(src);
+    if (m->destination == NULL || m->type == NULL || m->source == NULL)
+        return -1;
+    for (; *opts != NULL; opts++)
+        if (strv_push(&m->options, *opts) < 0)
+            return -1;
+    return 0;
+}
+
+static int default_mounts(struct rr_config *c)
+{
+    static const char *const proc_opts[] = {"nosuid", "noexec", "nodev", NULL};
+    static const char *const dev_opts[] = {"nosuid", "noexec", "strictatime", "mode=755",
+                                           "size=65536k", NULL};
+    static const char *const shm_opts[] = {"nosuid", "noexec", "nodev", "mode=1777",
+                                           "size=65536k", NULL};
+    static const char *const tmp_opts[] = {"nosuid", "nodev", "mode=1777", "size=512m", NULL};
+    static const char *const home_opts[] = {"nosuid", "nodev", "mode=700", "size=512m", NULL};
+    static const char *const ro_opts[] = {"rbind", "ro", "nosuid", "nodev", NULL};
+    struct stat st;
+
+    if (add_mount(c, "/proc", "proc", "proc", proc_opts) < 0 ||
+        add_mount(c, "/dev", "tmpfs", "tmpfs", dev_opts) < 0 ||
+        add_mount(c, "/dev/shm", "tmpfs", "shm", shm_opts) < 0 ||
+        add_mount(c, "/tmp", "tmpfs", "tmpfs", tmp_opts) < 0 ||
+        add_mount(c, "/home/agent", "tmpfs", "tmpfs", home_opts) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(default_ro_binds) / sizeof(default_ro_binds[0]); i++) {
+        /* Only what this host has: a spec names no source that is missing. */
+        if (stat(default_ro_binds[i], &st) < 0)
+            continue;
+        if (add_mount(c, default_ro_binds[i], "bind", default_ro_binds[i], ro_opts) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int push_all(struct rr_strv *sv, const char *const *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strv_push(sv, items[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int default_identity(struct rr_config *c, bool rootless)
+{
+    struct rr_id_mapping *u = calloc(1, sizeof(*u)), *g = calloc(1, sizeof(*g));
+
+    if (u == NULL || g == NULL) {
+        free(u);
+        free(g);
+        return -1;
+    }
+    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
+    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
+    if (rootless) {
+        /* Unprivileged, the only host id the kernel lets us map is our own. */
+        u->host_id = (uint32_t)getuid();
+        g->host_id = (uint32_t)getgid();
+    }
+    c->process.uid = PROFILE_DEFAULT_UID;
+    c->process.gid = PROFILE_DEFAULT_GID;
+    c->linux.uid_mappings = u;
+    c->linux.n_uid_mappings = 1;
+    c->linux.gid_mappings = g;
+    c->linux.n_gid_mappings = 1;
+    return 0;
+}
+
+static int default_process(struct rr_config *c)
+{
+    c->process.rlimits = malloc(sizeof(default_rlimits));
+    if (c->process.rlimits == NULL)
+        return -1;
+    memcpy(c->process.rlimits, default_rlimits, sizeof(default_rlimits));
+    c->process.n_rlimits = sizeof(default_rlimits) / sizeof(default_rlimits[0]);
+    c->process.no_new_privileges = true;
+    c->process.has_no_new_privileges = true;
+    if (strv_push(&c->process.args, "sh") < 0 ||
+        push_all(&c->process.env, default_env, sizeof(default_env) / sizeof(default_env[0])) < 0)
+        return -1;
+    return 0;
+}
+
+int profile_default_config(struct rr_config *c, const char *lower, bool rootless,
+                           struct rr_error *err)
+{
+    char cwd[4096];
+
+    memset(c, 0, sizeof(*c));
+    c->linux.resources = (struct rr_resources){
+        .memory_limit = 2LL << 30,
+        .memory_swap = 2LL << 30, /* = limit: no swap on top */
+        .pids_limit = 1024,
+        .cpu_quota = 200000,
+        .cpu_period = 100000,
+    };
+    if (lower == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return rr_fail(err, errno, "getcwd");
+        lower = cwd;
+    }
+    if (lower[0] != '/')
+        return rr_fail(err, EINVAL, "--lower must be an absolute path");
+    c->oci_version = strdup("1.0.2");
+    c->root.path = strdup("rootfs");
+    c->root.readonly = true;
+    c->hostname = strdup("revrun");
+    c->revrun.lower = strdup(lower);
+    c->revrun.checkout_path = strdup("/workspace");
+    c->process.cwd = strdup("/workspace");
+    c->revrun.overlay = RR_BACKEND_AUTO;
+    c->revrun.upper_size = 1ULL << 30;
+    c->revrun.timeout_seconds = 3600;
+    c->linux.namespaces = RR_NS_USER | RR_NS_MOUNT | RR_NS_PID | RR_NS_NET | RR_NS_IPC |
+                          RR_NS_UTS | RR_NS_CGROUP;
+    if (c->oci_version == NULL || c->root.path == NULL || c->hostname == NULL ||
+        c->revrun.lower == NULL || c->revrun.checkout_path == NULL || c->process.cwd == NULL ||
+        default_identity(c, rootless) < 0 || default_process(c) < 0 || default_mounts(c) < 0 ||
+        push_all(&c->linux.masked_paths, default_masked,
+                 sizeof(default_masked) / sizeof(default_masked[0])) < 0 ||
+        push_all(&c->linux.readonly_paths, default_readonly,
+                 sizeof(default_readonly) / sizeof(default_readonly[0])) < 0 ||
+        writeback_policy_defaults(&c->revrun.writeback, err) < 0) {
+        config_free(c);
+        return rr_fail(err, ENOMEM, "default config");
+    }
+    return 0;
+}
+
+/* ---- judging a config ---- */
+
+bool profile_best_effort(const struct profile *p, const char *name)
+{
+    return strv_contains(p->best_effort, name);
+}
+
+/* Every namespace, always: a config that leaves one out is refused, except
+ * the network namespace when revrun.network is "host" (the documented,
+ * explicit widening). */
+static int judge_namespaces(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } required[] = {{RR_NS_USER, "user"}, {RR_NS_MOUNT, "mount"}, {RR_NS_PID, "pid"},
+                    {RR_NS_IPC, "ipc"},   {RR_NS_UTS, "uts"},     {RR_NS_CGROUP, "cgroup"}};
+
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+        if (!(c->linux.namespaces & required[i].bit))
+            return rr_fail(err, 0, "linux.namespaces: revrun always isolates \"%s\"; add it",
+                           required[i].name);
+    p->net_host = c->revrun.network == RR_NET_HOST;
+    if (!p->net_host && !(c->linux.namespaces & RR_NS_NET))
+        return rr_fail(err, 0,
+                       "linux.namespaces: \"network\" is missing; sharing the host network "
+                       "is the explicit switch revrun.network = \"host\"");
+    if (p->net_host && (c->linux.namespaces & RR_NS_NET))
+        return rr_fail(err, 0,
+                       "revrun.network is \"host\" but linux.namespaces lists \"network\"");
+    p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                     (p->net_host ? 0 : CLONE_NEWNET);
+    return 0;
+}
+
+static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
+                     bool rootless, const char *what, uint32_t *host, struct rr_error *err)
+{
+    if (n == 0) {
+        *host = rootless ? own : PROFILE_DEFAULT_HOST_ID;
+        return 0;
+    }
+    if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
+        return rr_fail(err, 0,
+                       "linux.%sMappings: exactly one mapping of size 1 for the process's "
+                       "%s (%u) is supported",
+                       what, what, inside);
+    if (rootless && m[0].host_id != own)
+        return rr_fail(err, 0,
+                       "linux.%sMappings: running without root, the host id must be your own "
+                       "(%u), not %u",
+                       what, own, m[0].host_id);
+    if (!rootless && m[0].host_id == 0)
+        return rr_fail(err, 0, "linux.%sMappings: the container user must not be host root",
+                       what);
+    *host = m[0].host_id;
+    return 0;
+}
+
+static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    uint32_t hu, hg;
+
+    if (c->process.has_no_new_privileges && !c->process.no_new_privileges)
+        return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    if (judge_map(c->linux.uid_mappings, c->linux.n_uid_mappings, c->process.uid,
+                  (uint32_t)getuid(), p->rootless, "uid", &hu, err) < 0 ||
+        judge_map(c->linux.gid_mappings, c->linux.n_gid_mappings, c->process.gid,
+                  (uint32_t)getgid(), p->rootless, "gid", &hg, err) < 0)
+        return -1;
+    p->uid = c->process.uid;
+    p->gid = c->process.gid;
+    p->host_uid = hu;
+    p->host_gid = hg;
+    return 0;
+}
+
+/* Options with a ',' or control bytes cannot be told apart from two options
+ * once joined for libmount: refused. */
+static int join_options(const struct rr_strv *opts, const char *path, char **out,
+                        struct rr_error *err)
+{
+    size_t len = 1;
+    char *s;
+
+    for (size_t i = 0; i < opts->n; i++) {
+        for (const char *c = opts->v[i]; *c; c++)
+            if (*c == ',' || (unsigned char)*c < 0x20 || *c == '"')
+                return rr_fail(err, 0, "%s.options[%zu]: invalid character", path, i);
+        len += strlen(opts->v[i]) + 1;
+    }
+    s = calloc(1, len);
+    if (s == NULL)
+        return rr_fail(err, ENOMEM, "%s", path);
+    for (size_t i = 0; i < opts->n; i++) {
+        if (i > 0)
+            strcat(s, ",");
+        strcat(s, opts->v[i]);
+    }
+    *out = s;
+    return 0;
+}
+
+/* Filesystem options a mount type may take; anything else is refused. */
+static bool fs_option_allowed(enum mount_kind kind, const char *opt)
+{
+    static const char *const tmpfs[] = {"size", "mode", "nr_inodes", "uid", "gid", NULL};
+    static const char *const devpts[] = {"newinstance", "ptmxmode", "mode", "gid", NULL};
+    static const char *const proc[] = {"hidepid", "subset", NULL};
+    const char *const *allowed = kind == MOUNT_TMPFS    ? tmpfs
+                                 : kind == MOUNT_DEVPTS ? devpts
+                                 : kind == MOUNT_PROC   ? proc
+                                                        : NULL;
+    size_t klen = strcspn(opt, "=");
+
+    for (; allowed && *allowed; allowed++)
+        if (strlen(*allowed) == klen && strncmp(*allowed, opt, klen) == 0)
+            return true;
+    return false;
+}
+
+static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_plan *mp,
+                            const char *path, struct rr_error *err)
+{
+    const char *p = fs;
+
+    while (p != NULL && *p != '\0') {
+        size_t n = strcspn(p, ",");
+        char opt[256];
+        if (n >= sizeof(opt))
+            return rr_fail(err, 0, "%s.options: option too long", path);
+        memcpy(opt, p, n);
+        opt[n] = '\0';
+        if (!fs_option_allowed(kind, opt))
+            return rr_fail(err, 0, "%s.options: \"%s\" is not supported for this mount type",
+                           path, opt);
+        if (strv_push(&mp->fs_options, opt) < 0)
+            return rr_fail(err, ENOMEM, "%s", path);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* OCI mount options -> mount attributes. nosuid and nodev are forced on
+ * every mount (the device nodes revrun binds into /dev are separate mounts
+ * that keep their own flags); binds are read-only unless "rw" is explicit;
+ * shared propagation (which could leak mounts back to the host) is refused. */
+static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
+                         struct rr_error *err)
+{
+    _cleanup_free_ char *optstr = NULL;
+    _cleanup_free_ char *vfs = NULL;
+    _cleanup_free_ char *fs = NULL;
+    unsigned long flags = 0;
+
+    if (strv_contains(&m->options, "suid") || strv_contains(&m->options, "dev"))
+        return rr_fail(err, 0, "%s.options: suid and dev are not allowed", path);
+    if (join_options(&m->options, path, &optstr, err) < 0)
+        return -1;
+    if (mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0) != 0)
+        return rr_fail(err, 0, "%s.options: cannot parse", path);
+    if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
+        return rr_fail(err, 0, "%s.options: cannot parse", path);
+    if (flags & (MS_SHARED | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
+        return rr_fail(err, 0, "%s.options: shared propagation, move and remount are refused",
+                       path);
+    mp->attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    if (flags & MS_NOEXEC)
+        mp->attr |= MOUNT_ATTR_NOEXEC;
+    if (flags & MS_NOATIME)
+        mp->attr |= MOUNT_ATTR_NOATIME;
+    else if (flags & MS_STRICTATIME)
+        mp->attr |= MOUNT_ATTR_STRICTATIME;
+    if (flags & MS_NODIRATIME)
+        mp->attr |= MOUNT_ATTR_NODIRATIME;
+    if ((flags & MS_RDONLY) || (mp->kind == MOUNT_BIND && !strv_contains(&m->options, "rw")))
+        mp->attr |= MOUNT_ATTR_RDONLY;
+    mp->recursive = mp->kind == MOUNT_BIND && (flags & MS_REC) != 0;
+    if (mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0')
+        return rr_fail(err, 0, "%s.options: \"%s\" does not apply to a bind mount", path, fs);
+    return split_fs_options(fs, mp->kind, mp, path, err);
+}
+
+static bool path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
+                       struct rr_error *err)
+{
+    static const struct {
+        const char *type;
+        enum mount_kind kind;
+    } kinds[] = {{"bind", MOUNT_BIND},
+                 {"tmpfs", MOUNT_TMPFS},
+                 {"proc", MOUNT_PROC},
+                 {"devpts", MOUNT_DEVPTS},
+                 {"mqueue", MOUNT_MQUEUE}};
+    const struct rr_mount *m = &c->mounts[i];
+    char path[64];
+    size_t k;
+
+    snprintf(path, sizeof(path), "mounts[%zu]", i);
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(kinds[k].type, m->type) == 0)
+            break;
+    if (k == sizeof(kinds) / sizeof(kinds[0]))
+        return rr_fail(err, 0, "%s.type: \"%s\" is not supported (bind, tmpfs, proc, devpts, "
+                               "mqueue)", path, m->type);
+    if (strcmp(m->destination, "/") == 0 || path_within(m->destination, c->revrun.checkout_path))
+        return rr_fail(err, 0,
+                       "%s.destination: would cover the root or the checkout at %s", path,
+                       c->revrun.checkout_path);
+    *mp = (struct mount_plan){.kind = kinds[k].kind, .source = m->source,
+                              .destination = m->destination};
+    mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
+    if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
+        return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
+    return judge_options(m, mp, path, err);
+}
+
+static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    if (p->mounts == NULL)
+        return rr_fail(err, ENOMEM, "mounts");
+    for (size_t i = 0; i < c->n_mounts; i++) {
+        p->n_mounts++;
+        if (judge_mount(c, i, &p->mounts[i], err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The checkout: where it is on the host and who owns it. */
+static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct stat st;
+
+    p->lower = c->revrun.lower;
+    p->checkout_path = c->revrun.checkout_path;
+    p->backend = c->revrun.overlay;
+    p->upper_size = c->revrun.upper_size;
+    if (strcmp(p->checkout_path, "/") == 0)
+        return rr_fail(err, 0, "revrun.checkoutPath: the checkout cannot be the root");
+    if (stat(p->lower, &st) < 0)
+        return rr_fail(err, errno, "revrun.lower: %s", p->lower);
+    if (!S_ISDIR(st.st_mode))
+        return rr_fail(err, ENOTDIR, "revrun.lower: %s", p->lower);
+    p->lower_owner = st.st_uid;
+    p->lower_group = st.st_gid;
+    p->lower_mode = st.st_mode & 0777;
+    p->idmap_lower = !p->rootless;
+    return 0;
+}
+
+int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
+                  struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->cfg = c;
+    p->rootless = rootless;
+    if (c->process.terminal) {
+        profile_free(p);
+        return rr_fail(err, 0, "process.terminal: not supported yet; the agent runs without "
+                               "a terminal");
+    }
+    if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
+        judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    p->masked_paths = &c->linux.masked_paths;
+    p->readonly_paths = &c->linux.readonly_paths;
+    p->root_readonly = c->root.readonly;
+    p->hostname = c->hostname;
+    p->args = &c->process.args;
+    p->env = &c->process.env;
+    p->cwd = c->process.cwd;
+    p->rlimits = c->process.rlimits;
+    p->n_rlimits = c->process.n_rlimits;
+    p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
+    p->allow_ptrace = c->revrun.ptrace;
+    p->resources = c->linux.resources;
+    p->timeout_seconds = c->revrun.timeout_seconds;
+    p->best_effort = &c->revrun.best_effort;
+    return 0;
+}
+
+void profile_free(struct profile *p)
+{
+    for (size_t i = 0; i < p->n_mounts; i++)
+        strv_free(&p->mounts[i].fs_options);
+    free(p->mounts);
+    p->mounts = NULL;
+    p->n_mounts = 0;
+}

@@ -1,0 +1,101 @@
+/* The confinement profile: the one place that decides what the agent can
+ * reach. config.json says what the operator asked for; profile_build() turns
+ * it into the exact plan the runtime executes (namespaces, identity, mounts,
+ * environment, capabilities, seccomp switches, limits, network), refusing
+ * what revrun does not allow. The code that executes the plan (rootfs.c,
+ * caps.c, seccomp.c, cgroup*.c, init.c) makes no policy decision of its own,
+ * so widening the agent's reach is always a diff to profile.c. */
+#ifndef REVRUN_PROFILE_H
+#define REVRUN_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bundle/config.h"
+#include "common/error.h"
+
+/* The unprivileged host identity the container user becomes when revrun runs
+ * as root: a uid/gid that owns nothing, so an escape lands on a nobody. */
+#define PROFILE_DEFAULT_HOST_ID 2000000000u
+/* The agent's identity inside. Not 0: agents such as Claude Code refuse to
+ * skip their own permission prompts as root, and nothing needs root inside. */
+#define PROFILE_DEFAULT_UID 1000u
+#define PROFILE_DEFAULT_GID 1000u
+
+enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE };
+
+struct mount_plan {
+    enum mount_kind kind;
+    const char *source;      /* bind: host path (borrowed from the config) */
+    const char *destination; /* inside the container (borrowed) */
+    uint64_t attr;           /* MOUNT_ATTR_* set on the new mount */
+    bool recursive;          /* rbind */
+    struct rr_strv fs_options; /* key=value passed to fsconfig (tmpfs size, mode, ...) */
+    bool is_dev;             /* the /dev tmpfs: revrun adds the minimal device set */
+};
+
+struct profile {
+    const struct rr_config *cfg;
+    bool rootless;
+
+    /* identity: one uid and one gid mapped, container id -> host id */
+    uid_t uid;
+    gid_t gid;
+    uid_t host_uid;
+    gid_t host_gid;
+
+    /* the checkout */
+    const char *lower;
+    const char *checkout_path;
+    enum rr_backend backend;
+    uint64_t upper_size;
+    /* root only: the checkout's owner appears as the container user through
+     * an idmapped lower, so the agent can change files it does not own on
+     * the host (the checkout itself is never chowned). */
+    bool idmap_lower;
+    uid_t lower_owner;
+    gid_t lower_group;
+    mode_t lower_mode;
+
+    unsigned clone_flags; /* CLONE_NEW* for the container */
+    bool net_host;        /* sharing the host network: an explicit widening */
+
+    struct mount_plan *mounts;
+    size_t n_mounts;
+    const struct rr_strv *masked_paths;
+    const struct rr_strv *readonly_paths;
+    bool root_readonly;
+    const char *hostname;
+
+    /* what the process gets */
+    const struct rr_strv *args;
+    const struct rr_strv *env;
+    const char *cwd;
+    const struct rr_rlimit *rlimits;
+    size_t n_rlimits;
+
+    /* seccomp switches (the filter itself is built by seccomp.c from these
+     * and from linux.seccomp) */
+    bool allow_nested_sandboxes;
+    bool allow_ptrace;
+
+    /* limits */
+    struct rr_resources resources;
+    uint64_t timeout_seconds;
+    const struct rr_strv *best_effort;
+};
+
+/* Judge cfg against revrun's rules and build the plan. cfg must outlive p. */
+int profile_build(const struct rr_config *cfg, bool rootless, struct profile *p,
+                  struct rr_error *err);
+void profile_free(struct profile *p);
+
+/* The default hardened config.json (`revrun spec`). lower may be NULL (the
+ * current directory). */
+int profile_default_config(struct rr_config *cfg, const char *lower, bool rootless,
+                           struct rr_error *err);
+
+bool profile_best_effort(const struct profile *p, const char *name);
+
+#endif

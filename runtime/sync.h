@@ -1,0 +1,42 @@
+/* Messages between the processes of one container over SOCK_SEQPACKET
+ * socketpairs: the CLI <-> the monitor, the monitor <-> the container's pid 1.
+ * An error travels with the step that failed and its errno, so `create`
+ * prints "mount /proc: Operation not permitted" rather than "it failed". */
+#ifndef REVRUN_SYNC_H
+#define REVRUN_SYNC_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+
+enum sync_type {
+    SYNC_GO = 1,     /* monitor -> init: maps written, cgroup joined: set up */
+    SYNC_READY,      /* init -> monitor -> CLI: set up, waiting for start */
+    SYNC_ERROR,      /* any -> up: text + errnum */
+    SYNC_STARTED,    /* init -> monitor: the process was started (value: its pid inside) */
+    SYNC_EXITED,     /* init -> monitor -> CLI: value: wait status; value2: flags */
+    SYNC_CREATED,    /* monitor -> CLI: value: init pid; value2: init start time */
+    SYNC_ACK,        /* CLI -> monitor: state recorded, carry on */
+    SYNC_WARNING,    /* monitor -> CLI: text to show, creation goes on */
+};
+
+#define SYNC_TEXT_MAX 2048
+
+struct sync_msg {
+    uint32_t type;
+    int32_t errnum;
+    int64_t value;
+    int64_t value2;
+    char text[SYNC_TEXT_MAX];
+};
+
+int sync_send(int fd, uint32_t type, int64_t value, int64_t value2, const char *text);
+int sync_send_error(int fd, const struct rr_error *err);
+
+/* 1: a message; 0: the peer closed; -1: error (errno). */
+int sync_recv(int fd, struct sync_msg *m);
+
+/* Receive and expect `type`; an SYNC_ERROR becomes *err. */
+int sync_expect(int fd, uint32_t type, struct sync_msg *m, struct rr_error *err);
+
+#endif
