@@ -58,6 +58,17 @@ static int write_bundle(struct creation *c, struct rr_error *err)
     return 0;
 }
 
+/* The config as it was at create, for the stages that come after (the
+ * write-back policy): a bundle edited later changes nothing. */
+static int snapshot_config(struct creation *c, struct rr_error *err)
+{
+    _cleanup_free_ char *json = NULL;
+
+    if (config_to_json(c->use, &json, err) < 0)
+        return -1;
+    return rr_write_atomic(c->dir_fd, CONFIG_FILE, json, strlen(json), 0600, err);
+}
+
 static int load_bundle(struct creation *c, struct rr_error *err)
 {
     if (realpath(c->o->bundle, c->bundle) == NULL)
@@ -251,6 +262,8 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
     if (make_state_dir(c, err) < 0)
         return -1;
     if (c->o->cfg != NULL && write_bundle(c, err) < 0)
+        return -1;
+    if (snapshot_config(c, err) < 0)
         return -1;
     if (fork_monitor(c, cli_fd, err) < 0 || await_created(*cli_fd, m, err) < 0)
         return -1;

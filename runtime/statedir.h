@@ -11,6 +11,7 @@
 
 #define STATE_FILE "state.json"
 #define EXIT_FILE "exit.json"
+#define CONFIG_FILE "config.json" /* the config as it was at create */
 #define FIFO_FILE "exec.fifo"
 #define LOCK_FILE "lock"
 #define STORE_DIR "store"
