@@ -19,7 +19,8 @@ static int hexval(char c)
 
 struct eg_slice eg_target_path(struct eg_slice target)
 {
-    const char *q = memchr(target.p, '?', target.n);
+    /* A request refused before its target was read has none. */
+    const char *q = target.n > 0 ? memchr(target.p, '?', target.n) : NULL;
 
     return (struct eg_slice){target.p, q ? (size_t)(q - target.p) : target.n};
 }

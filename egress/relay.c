@@ -41,8 +41,19 @@ static void pump_free(struct pump *p)
     free(p);
 }
 
-/* Write what h[i] holds to fd[1 - i]; -1 on a dead peer. */
-static int pump_flush(struct pump *p, int i)
+/* Direction i can carry nothing more (its reader or writer is gone): drop
+ * what it holds. The other direction goes on, so that a reply already on
+ * its way (a 503, a 400 sent before the request was read whole) still
+ * reaches the agent. */
+static void half_dead(struct half *h)
+{
+    h->off = h->len = 0;
+    h->eof = h->shut = true;
+}
+
+/* Write what h[i] holds to fd[1 - i]; once it is empty and fd[i] has
+ * ended, pass the end on as a half-close. */
+static void pump_flush(struct pump *p, int i)
 {
     struct half *h = &p->h[i];
 
@@ -51,8 +62,12 @@ static int pump_flush(struct pump *p, int i)
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n < 0) {
+            half_dead(h);
+            return;
+        }
         h->off += (size_t)n;
     }
     h->off = h->len = 0;
@@ -60,11 +75,11 @@ static int pump_flush(struct pump *p, int i)
         shutdown(p->fd[1 - i], SHUT_WR);
         h->shut = true;
     }
-    return 0;
 }
 
-/* Read from fd[i] into h[i] and pass it on at once. */
-static int pump_fill(struct pump *p, int i)
+/* Read from fd[i] into h[i] and pass it on at once. A read error ends the
+ * direction like an end of stream: what was read before it still goes. */
+static void pump_fill(struct pump *p, int i)
 {
     struct half *h = &p->h[i];
     ssize_t n;
@@ -72,13 +87,12 @@ static int pump_fill(struct pump *p, int i)
     do
         n = recv(p->fd[i], h->buf, sizeof(h->buf), MSG_DONTWAIT);
     while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-    if (n == 0)
-        h->eof = true;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
     h->off = 0;
-    h->len = (size_t)n;
-    return pump_flush(p, i);
+    h->len = n > 0 ? (size_t)n : 0;
+    h->eof = n <= 0;
+    pump_flush(p, i);
 }
 
 static short pump_events(const struct pump *p, int i)
@@ -101,13 +115,12 @@ static bool pump_step(struct pump *p, const struct pollfd *pf, unsigned long lon
         if (re == 0)
             continue;
         p->last = now;
-        if ((re & POLLOUT) && pump_flush(p, 1 - i) < 0)
-            return false;
-        if ((re & (POLLIN | POLLHUP | POLLERR)) && (pf[i].events & POLLIN) &&
-            pump_fill(p, i) < 0)
-            return false;
-        if ((re & POLLERR) && !(pf[i].events & POLLIN))
-            return false;
+        if (re & POLLOUT)
+            pump_flush(p, 1 - i);
+        if ((pf[i].events & POLLIN) && (re & (POLLIN | POLLHUP | POLLERR)))
+            pump_fill(p, i);
+        else if (re & (POLLHUP | POLLERR))
+            half_dead(&p->h[1 - i]); /* nothing can be written to fd[i] */
     }
     return !(p->h[0].shut && p->h[1].shut);
 }

@@ -123,4 +123,6 @@ TEST(target_path_stops_at_the_query)
     CHECK(p.n == 12 && memcmp(p.p, "/v1/messages", 12) == 0);
     t.n = 12;
     CHECK(eg_target_path(t).n == 12);
+    /* the log asks for the path of a request refused before it had one */
+    CHECK(eg_target_path((struct eg_slice){NULL, 0}).n == 0);
 }
