@@ -76,8 +76,6 @@ static int parse_request_line(const char *line, size_t n, const struct eg_limits
             return refuse(why, 400, "malformed request line");
     if (parse_version((struct eg_slice){sp2 + 1, n - (size_t)(sp2 + 1 - line)}, req, why) < 0)
         return EG_REFUSED;
-    if (eg_slice_ieq(req->method, "CONNECT"))
-        return refuse(why, 405, "CONNECT is not allowed");
     if (!method_allowed(req->method))
         return refuse(why, 405, "method not allowed");
     return parse_target(req->target, lim, why);
