@@ -241,28 +241,31 @@ int egress_broker_serve(struct egress_broker *b, int listen_fd, int stop_fd,
     return 0;
 }
 
-int egress_broker_run(const struct rr_egress *eg, const char *socket_path, int stop_fd,
-                      egress_log_fn log, void *log_arg, struct rr_error *err)
+void egress_broker_opts_from_config(const struct rr_egress *eg, struct egress_broker_opts *o)
 {
-    struct egress_secret s = {0};
-    struct egress_broker *b = NULL;
-    struct egress_broker_opts o = {
+    *o = (struct egress_broker_opts){
         .upstream = eg->upstream,
         .allow = &eg->allow,
         .header = eg->header,
         .header_prefix = eg->header_prefix,
-        .log = log,
-        .log_arg = log_arg,
     };
+}
+
+int egress_broker_run(const struct egress_broker_opts *o, const char *cred_file,
+                      const char *cred_env, const char *socket_path, int stop_fd,
+                      struct rr_error *err)
+{
+    struct egress_secret s = {0};
+    struct egress_broker_opts with_secret = *o;
+    struct egress_broker *b = NULL;
     _cleanup_close_ int fd = -1;
     int r;
 
-    if (egress_harden_process(err) < 0 ||
-        egress_secret_load(eg->credential_file, eg->credential_env, &s, err) < 0)
+    if (egress_harden_process(err) < 0 || egress_secret_load(cred_file, cred_env, &s, err) < 0)
         return -1;
-    o.secret = s.p;
-    o.secret_len = s.n;
-    r = egress_broker_new(&o, &b, err);
+    with_secret.secret = s.p;
+    with_secret.secret_len = s.n;
+    r = egress_broker_new(&with_secret, &b, err);
     egress_secret_wipe(&s);
     if (r < 0)
         return -1;

@@ -15,12 +15,14 @@
  *   1. egress_config_validate(&cfg->revrun.egress, cfg->revrun.network, err)
  *      (revrun check calls it too).
  *   2. Broker: fork a host-side child that is not in the container's
- *      namespaces; in it call egress_broker_run(&cfg->revrun.egress, SOCK,
- *      stop_fd, log_fn, arg, err) with SOCK a path in the container's state
- *      directory (mode 0700). It reads the credential, binds SOCK (0600: chown
- *      it to the relay's uid when that differs), and serves until stop_fd is
- *      readable or SIGTERM ends the process. The credential is read in this
- *      child only: the parent that will exec the agent never holds it.
+ *      namespaces; in it fill opts with egress_broker_opts_from_config(eg,
+ *      &o), set o.log, and call egress_broker_run(&o, eg->credential_file,
+ *      eg->credential_env, SOCK, stop_fd, err) with SOCK a path in the
+ *      container's state directory (mode 0700). It reads the credential,
+ *      binds SOCK (0600: chown it to the relay's uid when that differs), and
+ *      serves until stop_fd is readable or SIGTERM ends the process. The
+ *      credential is read in this child only: the parent that will exec the
+ *      agent never holds it.
  *   3. Relay: fork a child that joins only the container's network namespace
  *      (setns(CLONE_NEWNET) on the init's /proc/PID/ns/net; it keeps the host
  *      mount namespace, so SOCK need not be bound into the container), drops
@@ -149,10 +151,16 @@ int egress_broker_serve(struct egress_broker *b, int listen_fd, int stop_fd,
 /* Wipes the broker's copy of the secret. */
 void egress_broker_free(struct egress_broker *b);
 
-/* The whole host side for one container: load the credential named by eg,
- * harden the process, listen on socket_path, serve until stop_fd. */
-int egress_broker_run(const struct rr_egress *eg, const char *socket_path, int stop_fd,
-                      egress_log_fn log, void *log_arg, struct rr_error *err);
+/* Options from revrun.egress (they point into eg, which must outlive
+ * them); the caller adds log, ca_file, timeouts. */
+void egress_broker_opts_from_config(const struct rr_egress *eg, struct egress_broker_opts *o);
+
+/* The whole host side: harden the process, load the credential from
+ * cred_file or cred_env (o->secret is ignored), listen on socket_path,
+ * serve until stop_fd; the socket is removed on the way out. */
+int egress_broker_run(const struct egress_broker_opts *o, const char *cred_file,
+                      const char *cred_env, const char *socket_path, int stop_fd,
+                      struct rr_error *err);
 
 /* ---- the relay -------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* A streaming validator for chunked request bodies. The bytes are forwarded
  * as they are, so the validator only has to make sure that the upstream can
  * read them one way: where the body ends, and how big it is. */
-#include "egress/http.h"
+#include "egress/http_head.h"
 
 enum {
     CH_SIZE = 0, /* the zero state: a new struct eg_chunked starts here */
@@ -14,29 +14,11 @@ enum {
     CH_DONE,
 };
 
-static int refuse(struct eg_refusal *why, int status, const char *reason)
-{
-    why->status = status;
-    why->reason = reason;
-    return EG_REFUSED;
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* One byte of the chunk-size line. No extensions, no whitespace: a server
  * that skips them and one that does not could disagree on the size. */
 static int size_byte(struct eg_chunked *c, char b, uint64_t max_body, struct eg_refusal *why)
 {
-    int d = hex_digit(b);
+    int d = eg_hexval(b);
 
     if (c->state == CH_SIZE) {
         if (d >= 0 && c->digits < 16) {
@@ -45,14 +27,14 @@ static int size_byte(struct eg_chunked *c, char b, uint64_t max_body, struct eg_
             return 0;
         }
         if (b != '\r' || c->digits == 0)
-            return refuse(why, 400, "malformed chunk size");
+            return eg_refuse(why, 400, "malformed chunk size");
         c->state = CH_SIZE_LF;
         return 0;
     }
     if (b != '\n')
-        return refuse(why, 400, "malformed chunk size");
+        return eg_refuse(why, 400, "malformed chunk size");
     if (c->size > max_body - c->total)
-        return refuse(why, 413, "request body too large");
+        return eg_refuse(why, 413, "request body too large");
     c->total += c->size;
     c->remaining = c->size;
     c->state = c->size == 0 ? CH_TRAILER_CR : CH_DATA;
@@ -77,7 +59,7 @@ static int framing_byte(struct eg_chunked *c, char b, struct eg_refusal *why)
     };
 
     if (b != step[c->state].want)
-        return refuse(why, 400, step[c->state].reason);
+        return eg_refuse(why, 400, step[c->state].reason);
     c->state = step[c->state].next;
     return 0;
 }

@@ -11,6 +11,24 @@ bool eg_is_tchar(unsigned char c)
     return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
+int eg_refuse(struct eg_refusal *why, int status, const char *reason)
+{
+    why->status = status;
+    why->reason = reason;
+    return EG_REFUSED;
+}
+
+int eg_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 bool eg_is_field_value(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

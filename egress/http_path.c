@@ -6,17 +6,6 @@
 
 #include "egress/http_head.h"
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 struct eg_slice eg_target_path(struct eg_slice target)
 {
     /* A request refused before its target was read has none. */
@@ -36,19 +25,12 @@ static int decode_at(struct eg_slice p, size_t *i, bool *escaped)
         return (unsigned char)p.p[(*i)++];
     if (*i + 2 >= p.n)
         return -1;
-    hi = hexval(p.p[*i + 1]);
-    lo = hexval(p.p[*i + 2]);
+    hi = eg_hexval(p.p[*i + 1]);
+    lo = eg_hexval(p.p[*i + 2]);
     if (hi < 0 || lo < 0)
         return -1;
     *i += 3;
     return hi * 16 + lo;
-}
-
-static int refuse(struct eg_refusal *why, int status, const char *reason)
-{
-    why->status = status;
-    why->reason = reason;
-    return -1;
 }
 
 /* A byte of the decoded path: printable ASCII, and neither a backslash (a
@@ -57,13 +39,13 @@ static int refuse(struct eg_refusal *why, int status, const char *reason)
 static int check_byte(int c, bool escaped, struct eg_refusal *why)
 {
     if (c < 0)
-        return refuse(why, 400, "malformed percent-encoding in path");
+        return eg_refuse(why, 400, "malformed percent-encoding in path");
     if (c == '\\')
-        return refuse(why, 400, "backslash in path");
+        return eg_refuse(why, 400, "backslash in path");
     if (c <= 0x20 || c >= 0x7f)
-        return refuse(why, 400, "control or non-ASCII byte in path");
+        return eg_refuse(why, 400, "control or non-ASCII byte in path");
     if (escaped && (c == '/' || c == '%'))
-        return refuse(why, 400, "encoded slash or percent in path");
+        return eg_refuse(why, 400, "encoded slash or percent in path");
     return 0;
 }
 
@@ -85,9 +67,9 @@ struct seg_state {
 static int end_segment(struct seg_state *s, bool last, struct eg_refusal *why)
 {
     if (dot_segment(s->dots, s->len))
-        return refuse(why, 400, "dot segment in path");
+        return eg_refuse(why, 400, "dot segment in path");
     if (s->len == 0 && !last)
-        return refuse(why, 400, "empty segment in path");
+        return eg_refuse(why, 400, "empty segment in path");
     *s = (struct seg_state){0};
     return 0;
 }
@@ -98,7 +80,7 @@ static int check_syntax(struct eg_slice p, struct eg_refusal *why)
     size_t i = 0;
 
     if (p.n == 0 || p.p[0] != '/')
-        return refuse(why, 400, "path does not start with /");
+        return eg_refuse(why, 400, "path does not start with /");
     i = 1;
     while (i < p.n) {
         bool escaped;
@@ -143,5 +125,5 @@ int eg_target_check(struct eg_slice target, const struct rr_strv *allow, struct 
     for (size_t i = 0; i < allow->n; i++)
         if (allow->v[i][0] != '\0' && prefix_match(p, allow->v[i]))
             return 0;
-    return refuse(why, 404, "path not allowed");
+    return eg_refuse(why, 404, "path not allowed");
 }

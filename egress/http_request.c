@@ -11,13 +11,6 @@ void eg_limits_default(struct eg_limits *lim)
     lim->max_body = 32ull * 1024 * 1024;
 }
 
-static int refuse(struct eg_refusal *why, int status, const char *reason)
-{
-    why->status = status;
-    why->reason = reason;
-    return EG_REFUSED;
-}
-
 /* Methods a model API uses. CONNECT would make the broker a tunnel and
  * TRACE reflects the request, injected credential included, back to the
  * agent; anything unknown is refused with them. */
@@ -34,18 +27,18 @@ static bool method_allowed(struct eg_slice m)
 static int parse_target(struct eg_slice t, const struct eg_limits *lim, struct eg_refusal *why)
 {
     if (t.n > lim->max_target)
-        return refuse(why, 414, "request target too long");
+        return eg_refuse(why, 414, "request target too long");
     for (size_t i = 0; i < t.n; i++) {
         unsigned char c = (unsigned char)t.p[i];
         if (c <= 0x20 || c >= 0x7f)
-            return refuse(why, 400, "invalid byte in request target");
+            return eg_refuse(why, 400, "invalid byte in request target");
     }
     if (t.n == 1 && t.p[0] == '*')
-        return refuse(why, 400, "asterisk-form request target");
+        return eg_refuse(why, 400, "asterisk-form request target");
     if (t.n == 0 || t.p[0] != '/')
-        return refuse(why, 400, "absolute-form or authority-form request target");
+        return eg_refuse(why, 400, "absolute-form or authority-form request target");
     if (memchr(t.p, '#', t.n) != NULL)
-        return refuse(why, 400, "fragment in request target");
+        return eg_refuse(why, 400, "fragment in request target");
     return 0;
 }
 
@@ -56,8 +49,8 @@ static int parse_version(struct eg_slice v, struct eg_request *req, struct eg_re
         return 0;
     }
     if (v.n >= 5 && memcmp(v.p, "HTTP/", 5) == 0 && memchr(v.p, ' ', v.n) == NULL)
-        return refuse(why, 505, "HTTP version not supported");
-    return refuse(why, 400, "malformed request line");
+        return eg_refuse(why, 505, "HTTP version not supported");
+    return eg_refuse(why, 400, "malformed request line");
 }
 
 /* method SP request-target SP HTTP-version, single spaces exactly. */
@@ -68,16 +61,16 @@ static int parse_request_line(const char *line, size_t n, const struct eg_limits
     const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - line)) : NULL;
 
     if (sp1 == NULL || sp2 == NULL || sp1 == line)
-        return refuse(why, 400, "malformed request line");
+        return eg_refuse(why, 400, "malformed request line");
     req->method = (struct eg_slice){line, (size_t)(sp1 - line)};
     req->target = (struct eg_slice){sp1 + 1, (size_t)(sp2 - sp1 - 1)};
     for (size_t i = 0; i < req->method.n; i++)
         if (!eg_is_tchar((unsigned char)line[i]))
-            return refuse(why, 400, "malformed request line");
+            return eg_refuse(why, 400, "malformed request line");
     if (parse_version((struct eg_slice){sp2 + 1, n - (size_t)(sp2 + 1 - line)}, req, why) < 0)
         return EG_REFUSED;
     if (!method_allowed(req->method))
-        return refuse(why, 405, "method not allowed");
+        return eg_refuse(why, 405, "method not allowed");
     return parse_target(req->target, lim, why);
 }
 
@@ -115,23 +108,23 @@ static int parse_framing(struct eg_request *req, const struct eg_limits *lim,
 
     req->body = EG_BODY_NONE;
     if (n_cl > 0 && n_te > 0)
-        return refuse(why, 400, "both Content-Length and Transfer-Encoding");
+        return eg_refuse(why, 400, "both Content-Length and Transfer-Encoding");
     if (n_cl > 1)
-        return refuse(why, 400, "duplicate Content-Length");
+        return eg_refuse(why, 400, "duplicate Content-Length");
     if (n_te > 1)
-        return refuse(why, 400, "duplicate Transfer-Encoding");
+        return eg_refuse(why, 400, "duplicate Transfer-Encoding");
     if (n_te == 1) {
         if (req->minor == 0)
-            return refuse(why, 400, "Transfer-Encoding in HTTP/1.0");
+            return eg_refuse(why, 400, "Transfer-Encoding in HTTP/1.0");
         if (!eg_slice_ieq(eg_request_header(req, "transfer-encoding")->value, "chunked"))
-            return refuse(why, 400, "Transfer-Encoding other than chunked");
+            return eg_refuse(why, 400, "Transfer-Encoding other than chunked");
         req->body = EG_BODY_CHUNKED;
     }
     if (n_cl == 1) {
         if (!parse_length(eg_request_header(req, "content-length")->value, &req->content_length))
-            return refuse(why, 400, "malformed Content-Length");
+            return eg_refuse(why, 400, "malformed Content-Length");
         if (req->content_length > lim->max_body)
-            return refuse(why, 413, "request body too large");
+            return eg_refuse(why, 413, "request body too large");
         req->body = req->content_length > 0 ? EG_BODY_LENGTH : EG_BODY_NONE;
     }
     return 0;
@@ -143,11 +136,11 @@ static int check_fields(struct eg_request *req, struct eg_refusal *why)
     size_t n_host = count_fields(req, "host");
 
     if (n_host > 1 || (req->minor == 1 && n_host == 0))
-        return refuse(why, 400, "missing or duplicate Host");
+        return eg_refuse(why, 400, "missing or duplicate Host");
     req->expect_continue = false;
     if (expect != NULL) {
         if (count_fields(req, "expect") > 1 || !eg_slice_ieq(expect->value, "100-continue"))
-            return refuse(why, 417, "unsupported Expect");
+            return eg_refuse(why, 417, "unsupported Expect");
         req->expect_continue = true;
     }
     return 0;
@@ -156,10 +149,10 @@ static int check_fields(struct eg_request *req, struct eg_refusal *why)
 static int fields_refusal(int r, struct eg_refusal *why)
 {
     if (r == EG_FIELDS_TOO_BIG)
-        return refuse(why, 431, "request head too large");
+        return eg_refuse(why, 431, "request head too large");
     if (r == EG_FIELDS_TOO_MANY)
-        return refuse(why, 431, "too many header fields");
-    return refuse(why, 400, "malformed header field");
+        return eg_refuse(why, 431, "too many header fields");
+    return eg_refuse(why, 400, "malformed header field");
 }
 
 int eg_request_parse(const char *buf, size_t len, const struct eg_limits *lim,
@@ -170,10 +163,10 @@ int eg_request_parse(const char *buf, size_t len, const struct eg_limits *lim,
     int r = eg_next_line(buf, len, 0, &line_len, &next);
 
     if (r == EG_REFUSED)
-        return refuse(why, 400, "bare CR or LF in request line");
+        return eg_refuse(why, 400, "bare CR or LF in request line");
     if (r == EG_NEED_MORE) {
         if (len > lim->max_target + 32 || len >= lim->max_head)
-            return refuse(why, len > lim->max_target ? 414 : 431, "request line too long");
+            return eg_refuse(why, len > lim->max_target ? 414 : 431, "request line too long");
         return EG_NEED_MORE;
     }
     if (parse_request_line(buf, line_len, lim, req, why) < 0)

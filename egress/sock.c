@@ -11,26 +11,29 @@
 #include "common/cleanup.h"
 #include "egress/egress.h"
 
-static int unix_addr(const char *path, struct sockaddr_un *sa, struct rr_error *err)
+/* A new non-blocking Unix stream socket and the address of path. */
+static int unix_socket(const char *path, struct sockaddr_un *sa, struct rr_error *err)
 {
+    int fd;
+
     memset(sa, 0, sizeof(*sa));
     sa->sun_family = AF_UNIX;
     if (strlen(path) >= sizeof(sa->sun_path))
         return rr_fail(err, ENAMETOOLONG, "socket path %s", path);
     strcpy(sa->sun_path, path);
-    return 0;
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return rr_fail(err, errno, "socket");
+    return fd;
 }
 
 int egress_connect_unix(void *path, struct rr_error *err)
 {
     struct sockaddr_un sa;
-    _cleanup_close_ int fd = -1;
+    _cleanup_close_ int fd = unix_socket(path, &sa, err);
 
-    if (unix_addr(path, &sa, err) < 0)
-        return -1;
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return rr_fail(err, errno, "socket");
+        return -1;
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
         return rr_fail(err, errno, "connect to broker at %s", (const char *)path);
     return rr_steal_fd(&fd);
@@ -56,13 +59,10 @@ static bool stale_socket(const char *path)
 int egress_listen_unix(const char *path, struct rr_error *err)
 {
     struct sockaddr_un sa;
-    _cleanup_close_ int fd = -1;
+    _cleanup_close_ int fd = unix_socket(path, &sa, err);
 
-    if (unix_addr(path, &sa, err) < 0)
-        return -1;
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
-        return rr_fail(err, errno, "socket");
+        return -1;
     if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
         if (errno != EADDRINUSE || !stale_socket(path))
             return rr_fail(err, errno, "bind %s", path);

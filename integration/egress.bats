@@ -45,8 +45,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 }
 
 @test "egress: --header and --header-prefix choose how the key is sent" {
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     eg_start_broker --header authorization --header-prefix "Bearer "
     eg_send "${POST_HEAD}Authorization: Bearer $EG_DUMMY\r\nContent-Length: 2\r\n\r\n{}"
     eg_expect_status 200
@@ -55,8 +54,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 }
 
 @test "egress: the key can come from the operator's environment, and does not stay in it" {
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     REVRUN_TEST_KEY="$EG_KEY" "$RR_BIN/revrun" broker --socket "$EG_SOCK" \
         --upstream "https://localhost:$EG_UP_PORT" --credential-env REVRUN_TEST_KEY \
         --ca-file "$EG_CERTS/ca.pem" 2>"$EG/broker.log" 3>&- &
@@ -94,8 +92,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 }
 
 @test "egress: --allow replaces the default prefix" {
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     eg_start_broker --allow /v1/messages --allow /v1/models/
     eg_send 'GET /v1/files HTTP/1.1\r\nHost: x\r\n\r\n'
     eg_expect_status 404
@@ -246,8 +243,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 @test "egress: an upstream certificate for another name is refused" {
     local port
     port=$(eg_start_upstream wrong wrong)
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     eg_start_broker --upstream "https://localhost:$port"
     eg_send "${POST_HEAD}Content-Length: 2\r\n\r\n{}"
     eg_expect_status 502
@@ -258,13 +254,11 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 @test "egress: an untrusted upstream certificate is refused, with or without --ca-file" {
     local port
     port=$(eg_start_upstream self selfsigned)
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     eg_start_broker --upstream "https://localhost:$port"
     eg_send "${POST_HEAD}Content-Length: 2\r\n\r\n{}"
     eg_expect_status 502
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     # the system trust store does not know the test CA either
     "$RR_BIN/revrun" broker --socket "$EG_SOCK" --upstream "https://localhost:$EG_UP_PORT" \
         --credential-file "$EG/key" 2>"$EG/broker.log" 3>&- &
@@ -309,8 +303,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 }
 
 @test "egress: connections beyond --max-conns get 503, and the broker recovers" {
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
+    eg_stop_broker
     eg_start_broker --max-conns 2
     local a b
     (printf 'GET /v1/stall-head HTTP/1.1\r\nHost: x\r\n\r\n' |
@@ -341,17 +334,8 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 @test "egress: the broker's memory and environment are closed to its own uid" {
     # A process of the broker's uid (what a rootless agent would be, were it
     # not in its own pid namespace) cannot read the key out of the broker.
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
-    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$EG" "$EG/key"
-    cp "$EG_CERTS/ca.pem" "$EG/ca.pem"
-    chmod 0644 "$EG/ca.pem"
-    eg_as_user_bg "$RR_BIN/revrun" broker --socket "$EG_SOCK" \
-        --upstream "https://localhost:$EG_UP_PORT" --credential-file "$EG/key" \
-        --ca-file "$EG/ca.pem" 2>"$EG/broker.log"
-    local pid=$!
-    eg_track $pid
-    eg_wait test -S "$EG_SOCK"
+    eg_restart_broker_as_user
+    local pid=$EG_BROKER_PID
     # not dumpable: the files under /proc/PID belong to root
     [ "$(stat -c %u "/proc/$pid/environ")" = 0 ]
     run as_user cat "/proc/$pid/environ"
@@ -363,16 +347,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 }
 
 @test "egress: rootless, broker, relay and agent all as an unprivileged user" {
-    kill "$EG_BROKER_PID"
-    wait "$EG_BROKER_PID" || true
-    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$EG" "$EG/key"
-    cp "$EG_CERTS/ca.pem" "$EG/ca.pem"
-    chmod 0644 "$EG/ca.pem"
-    eg_as_user_bg "$RR_BIN/revrun" broker --socket "$EG_SOCK" \
-        --upstream "https://localhost:$EG_UP_PORT" --credential-file "$EG/key" \
-        --ca-file "$EG/ca.pem" 2>"$EG/broker.log"
-    eg_track $!
-    eg_wait test -S "$EG_SOCK"
+    eg_restart_broker_as_user
     run as_user unshare -rn bash -c '
         ip link set lo up
         "$1/revrun" relay --listen 8080 --socket "$2" & r=$!

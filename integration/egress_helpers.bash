@@ -106,6 +106,26 @@ eg_start_broker() {
     eg_wait test -S "$EG_SOCK"
 }
 
+eg_stop_broker() {
+    kill "$EG_BROKER_PID"
+    wait "$EG_BROKER_PID" || true
+}
+
+# Replace the broker by one running as the unprivileged test identity
+# (what a rootless revrun would start); EG_BROKER_PID is its pid.
+eg_restart_broker_as_user() {
+    eg_stop_broker
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$EG" "$EG/key"
+    cp "$EG_CERTS/ca.pem" "$EG/ca.pem"
+    chmod 0644 "$EG/ca.pem"
+    eg_as_user_bg "$RR_BIN/revrun" broker --socket "$EG_SOCK" \
+        --upstream "https://localhost:$EG_UP_PORT" --credential-file "$EG/key" \
+        --ca-file "$EG/ca.pem" 2>"$EG/broker.log"
+    EG_BROKER_PID=$!
+    eg_track $EG_BROKER_PID
+    eg_wait test -S "$EG_SOCK"
+}
+
 # The agent's side: a new network namespace (lo only), the relay in it.
 eg_start_agent_side() {
     unshare --net -- sleep 600 3>&- &

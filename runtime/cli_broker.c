@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/cleanup.h"
 #include "egress/egress.h"
 #include "runtime/cli.h"
 #include "runtime/log.h"
@@ -141,36 +140,17 @@ static int parse_broker_args(int argc, char **argv, struct broker_args *a)
 
 static int run_broker(struct broker_args *a, struct rr_error *err)
 {
-    struct egress_secret s = {0};
-    struct egress_broker *b = NULL;
     struct egress_broker_opts o = {
         .upstream = a->upstream, .allow = &a->allow, .header = a->header,
         .header_prefix = a->prefix, .ca_file = a->ca_file, .idle_timeout_ms = a->idle_ms,
         .max_conns = a->max_conns, .log = log_request,
     };
-    _cleanup_close_ int lfd = -1;
-    int stop, r;
+    int stop = stop_fd_on_signals(err);
 
-    if (egress_harden_process(err) < 0 ||
-        egress_secret_load(a->cred_file, a->cred_env, &s, err) < 0)
+    if (stop < 0)
         return -1;
-    o.secret = s.p;
-    o.secret_len = s.n;
-    r = egress_broker_new(&o, &b, err);
-    egress_secret_wipe(&s);
-    if (r < 0)
-        return -1;
-    stop = stop_fd_on_signals(err);
-    lfd = stop < 0 ? -1 : egress_listen_unix(a->socket, err);
-    if (lfd < 0) {
-        egress_broker_free(b);
-        return -1;
-    }
-    log_msg(LOG_INFO, "egress: broker for %s listening on %s", a->upstream, a->socket);
-    r = egress_broker_serve(b, lfd, stop, err);
-    unlink(a->socket);
-    egress_broker_free(b);
-    return r;
+    log_msg(LOG_INFO, "egress: broker for %s on %s", a->upstream, a->socket);
+    return egress_broker_run(&o, a->cred_file, a->cred_env, a->socket, stop, err);
 }
 
 int cli_broker(struct cli_ctx *ctx, int argc, char **argv)
