@@ -55,12 +55,8 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
 
 @test "egress: the key can come from the operator's environment, and does not stay in it" {
     eg_stop_broker
-    REVRUN_TEST_KEY="$EG_KEY" "$RR_BIN/revrun" broker --socket "$EG_SOCK" \
-        --upstream "https://localhost:$EG_UP_PORT" --credential-env REVRUN_TEST_KEY \
-        --ca-file "$EG_CERTS/ca.pem" 2>"$EG/broker.log" 3>&- &
-    EG_BROKER_PID=$!
-    eg_track $EG_BROKER_PID
-    eg_wait test -S "$EG_SOCK"
+    REVRUN_TEST_KEY="$EG_KEY" eg_broker --upstream "https://localhost:$EG_UP_PORT" \
+        --credential-env REVRUN_TEST_KEY --ca-file "$EG_CERTS/ca.pem"
     eg_send "${POST_HEAD}Content-Length: 2\r\n\r\n{}"
     eg_expect_status 200
     grep -q "x-api-key: $EG_KEY" "$EG/up.rec"
@@ -260,11 +256,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
     eg_expect_status 502
     eg_stop_broker
     # the system trust store does not know the test CA either
-    "$RR_BIN/revrun" broker --socket "$EG_SOCK" --upstream "https://localhost:$EG_UP_PORT" \
-        --credential-file "$EG/key" 2>"$EG/broker.log" 3>&- &
-    EG_BROKER_PID=$!
-    eg_track $EG_BROKER_PID
-    eg_wait test -S "$EG_SOCK"
+    eg_broker --upstream "https://localhost:$EG_UP_PORT" --credential-file "$EG/key"
     eg_send "${POST_HEAD}Content-Length: 2\r\n\r\n{}"
     eg_expect_status 502
     eg_expect_recorded 0 self

@@ -95,15 +95,20 @@ eg_start_upstream() {
     cat "$EG/$name.port"
 }
 
-# eg_start_broker [ARGS...]: the broker on EG_SOCK for the good upstream;
-# ARGS are added to (or override) the defaults.
-eg_start_broker() {
-    "$RR_BIN/revrun" broker --socket "$EG_SOCK" --upstream "https://localhost:$EG_UP_PORT" \
-        --credential-file "$EG/key" --ca-file "$EG_CERTS/ca.pem" --idle-timeout 2 "$@" \
-        2>"$EG/broker.log" 3>&- &
+# eg_broker ARGS...: `revrun broker --socket EG_SOCK ARGS...` in the
+# background; waits for the socket.
+eg_broker() {
+    "$RR_BIN/revrun" broker --socket "$EG_SOCK" "$@" 2>"$EG/broker.log" 3>&- &
     EG_BROKER_PID=$!
     eg_track $EG_BROKER_PID
     eg_wait test -S "$EG_SOCK"
+}
+
+# eg_start_broker [ARGS...]: the broker for the good upstream, trusting the
+# test CA; ARGS are added to (or override) the defaults.
+eg_start_broker() {
+    eg_broker --upstream "https://localhost:$EG_UP_PORT" --credential-file "$EG/key" \
+        --ca-file "$EG_CERTS/ca.pem" --idle-timeout 2 "$@"
 }
 
 eg_stop_broker() {
