@@ -165,7 +165,7 @@ static int prefetch_body(struct conn *c, bool *done)
 }
 
 /* The rest of a body larger than c->io, straight through. */
-static int stream_body(struct conn *c, bool done)
+static int forward_rest_of_body(struct conn *c, bool done)
 {
     while (!done) {
         size_t take = 0;
@@ -207,7 +207,7 @@ static void serve(struct conn *c)
         conn_reply(c, 502, "upstream closed while the request was sent");
         return;
     }
-    if (stream_body(c, done) < 0)
+    if (forward_rest_of_body(c, done) < 0)
         return;
     broker_relay_response(c);
 }

@@ -23,14 +23,18 @@
  *      serves until stop_fd is readable or SIGTERM ends the process. The
  *      credential is read in this child only: the parent that will exec the
  *      agent never holds it.
- *   3. Relay: fork a child that joins only the container's network namespace
- *      (setns(CLONE_NEWNET) on the init's /proc/PID/ns/net; it keeps the host
- *      mount namespace, so SOCK need not be bound into the container), drops
- *      to the agent's credentials and confinement (no capabilities,
- *      no_new_privs, the seccomp profile), then calls egress_relay_run(port,
- *      SOCK, stop_fd, err). If the relay must live in the container's mount
- *      namespace instead, bind SOCK into it and pass the inside path.
- *      Bring "lo" up first: a new network namespace starts with it down.
+ *   3. Relay: fork a child that joins the container's network namespace
+ *      (setns on the init's /proc/PID/ns/net; rootless, join its user
+ *      namespace first, since joining a network namespace needs
+ *      CAP_SYS_ADMIN over it). It keeps the host mount namespace, so SOCK
+ *      need not be bound into the container. Bring "lo" up if the runtime
+ *      has not (a new network namespace starts with it down), drop to the
+ *      agent's credentials and confinement (no capabilities, no_new_privs,
+ *      the seccomp profile: the relay needs socket, bind, listen, accept4,
+ *      connect, poll, recv/send, shutdown, close), then call
+ *      egress_relay_run(port, SOCK, stop_fd, err). If the relay must live in
+ *      the container's mount namespace instead, bind SOCK into it and pass
+ *      the inside path.
  *   4. Set process.env <base_url_env>=egress_base_url(port) (and a dummy key
  *      if the agent's SDK insists on one: the broker strips it).
  *   5. At destroy: make stop_fd readable (or SIGTERM both children), reap
