@@ -29,6 +29,7 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv);
 int cli_review(struct cli_ctx *ctx, int argc, char **argv);
 int cli_sweep(struct cli_ctx *ctx, int argc, char **argv);
 int cli_broker(struct cli_ctx *ctx, int argc, char **argv);
+int cli_relay(struct cli_ctx *ctx, int argc, char **argv); /* hidden: tests, benchmarks */
 
 /* Exit statuses shared by the commands. */
 enum {

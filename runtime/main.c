@@ -20,7 +20,7 @@ static const struct {
     {"delete", cli_destroy},  {"run", cli_run},             {"list", cli_list},
     {"check", cli_check},     {"diff", cli_diff},           {"export", cli_export},
     {"apply", cli_apply},     {"writeback", cli_writeback}, {"review", cli_review},
-    {"sweep", cli_sweep},     {"broker", cli_broker},
+    {"sweep", cli_sweep},     {"broker", cli_broker},       {"relay", cli_relay},
 };
 
 static void usage(FILE *out)
@@ -42,6 +42,9 @@ static void usage(FILE *out)
           "  writeback ID --to TARGET --approve DIGEST   export + apply from a live bundle\n"
           "  review   --lower DIR --out DIR [--timeout S] -- CMD ARGS...\n"
           "  sweep    [--older-than DURATION]            clean what crashed runs left\n"
+          "  broker   --socket PATH --upstream URL (--credential-file F | --credential-env VAR)\n"
+          "           [--header NAME] [--header-prefix TEXT] [--allow PREFIX]... [--ca-file F]\n"
+          "           [--idle-timeout S] [--max-conns N]   the egress credential broker\n"
           "  (diff, export and writeback also take --lower DIR --upper DIR in place of ID)\n",
           out);
 }
