@@ -28,6 +28,7 @@
 
 struct monitor {
     struct monitor_args *a;
+    struct seccomp_progs seccomp;
     struct overlay_store store;
     int lower_mfd;
     pid_t init_pid;
@@ -142,7 +143,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .work_fd = m->store.work_fd},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
-            .seccomp = NULL,
+            .seccomp = &m->seccomp,
             .clear_groups = !p->rootless,
         };
         close(sp[0]);
@@ -171,6 +172,9 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (overlay_store_mount(here, STORE_DIR, p->upper_size, p->lower_mode,
                             p->rootless ? (uid_t)-1 : p->host_uid,
                             p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
+        return -1;
+    /* Compiled here, loaded by the agent's process just before exec. */
+    if (seccomp_compile(p, &m->seccomp, err) < 0)
         return -1;
     m->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
                                       p->host_uid, p->host_gid, err);
