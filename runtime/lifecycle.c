@@ -14,6 +14,7 @@
 
 #include "bundle/json.h"
 #include "common/cleanup.h"
+#include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/proc.h"
 #include "runtime/statedir.h"
@@ -35,7 +36,7 @@ enum container_status container_status_of(int dirfd, const struct rr_state *s)
 {
     struct proc_ref init;
 
-    if (s == NULL)
+    if (s == NULL || s->pid == 0)
         return STATUS_CREATING;
     init.pid = (pid_t)s->pid;
     init.start_time = s->pid_start;
@@ -221,6 +222,8 @@ int container_destroy(const struct cli_ctx *ctx, const char *id, bool force,
             goto out;
         }
         if (stop_processes(&o.state, err) < 0)
+            goto out;
+        if (cgroup_remove(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, err) < 0)
             goto out;
     }
     r = statedir_remove(o.root, id, err);

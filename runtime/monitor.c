@@ -190,6 +190,10 @@ static int prepare(struct monitor *m, struct rr_error *err)
     close(m->a->fifo_fd);
     if (write_maps(m, err) < 0)
         return -1;
+    /* Before pid 1 runs a single step of its own: everything it and the
+     * agent do is counted against the limits. */
+    if (cgroup_join(m->a->cgroup, m->init_pid, err) < 0)
+        return -1;
     if (sync_send(m->init_fd, SYNC_GO, 0, 0, NULL) < 0)
         return rr_fail(err, errno, "release the container");
     return 0;
@@ -221,6 +225,7 @@ static void record_exit(struct monitor *m, int init_status)
      * killed (kill -9, timeout, out of memory) and its status says how. */
     e.wait_status = m->have_agent_status ? m->agent_status : init_status;
     e.timed_out = m->timed_out;
+    e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
     if (statedir_write_exit(m->a->state_dir, &e, &err) < 0)
