@@ -49,17 +49,6 @@ static void usage(FILE *out)
           out);
 }
 
-void cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, msg);
-}
-
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
