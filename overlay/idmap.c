@@ -32,10 +32,9 @@ static int write_map(pid_t pid, const char *file, unsigned inside, unsigned outs
     return 0;
 }
 
-/* A user namespace that maps only from -> to, held by a paused child just
- * long enough to open it. Returns the namespace fd. */
-static int idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
-                        struct rr_error *err)
+/* Held by a paused child just long enough to open it. */
+int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+                         struct rr_error *err)
 {
     int ready[2], hold[2];
     char path[64], c = 0;
@@ -109,7 +108,7 @@ int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from
     if (fd < 0)
         return rr_fail(err, errno, "lower %s: open_tree", lower);
     if (idmap) {
-        nsfd = idmap_userns(from_uid, from_gid, to_uid, to_gid, err);
+        nsfd = overlay_idmap_userns(from_uid, from_gid, to_uid, to_gid, err);
         if (nsfd < 0) {
             close(fd);
             return rr_wrap(err, "lower %s", lower);

@@ -10,10 +10,15 @@
  *   overlay_lower_open   the checkout as a detached read-only mount,
  *                        idmapped when revrun runs as root.
  * Container side (in the container's user and mount namespaces):
- *   overlay_mount_native kernel overlayfs with the hardened options. */
+ *   overlay_mount_native kernel overlayfs with the hardened options.
+ * fuse-overlayfs (overlay/fuse.c), where kernel overlayfs cannot mount:
+ *   overlay_fuse_mount   the FUSE mount, made by revrun with its own flags;
+ *   overlay_fuse_stage   in the daemon's mount namespace: its layers;
+ *   overlay_fuse_exec    the daemon serving the mount's /dev/fuse fd. */
 #ifndef REVRUN_OVERLAY_H
 #define REVRUN_OVERLAY_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -41,5 +46,41 @@ int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from
 /* Kernel overlayfs over lower/upper/work (O_PATH fds of attached
  * directories). Returns a detached mount fd (nosuid, nodev). */
 int overlay_mount_native(int lower_fd, int upper_fd, int work_fd, struct rr_error *err);
+
+/* A user namespace mapping only from -> to (one uid, one gid), held by no
+ * process: returns its fd (for setns or MOUNT_ATTR_IDMAP). */
+int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+                         struct rr_error *err);
+
+/* ---- fuse-overlayfs ---- */
+
+struct overlay_fuse_bin {
+    int fd; /* O_PATH of the checked file: what is executed */
+    char path[PATH_MAX];
+};
+
+/* override (an absolute path) or the first of /usr/local/bin, /usr/bin,
+ * /bin; a regular executable file owned by root (or the caller) that group
+ * and others cannot write. */
+int overlay_fuse_find(const char *override, struct overlay_fuse_bin *b, struct rr_error *err);
+
+/* Open /dev/fuse (*dev_fd) and make a detached FUSE mount (nosuid, nodev,
+ * default_permissions) that serves only processes whose uids and gids are
+ * all uid/gid (in the caller's user namespace). */
+int overlay_fuse_mount(uid_t uid, gid_t gid, int *dev_fd, struct rr_error *err);
+
+/* Refuse a lower whose top directory carries fuse-overlayfs' ownership and
+ * mode override xattrs (lower_fd: the mount from overlay_lower_open). */
+int overlay_fuse_check_lower(int lower_fd, struct rr_error *err);
+
+/* In the daemon's own mount and pid namespaces, still privileged there:
+ * lower_mfd (detached lower) and store_mfd (a detached clone of the
+ * directory holding upper/ and work/) are attached where an unprivileged
+ * daemon can reach them, and /proc is made fresh. */
+int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err);
+
+/* Exec fuse-overlayfs in the foreground serving dev_fd over the staged
+ * layers; returns only on failure. */
+int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, struct rr_error *err);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "runtime/backend.h"
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/log.h"
@@ -230,7 +231,7 @@ static int record_state(struct creation *c, const struct sync_msg *m, struct rr_
     s.bundle = bundle;
     s.lower = (char *)c->profile.lower;
     s.store = NULL;
-    s.backend = "native";
+    s.backend = m->text[0] != '\0' ? (char *)m->text : "native"; /* the monitor's choice */
     s.created = created;
     s.pid = m->value;
     s.pid_start = (uint64_t)m->value2;
@@ -301,6 +302,7 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         return -1;
     if (record_state(c, m, err) < 0)
         return -1;
+    backend_log_choice(c->profile.backend, m->text);
     if (c->o->pid_file != NULL && write_pid_file(c->o->pid_file, m->value, err) < 0)
         return -1;
     if (sync_send(*cli_fd, SYNC_ACK, 0, 0, NULL) < 0)

@@ -322,8 +322,8 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
     pid_t agent;
     int status;
 
-    const int keep[] = {a->sync_fd, a->fifo_fd, a->fds.mountpoint, a->fds.lower_mfd,
-                        a->fds.upper_fd, a->fds.work_fd};
+    const int keep[] = {a->sync_fd, a->fds.checkout_mfd, a->fifo_fd, a->fds.mountpoint,
+                        a->fds.lower_mfd, a->fds.upper_fd, a->fds.work_fd};
 
     /* Nothing of the monitor's (or of revrun create's) reaches pid 1. */
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));

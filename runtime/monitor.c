@@ -21,6 +21,7 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
+#include "runtime/backend.h"
 #include "runtime/init.h"
 #include "runtime/proc.h"
 #include "runtime/statedir.h"
@@ -31,6 +32,7 @@ struct monitor {
     struct seccomp_progs seccomp;
     struct overlay_store store;
     int lower_mfd;
+    struct backend backend; /* native overlay or the fuse-overlayfs daemon */
     pid_t init_pid;
     int init_fd;  /* SEQPACKET to init */
     int sig_fd;
@@ -64,8 +66,8 @@ static int own_userns(struct rr_error *err)
 
     if (unshare(CLONE_NEWUSER) < 0)
         return rr_fail(err, errno,
-                       "user namespace (unprivileged user namespaces may be disabled: see "
-                       "`revrun check`)");
+                       "user namespace (unprivileged user namespaces are refused here: on "
+                       "Ubuntu 24.04 by AppArmor; `revrun check` gives the remedy)");
     if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
         return -1;
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
@@ -139,6 +141,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
             .sync_fd = sp[1],
             .fds = {.mountpoint = m->a->rootfs_dir,
                     .lower_mfd = m->lower_mfd,
+                    .checkout_mfd = backend_view(&m->backend),
                     .upper_fd = m->store.upper_fd,
                     .work_fd = m->store.work_fd},
             .fifo_fd = m->a->fifo_fd,
@@ -161,6 +164,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
 {
     const struct profile *p = m->a->p;
 
+    if (backend_find(&m->backend, p, err) < 0)
+        return -1;
     if (p->rootless && own_userns(err) < 0)
         return -1;
     if (own_mountns(err) < 0)
@@ -180,11 +185,16 @@ static int prepare(struct monitor *m, struct rr_error *err)
                                       p->host_uid, p->host_gid, err);
     if (m->lower_mfd < 0)
         return -1;
+    if (backend_choose(&m->backend,
+                       &(struct backend_env){p, here, &m->lower_mfd, m->a->cli_fd, m->a->cgroup},
+                       err) < 0)
+        return -1;
     if (spawn_init(m, err) < 0)
         return -1;
     /* The container holds its own copies now. */
     close(m->lower_mfd);
     m->lower_mfd = -1;
+    backend_release_view(&m->backend);
     overlay_store_close(&m->store);
     close(m->a->rootfs_dir);
     close(m->a->fifo_fd);
@@ -270,6 +280,9 @@ static int on_signal(struct monitor *m)
         while ((w = waitpid(-1, &status, WNOHANG)) > 0)
             if (w == m->init_pid && !m->exited)
                 record_exit(m, status);
+            else if (!m->exited && backend_lost(&m->backend, w, status, m->init_pid,
+                                                m->exec_error, sizeof(m->exec_error)))
+                kill_init(m);
         return 0;
     }
     /* TERM/INT/HUP: destroy. The store goes with us. */
@@ -363,7 +376,8 @@ static int handshake(struct monitor *m, struct rr_error *err)
         return -1;
     if (proc_ref_of(m->init_pid, &ref, err) < 0)
         return -1;
-    if (sync_send(m->a->cli_fd, SYNC_CREATED, m->init_pid, (int64_t)ref.start_time, NULL) < 0)
+    if (sync_send(m->a->cli_fd, SYNC_CREATED, m->init_pid, (int64_t)ref.start_time,
+                  backend_name(&m->backend)) < 0)
         return rr_fail(err, errno, "report to revrun create");
     /* No ACK (revrun create was killed before it recorded the state): the
      * container must not live on unrecorded. */
@@ -378,15 +392,18 @@ __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;
+    backend_init(&m.backend);
     if (setsid() < 0 || setup_signals(&m, &err) < 0 || prepare(&m, &err) < 0) {
         sync_send_error(a->cli_fd, &err);
         kill_init(&m);
+        backend_stop(&m.backend);
         _exit(1);
     }
     detach_stdio();
     if (handshake(&m, &err) < 0) {
         sync_send_error(a->cli_fd, &err);
         kill_init(&m);
+        backend_stop(&m.backend);
         _exit(1);
     }
     if (!a->attached) {
@@ -394,5 +411,6 @@ __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
         a->cli_fd = -1;
     }
     event_loop(&m);
+    backend_stop(&m.backend);
     _exit(0);
 }

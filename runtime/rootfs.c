@@ -126,13 +126,24 @@ static int apply_mounts(int root, const struct profile *p, struct rr_error *err)
 
 /* ---- the checkout ---- */
 
+static int attach_checkout(int root, const struct profile *p, int view, struct rr_error *err)
+{
+    _cleanup_close_ int dst = rr_mkdir_p_in_root(root, p->checkout_path, 0755, err);
+
+    if (dst < 0 || rr_attach(view, dst, err) < 0)
+        return rr_wrap(err, "checkout at %s", p->checkout_path);
+    return 0;
+}
+
 static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *fds,
                           struct rr_error *err)
 {
     _cleanup_close_ int staging = -1;
     _cleanup_close_ int ovl = -1;
-    _cleanup_close_ int dst = -1;
     char proc_path[64];
+
+    if (fds->checkout_mfd >= 0) /* fuse-overlayfs serves it already (runtime/backend.c) */
+        return attach_checkout(root, p, fds->checkout_mfd, err);
 
     /* The lower is a detached mount made outside this user namespace; the
      * kernel only stacks an overlay on layers attached in the caller's own
@@ -154,9 +165,8 @@ static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *
     ovl = overlay_mount_native(staging, fds->upper_fd, fds->work_fd, err);
     if (ovl < 0)
         return rr_wrap(err, "checkout %s", p->lower);
-    dst = rr_mkdir_p_in_root(root, p->checkout_path, 0755, err);
-    if (dst < 0 || rr_attach(ovl, dst, err) < 0)
-        return rr_wrap(err, "checkout at %s", p->checkout_path);
+    if (attach_checkout(root, p, ovl, err) < 0)
+        return -1;
     snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", staging);
     if (umount2(proc_path, MNT_DETACH) < 0)
         return rr_fail(err, errno, "checkout: detach staging lower");

@@ -11,6 +11,7 @@
 struct rootfs_fds {
     int mountpoint; /* O_PATH of the bundle's root.path: where the new root is attached */
     int lower_mfd;  /* the checkout: a detached mount from overlay_lower_open */
+    int checkout_mfd; /* or its view made already (fuse backend), attached as is; -1: none */
     int upper_fd;
     int work_fd;
 };

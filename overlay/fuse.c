@@ -1,0 +1,214 @@
+/* fuse-overlayfs: the same lower+upper view where kernel overlayfs cannot
+ * mount (kernels before 5.11, a checkout that is itself on a stacked
+ * overlay, a security module that refuses overlay in user namespaces).
+ *
+ * revrun makes the FUSE mount itself (fsopen "fuse" with the /dev/fuse fd it
+ * opened) and hands fuse-overlayfs only the device, as "/dev/fd/N": libfuse
+ * then serves it without mounting anything. So the daemon needs no mount
+ * privilege and no fusermount3, and the mount is made with revrun's flags:
+ *   nosuid, nodev         as the native overlay (MOUNT_ATTR_*);
+ *   default_permissions   the kernel checks modes against what the daemon
+ *                         reports, as for any filesystem;
+ *   user_id/group_id, no allow_other
+ *                         only processes whose every uid and gid is the
+ *                         container user's are served (not even host root);
+ *   fsync=0               the upper is thrown away (native: volatile).
+ * The lower is the read-only detached mount overlay_lower_open made.
+ *
+ * What fuse-overlayfs 1.10 writes in the upper, as revrun runs it (observed
+ * as root, where the daemon runs as the unprivileged host uid of the
+ * container user, and rootless, where it is uid 0 of revrun's user
+ * namespace without capabilities; the same in both, since neither may set
+ * trusted.* xattrs):
+ *   deleted file/dir      a character device 0/0 named as it (mode 0; it
+ *                         falls back to an empty ".wh.NAME" file only where
+ *                         mknod of a whiteout is refused, before Linux 5.8);
+ *   opaque directory      xattr user.fuseoverlayfs.opaque = "y" on it, plus
+ *                         an empty file ".wh..wh..opq" (mode 0700) and a
+ *                         character device 0/0 ".wh..opq" inside it (a
+ *                         privileged daemon would write trusted.overlay.opaque
+ *                         instead of the user.* one);
+ *   copied-up file        xattr user.fuseoverlayfs.origin = its path;
+ *   renamed lower dir     copied up whole under the new name, the old name
+ *                         whited out (no redirect xattr).
+ * That is WB_FORMAT_FUSE_OVERLAYFS (writeback/format.h); the same names found
+ * in a native upper are planted, and refused there. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/mountapi.h"
+#include "overlay/overlay.h"
+
+/* Where the daemon finds its layers, in its own mount namespace. */
+#define STAGE_DIR "/tmp"
+
+/* Looked for in this order; never the agent's PATH nor the caller's. */
+static const char *const trusted_dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};
+
+/* A file that anyone but its owner could replace is not run as the daemon
+ * that sees every byte the agent writes. */
+static int check_binary(int fd, const char *path, struct rr_error *err)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "fuse-overlayfs %s", path);
+    if (!S_ISREG(st.st_mode) || !(st.st_mode & 0100))
+        return rr_fail(err, EACCES, "fuse-overlayfs %s: not an executable file", path);
+    if (st.st_mode & 022)
+        return rr_fail(err, EPERM, "fuse-overlayfs %s: writable by group or others", path);
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        return rr_fail(err, EPERM, "fuse-overlayfs %s: owned by uid %u, neither root nor you",
+                       path, (unsigned)st.st_uid);
+    return 0;
+}
+
+static int open_checked(const char *path, struct overlay_fuse_bin *b, struct rr_error *err)
+{
+    _cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+
+    if (fd < 0)
+        return rr_fail(err, errno, "fuse-overlayfs %s", path);
+    if (check_binary(fd, path, err) < 0)
+        return -1;
+    snprintf(b->path, sizeof(b->path), "%s", path);
+    b->fd = rr_steal_fd(&fd);
+    return 0;
+}
+
+int overlay_fuse_find(const char *override, struct overlay_fuse_bin *b, struct rr_error *err)
+{
+    b->fd = -1;
+    b->path[0] = '\0';
+    if (override != NULL) {
+        if (override[0] != '/')
+            return rr_fail(err, EINVAL, "fuse-overlayfs %s: an absolute path is needed",
+                           override);
+        return open_checked(override, b, err);
+    }
+    for (size_t i = 0; i < RR_ARRAY_SIZE(trusted_dirs); i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/fuse-overlayfs", trusted_dirs[i]);
+        if (access(path, F_OK) == 0)
+            return open_checked(path, b, err);
+    }
+    return rr_fail(err, ENOENT,
+                   "fuse-overlayfs not found in /usr/local/bin, /usr/bin or /bin (Debian and "
+                   "Ubuntu: apt-get install fuse-overlayfs)");
+}
+
+int overlay_fuse_mount(uid_t uid, gid_t gid, int *dev_fd, struct rr_error *err)
+{
+    char o_fd[32], o_uid[32], o_gid[32];
+    const char *opts[] = {"source=fuse-overlayfs", "subtype=fuse-overlayfs", o_fd, "rootmode=40000",
+                          o_uid, o_gid, "default_permissions"};
+    _cleanup_close_ int dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    int mfd;
+
+    if (dev < 0)
+        return rr_fail(err, errno, "open /dev/fuse");
+    snprintf(o_fd, sizeof(o_fd), "fd=%d", dev);
+    snprintf(o_uid, sizeof(o_uid), "user_id=%u", (unsigned)uid);
+    snprintf(o_gid, sizeof(o_gid), "group_id=%u", (unsigned)gid);
+    mfd = rr_make_fs("fuse", opts, RR_ARRAY_SIZE(opts), MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+    if (mfd < 0)
+        return rr_wrap(err, "FUSE mount");
+    *dev_fd = rr_steal_fd(&dev);
+    return mfd;
+}
+
+/* fuse-overlayfs reads ownership and modes from these xattrs when a layer's
+ * top directory carries one: a checkout must not choose how it is seen. */
+int overlay_fuse_check_lower(int lower_fd, struct rr_error *err)
+{
+    static const char *const names[] = {
+        "user.fuseoverlayfs.override_stat",
+        "user.containers.override_stat",
+        "security.fuseoverlayfs.override_stat",
+    };
+    char path[64], v[8];
+
+    /* lower_fd is an O_PATH mount fd: xattrs are read through its path. */
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", lower_fd);
+    for (size_t i = 0; i < RR_ARRAY_SIZE(names); i++)
+        if (getxattr(path, names[i], v, sizeof(v)) >= 0 || errno == ERANGE)
+            return rr_fail(err, EPERM, "the checkout's top directory carries %s: refused, "
+                                       "fuse-overlayfs would take owners and modes from it",
+                           names[i]);
+    return 0;
+}
+
+static int attach_at(int dirfd, const char *name, int mfd, struct rr_error *err)
+{
+    _cleanup_close_ int target = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (target < 0)
+        return rr_fail(err, errno, "open %s", name);
+    if (rr_attach(mfd, target, err) < 0)
+        return rr_wrap(err, "attach %s", name);
+    return 0;
+}
+
+/* A fresh /proc of the daemon's own pid namespace (fuse-overlayfs reaches
+ * xattrs through /proc/self/fd and reads /proc/sys/kernel/overflowuid, so
+ * no subset=pid): the host's processes are not in it. */
+static int fresh_proc(struct rr_error *err)
+{
+    _cleanup_close_ int mfd = rr_make_fs("proc", NULL, 0,
+                                         MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                             MOUNT_ATTR_NOEXEC, err);
+
+    if (mfd < 0 || attach_at(AT_FDCWD, "/proc", mfd, err) < 0)
+        return rr_wrap(err, "fresh /proc");
+    return 0;
+}
+
+int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err)
+{
+    static const char *const opts[] = {"mode=0755", "size=64k", "nr_inodes=16"};
+    _cleanup_close_ int stage = -1;
+    _cleanup_close_ int root = -1;
+
+    /* fuse-overlayfs resolves its layers with realpath(), which needs every
+     * directory above them searchable by the daemon's unprivileged uid: the
+     * state root (0700, root's) is not. So the layers are put where anyone
+     * can reach them, in the daemon's own mount namespace only. */
+    stage = rr_make_fs("tmpfs", opts, RR_ARRAY_SIZE(opts),
+                       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    if (stage < 0 || attach_at(AT_FDCWD, STAGE_DIR, stage, err) < 0)
+        return rr_wrap(err, "fuse-overlayfs layers");
+    root = open(STAGE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return rr_fail(err, errno, "fuse-overlayfs layers: open %s", STAGE_DIR);
+    if (mkdirat(root, "lower", 0755) < 0 || mkdirat(root, "store", 0755) < 0)
+        return rr_fail(err, errno, "fuse-overlayfs layers: mkdir");
+    /* upper/ and work/ stay in one mount: fuse-overlayfs renames between
+     * them, which a pair of bind mounts would refuse (EXDEV). */
+    if (attach_at(root, "lower", lower_mfd, err) < 0 || attach_at(root, "store", store_mfd, err) < 0)
+        return rr_wrap(err, "fuse-overlayfs layers");
+    return fresh_proc(err);
+}
+
+int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, struct rr_error *err)
+{
+    static char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
+    char opts[256], mountpoint[32];
+    char *argv[] = {"fuse-overlayfs", "-f", "-o", opts, mountpoint, NULL};
+
+    snprintf(opts, sizeof(opts),
+             "lowerdir=" STAGE_DIR "/lower,upperdir=" STAGE_DIR "/store/upper,"
+             "workdir=" STAGE_DIR "/store/work,fsync=0");
+    snprintf(mountpoint, sizeof(mountpoint), "/dev/fd/%d", dev_fd);
+    if (fcntl(dev_fd, F_SETFD, 0) < 0)
+        return rr_fail(err, errno, "fuse-overlayfs: /dev/fuse fd");
+    /* The checked file itself, not whatever its path names by now. */
+    execveat(b->fd, "", argv, envp, AT_EMPTY_PATH);
+    return rr_fail(err, errno, "exec %s", b->path);
+}

@@ -1,0 +1,255 @@
+#include "runtime/backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/mountapi.h"
+#include "runtime/log.h"
+#include "runtime/statedir.h"
+#include "runtime/sync.h"
+
+void backend_init(struct backend *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->kind = RR_BACKEND_NATIVE;
+    b->bin.fd = -1;
+    fuse_daemon_init(&b->fuse);
+}
+
+int backend_find(struct backend *b, const struct profile *p, struct rr_error *err)
+{
+    if (p->backend == RR_BACKEND_NATIVE)
+        return 0;
+    if (overlay_fuse_find(getenv(BACKEND_FUSE_ENV), &b->bin, &b->bin_err) == 0)
+        return 0;
+    if (p->backend == RR_BACKEND_AUTO)
+        return 0; /* needed only if native fails: said then */
+    *err = b->bin_err;
+    return rr_wrap(err, "revrun.overlay \"fuse\"");
+}
+
+int backend_in_child(int (*fn)(void *arg, struct rr_error *err), void *arg,
+                     struct rr_error *err)
+{
+    struct rr_error child_err;
+    int p[2], status;
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return rr_fail(err, errno, "pipe");
+    pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return rr_fail(err, errno, "fork");
+    }
+    if (pid == 0) {
+        struct rr_error e = {0};
+        close(p[0]);
+        if (fn(arg, &e) == 0)
+            _exit(0);
+        _exit(write(p[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 1 : 2);
+    }
+    close(p[1]);
+    do {
+        n = read(p[0], &child_err, sizeof(child_err));
+    } while (n < 0 && errno == EINTR);
+    close(p[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (n == (ssize_t)sizeof(child_err)) {
+        *err = child_err;
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return rr_fail(err, EIO, "the probe ended abnormally");
+    return 0;
+}
+
+/* ---- auto: does kernel overlayfs mount over this checkout? ---- */
+
+struct native_probe {
+    int userns_fd; /* shaped as the container's: 0 -> the container user's host ids */
+    int lower_mfd; /* a lower made exactly as for the container */
+};
+
+/* In a throwaway child: what the container's pid 1 does, on a scratch
+ * upper. The kernel's own reason comes back on failure. */
+static int native_probe_child(void *arg, struct rr_error *err)
+{
+    static const char *const opts[] = {"size=1m", "mode=0755"};
+    const struct native_probe *np = arg;
+    _cleanup_close_ int scratch = -1, root = -1, l = -1, u = -1, w = -1, ovl = -1;
+
+    if (setns(np->userns_fd, CLONE_NEWUSER) < 0 || setresgid(0, 0, 0) < 0 ||
+        setresuid(0, 0, 0) < 0 || unshare(CLONE_NEWNS) < 0)
+        return rr_fail(err, errno, "user and mount namespaces");
+    scratch = rr_make_fs("tmpfs", opts, RR_ARRAY_SIZE(opts), 0, err);
+    if (scratch < 0)
+        return rr_wrap(err, "scratch upper");
+    root = openat(scratch, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0 || mkdirat(root, "l", 0755) < 0 || mkdirat(root, "u", 0755) < 0 ||
+        mkdirat(root, "w", 0755) < 0)
+        return rr_fail(err, errno, "scratch layers");
+    /* Layers must be attached in this namespace: the scratch tree goes on
+     * top of "/" here (nothing else runs in this namespace). */
+    if ((l = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 || rr_attach(scratch, l, err) < 0)
+        return rr_wrap(err, "scratch upper");
+    close(rr_steal_fd(&l));
+    if ((l = openat(root, "l", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+        rr_attach(np->lower_mfd, l, err) < 0)
+        return rr_wrap(err, "attach the lower");
+    close(rr_steal_fd(&l));
+    l = openat(root, "l", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    u = openat(root, "u", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    w = openat(root, "w", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (l < 0 || u < 0 || w < 0)
+        return rr_fail(err, errno, "scratch layers");
+    ovl = overlay_mount_native(l, u, w, err);
+    return ovl < 0 ? -1 : 0;
+}
+
+static int probe_native(const struct profile *p, struct rr_error *err)
+{
+    struct native_probe np = {.userns_fd = -1, .lower_mfd = -1};
+    /* As write_maps does for pid 1: rootless, the monitor's own namespace
+     * maps the caller to 0. */
+    uid_t uid = p->rootless ? 0 : p->host_uid;
+    gid_t gid = p->rootless ? 0 : p->host_gid;
+    int r;
+
+    np.lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
+                                      p->host_uid, p->host_gid, err);
+    if (np.lower_mfd < 0)
+        return -1;
+    np.userns_fd = overlay_idmap_userns(0, 0, uid, gid, err);
+    r = np.userns_fd < 0 ? -1 : backend_in_child(native_probe_child, &np, err);
+    close(np.lower_mfd);
+    if (np.userns_fd >= 0)
+        close(np.userns_fd);
+    return r;
+}
+
+/* ---- fuse ---- */
+
+static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_error *err)
+{
+    const struct profile *p = e->p;
+    _cleanup_close_ int store = -1;
+    struct fuse_spec s = {
+        .bin = &b->bin,
+        .lower_mfd = *e->lower_mfd,
+        .uid = p->rootless ? 0 : p->host_uid,
+        .gid = p->rootless ? 0 : p->host_gid,
+        .cgroup = e->cgroup,
+    };
+
+    if (b->bin.fd < 0) {
+        *err = b->bin_err;
+        return -1;
+    }
+    if (overlay_fuse_check_lower(*e->lower_mfd, err) < 0)
+        return -1;
+    store = openat(e->state_dir, STORE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (store < 0)
+        return rr_fail(err, errno, "open the upper's store");
+    s.store_fd = store;
+    if (fuse_daemon_start(&s, &b->fuse, err) < 0) {
+        if (p->rootless && (err->errnum == EACCES || err->errnum == EPERM))
+            rr_wrap(err, "unprivileged, fuse-overlayfs needs /dev/fuse readable and writable by "
+                         "you (most distributions make it 0666; here: sudo chmod 0666 "
+                         "/dev/fuse; see `revrun check`)");
+        return -1;
+    }
+    /* Attached in the daemon's namespace now: not the container's to use. */
+    close(*e->lower_mfd);
+    *e->lower_mfd = -1;
+    b->kind = RR_BACKEND_FUSE;
+    return 0;
+}
+
+int backend_choose(struct backend *b, const struct backend_env *e, struct rr_error *err)
+{
+    struct rr_error native_err;
+    char text[RR_ERROR_MSG_MAX + 64], msg[SYNC_TEXT_MAX];
+
+    switch (e->p->backend) {
+    case RR_BACKEND_NATIVE:
+        b->kind = RR_BACKEND_NATIVE;
+        return 0;
+    case RR_BACKEND_FUSE:
+        if (start_fuse(b, e, err) < 0)
+            return rr_wrap(err, "revrun.overlay \"fuse\"");
+        return 0;
+    case RR_BACKEND_AUTO:
+        break;
+    }
+    if (probe_native(e->p, &native_err) == 0) {
+        b->kind = RR_BACKEND_NATIVE;
+        return 0;
+    }
+    rr_error_text(&native_err, text, sizeof(text));
+    snprintf(msg, sizeof(msg),
+             "revrun.overlay \"auto\": kernel overlayfs cannot mount this checkout (%s); "
+             "using fuse-overlayfs",
+             text);
+    if (start_fuse(b, e, err) < 0)
+        return rr_wrap(err, "revrun.overlay \"auto\": no overlay works here: native: %s; fuse",
+                       text);
+    sync_send(e->warn_fd, SYNC_WARNING, 0, 0, msg);
+    return 0;
+}
+
+int backend_view(const struct backend *b)
+{
+    return b->fuse.view_mfd;
+}
+
+void backend_release_view(struct backend *b)
+{
+    rr_closep(&b->fuse.view_mfd);
+    b->fuse.view_mfd = -1;
+}
+
+const char *backend_name(const struct backend *b)
+{
+    return b->kind == RR_BACKEND_FUSE ? "fuse" : "native";
+}
+
+bool backend_lost(struct backend *b, pid_t w, int status, pid_t init_pid, char *why, size_t len)
+{
+    char text[SYNC_TEXT_MAX];
+    siginfo_t si = {0};
+
+    if (!fuse_daemon_reaped(&b->fuse, w, status, text, sizeof(text)))
+        return false;
+    /* The daemon also exits by itself once the container's mount
+     * namespace, and its mount with it, is gone: that is no loss. */
+    if (waitid(P_PID, (id_t)init_pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != 0)
+        return false;
+    snprintf(why, len, "%s", text);
+    return true;
+}
+
+void backend_stop(struct backend *b)
+{
+    fuse_daemon_stop(&b->fuse);
+    rr_closep(&b->bin.fd);
+    b->bin.fd = -1;
+}
+
+void backend_log_choice(enum rr_backend asked, const char *chosen)
+{
+    log_msg(LOG_INFO, "overlay backend: %s (revrun.overlay \"%s\")", chosen,
+            asked == RR_BACKEND_AUTO ? "auto" : chosen);
+}
