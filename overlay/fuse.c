@@ -196,15 +196,20 @@ int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err)
     return fresh_proc(err);
 }
 
-int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, struct rr_error *err)
+int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, int squash_uid,
+                      int squash_gid, struct rr_error *err)
 {
     static char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
     char opts[256], mountpoint[32];
     char *argv[] = {"fuse-overlayfs", "-f", "-o", opts, mountpoint, NULL};
+    int n;
 
-    snprintf(opts, sizeof(opts),
-             "lowerdir=" STAGE_DIR "/lower,upperdir=" STAGE_DIR "/store/upper,"
-             "workdir=" STAGE_DIR "/store/work,fsync=0");
+    n = snprintf(opts, sizeof(opts),
+                 "lowerdir=" STAGE_DIR "/lower,upperdir=" STAGE_DIR "/store/upper,"
+                 "workdir=" STAGE_DIR "/store/work,fsync=0");
+    if (squash_uid >= 0)
+        snprintf(opts + n, sizeof(opts) - (size_t)n, ",squash_to_uid=%d,squash_to_gid=%d",
+                 squash_uid, squash_gid);
     snprintf(mountpoint, sizeof(mountpoint), "/dev/fd/%d", dev_fd);
     if (fcntl(dev_fd, F_SETFD, 0) < 0)
         return rr_fail(err, errno, "fuse-overlayfs: /dev/fuse fd");

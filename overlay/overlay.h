@@ -80,7 +80,9 @@ int overlay_fuse_check_lower(int lower_fd, struct rr_error *err);
 int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err);
 
 /* Exec fuse-overlayfs in the foreground serving dev_fd over the staged
- * layers; returns only on failure. */
-int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, struct rr_error *err);
+ * layers, showing every file as squash_uid/squash_gid's unless they are -1;
+ * returns only on failure. */
+int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, int squash_uid,
+                      int squash_gid, struct rr_error *err);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "common/cleanup.h"
 #include "common/mountapi.h"
 #include "runtime/log.h"
+#include "runtime/proc.h"
 #include "runtime/statedir.h"
 #include "runtime/sync.h"
 
@@ -142,13 +144,28 @@ static int probe_native(const struct profile *p, struct rr_error *err)
 
 /* ---- fuse ---- */
 
+/* The lower as for native; but where the checkout's filesystem refuses
+ * idmapped mounts (overlayfs: revrun running as root inside a container),
+ * a plain read-only one, and fuse-overlayfs shows every file as the
+ * container user's (squash) so that the agent can still change them. */
+static int fuse_lower(const struct profile *p, bool *squash, struct rr_error *err)
+{
+    int fd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
+                                p->host_uid, p->host_gid, err);
+
+    *squash = false;
+    if (fd >= 0 || !p->idmap_lower || err->errnum != EINVAL)
+        return fd;
+    *squash = true;
+    return overlay_lower_open(p->lower, false, 0, 0, 0, 0, err);
+}
+
 static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_error *err)
 {
     const struct profile *p = e->p;
-    _cleanup_close_ int store = -1;
+    _cleanup_close_ int store = -1, lower = -1;
     struct fuse_spec s = {
         .bin = &b->bin,
-        .lower_mfd = *e->lower_mfd,
         .uid = p->rootless ? 0 : p->host_uid,
         .gid = p->rootless ? 0 : p->host_gid,
         .cgroup = e->cgroup,
@@ -158,11 +175,13 @@ static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_
         *err = b->bin_err;
         return -1;
     }
-    if (overlay_fuse_check_lower(*e->lower_mfd, err) < 0)
+    lower = fuse_lower(p, &s.squash, err);
+    if (lower < 0 || overlay_fuse_check_lower(lower, err) < 0)
         return -1;
     store = openat(e->state_dir, STORE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (store < 0)
         return rr_fail(err, errno, "open the upper's store");
+    s.lower_mfd = lower;
     s.store_fd = store;
     if (fuse_daemon_start(&s, &b->fuse, err) < 0) {
         if (p->rootless && (err->errnum == EACCES || err->errnum == EPERM))
@@ -171,9 +190,6 @@ static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_
                          "/dev/fuse; see `revrun check`)");
         return -1;
     }
-    /* Attached in the daemon's namespace now: not the container's to use. */
-    close(*e->lower_mfd);
-    *e->lower_mfd = -1;
     b->kind = RR_BACKEND_FUSE;
     return 0;
 }
@@ -226,16 +242,29 @@ const char *backend_name(const struct backend *b)
     return b->kind == RR_BACKEND_FUSE ? "fuse" : "native";
 }
 
+/* The daemon also exits by itself once the container's mount namespace,
+ * and its mount with it, is gone: that is no loss. The kernel releases the
+ * namespaces of an exiting pid 1 before it reports it a zombie, so its end
+ * may show a moment after the daemon's. */
+#define INIT_EXIT_GRACE_MS 1000
+
 bool backend_lost(struct backend *b, pid_t w, int status, pid_t init_pid, char *why, size_t len)
 {
     char text[SYNC_TEXT_MAX];
-    siginfo_t si = {0};
+    _cleanup_close_ int pidfd = -1;
+    struct pollfd pfd;
+    int r;
 
     if (!fuse_daemon_reaped(&b->fuse, w, status, text, sizeof(text)))
         return false;
-    /* The daemon also exits by itself once the container's mount
-     * namespace, and its mount with it, is gone: that is no loss. */
-    if (waitid(P_PID, (id_t)init_pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != 0)
+    pidfd = rr_pidfd_open(init_pid);
+    if (pidfd < 0)
+        return false;
+    pfd = (struct pollfd){.fd = pidfd, .events = POLLIN};
+    do {
+        r = poll(&pfd, 1, INIT_EXIT_GRACE_MS);
+    } while (r < 0 && errno == EINTR);
+    if (r != 0)
         return false;
     snprintf(why, len, "%s", text);
     return true;

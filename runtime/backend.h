@@ -34,7 +34,6 @@ struct backend {
 struct backend_env {
     const struct profile *p;
     int state_dir;      /* the container's state directory, this mount namespace's */
-    int *lower_mfd;     /* the detached lower: fuse takes it (set to -1) */
     int warn_fd;        /* where SYNC_WARNING messages go (the CLI) */
     const struct cgroup_plan *cgroup;
 };

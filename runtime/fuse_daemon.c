@@ -104,22 +104,38 @@ static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd,
     return daemon_identity(s->uid, s->gid, err);
 }
 
+/* Die with the monitor. Set again after the uid change (which clears it),
+ * then checked once, since the monitor may have gone before. */
+static int tie_to_monitor(int monitor_pidfd, struct rr_error *err)
+{
+    struct pollfd pfd = {.fd = monitor_pidfd, .events = POLLIN};
+
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        return rr_fail(err, errno, "parent-death signal");
+    if (poll(&pfd, 1, 0) != 0)
+        return rr_fail(err, ESRCH, "the monitor is gone");
+    return 0;
+}
+
 __attribute__((noreturn)) static void daemon_main(const struct fuse_spec *s, int dev_fd,
-                                                  int store_mfd, int go_fd, int log_fd)
+                                                  int store_mfd, int go_fd, int log_fd,
+                                                  int monitor_pidfd)
 {
     struct rr_error err = {0};
     char text[RR_ERROR_MSG_MAX + 64];
     char c;
 
-    /* Die with the monitor; the byte on go_fd says it is still there and
-     * has put us in the container's cgroup. */
+    /* The byte on go_fd says the monitor has put us in the container's
+     * cgroup (EOF: it failed, or is gone). */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || read(go_fd, &c, 1) != 1)
         _exit(1);
     close(go_fd);
-    if (daemon_setup(s, store_mfd, log_fd, &err) == 0) {
+    if (daemon_setup(s, store_mfd, log_fd, &err) == 0 &&
+        tie_to_monitor(monitor_pidfd, &err) == 0) {
         const int keep[] = {dev_fd, s->bin->fd};
         rr_close_all_except(keep, RR_ARRAY_SIZE(keep));
-        overlay_fuse_exec(s->bin, dev_fd, &err);
+        overlay_fuse_exec(s->bin, dev_fd, s->squash ? (int)s->uid : -1,
+                          s->squash ? (int)s->gid : -1, &err);
     }
     dprintf(2, "revrun: fuse-overlayfs setup: %s\n", rr_error_text(&err, text, sizeof(text)));
     _exit(127);
@@ -145,15 +161,18 @@ static int spawn(const struct fuse_spec *s, struct fuse_daemon *d, int dev_fd,
     _cleanup_close_ int store_mfd = rr_clone_tree(s->store_fd, "", false,
                                                   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
                                                       MOUNT_ATTR_NOEXEC, err);
+    _cleanup_close_ int self = rr_pidfd_open(getpid());
     int go[2];
 
     if (store_mfd < 0)
         return rr_wrap(err, "fuse-overlayfs: the upper's store");
+    if (self < 0)
+        return rr_fail(err, errno, "pidfd_open");
     if (pipe2(go, O_CLOEXEC) < 0)
         return rr_fail(err, errno, "pipe");
     d->pid = clone_daemon(&d->pidfd);
     if (d->pid == 0)
-        daemon_main(s, dev_fd, store_mfd, go[0], d->log_fd);
+        daemon_main(s, dev_fd, store_mfd, go[0], d->log_fd, self);
     close(go[0]);
     if (d->pid < 0) {
         close(go[1]);
@@ -232,9 +251,14 @@ int fuse_daemon_start(const struct fuse_spec *s, struct fuse_daemon *d, struct r
      * answering (ENOTCONN) instead of hanging. */
     close(rr_steal_fd(&dev_fd));
     if (wait_ready(s, d->view_mfd, err) < 0) {
+        siginfo_t si = {0};
         read_log(d->log_fd, log, sizeof(log));
         if (log[0] != '\0')
             rr_wrap(err, "%s", log);
+        if (waitid(P_PID, (id_t)d->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
+            rr_wrap(err, "fuse-overlayfs %s %d", si.si_code == CLD_EXITED ? "exited with status"
+                                                                          : "was killed by signal",
+                    si.si_status);
         fuse_daemon_stop(d);
         return -1;
     }

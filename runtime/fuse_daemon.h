@@ -24,6 +24,7 @@ struct fuse_spec {
     int store_fd;  /* the directory holding upper/ and work/ (caller's mount namespace) */
     uid_t uid;     /* the container user, in the caller's user namespace: the */
     gid_t gid;     /* daemon's identity and the only one the mount serves */
+    bool squash;   /* show every file as uid/gid's (a lower that could not be idmapped) */
     const struct cgroup_plan *cgroup; /* NULL: none */
 };
 

@@ -181,14 +181,17 @@ static int prepare(struct monitor *m, struct rr_error *err)
     /* Compiled here, loaded by the agent's process just before exec. */
     if (seccomp_compile(p, &m->seccomp, err) < 0)
         return -1;
-    m->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
-                                      p->host_uid, p->host_gid, err);
-    if (m->lower_mfd < 0)
-        return -1;
-    if (backend_choose(&m->backend,
-                       &(struct backend_env){p, here, &m->lower_mfd, m->a->cli_fd, m->a->cgroup},
+    /* fuse: its daemon serves the view from here on; native: pid 1 mounts
+     * it over this lower. */
+    if (backend_choose(&m->backend, &(struct backend_env){p, here, m->a->cli_fd, m->a->cgroup},
                        err) < 0)
         return -1;
+    if (backend_view(&m->backend) < 0) {
+        m->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner,
+                                          p->lower_group, p->host_uid, p->host_gid, err);
+        if (m->lower_mfd < 0)
+            return -1;
+    }
     if (spawn_init(m, err) < 0)
         return -1;
     /* The container holds its own copies now. */
