@@ -34,11 +34,16 @@ struct check_report {
 void check_add(struct check_report *r, enum check_status st, bool needed, const char *name,
                const char *remedy, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* In a child: a user namespace with our uid mapped to 0, and a mount
+ * namespace in it. Returns 0, or an errno with the failing step in msg. */
+int check_enter_userns(char *msg, size_t len);
+
 /* Probes: one function per subsystem, each in the file of its subsystem. */
 void check_kernel(struct check_report *r);
 void check_userns(struct check_report *r);
 void check_overlay(struct check_report *r);
 void check_seccomp(struct check_report *r);
 void check_cgroups(struct check_report *r);
+void check_fuse(struct check_report *r);
 
 #endif

@@ -77,8 +77,7 @@ static int write_str(const char *path, const char *s)
     return fd < 0 ? -1 : rr_write_all(fd, s, strlen(s));
 }
 
-/* A user namespace with our uid mapped to 0, and a mount namespace in it. */
-static int enter_userns(char *msg, size_t len)
+int check_enter_userns(char *msg, size_t len)
 {
     char map[64];
     uid_t uid = getuid();
@@ -129,7 +128,7 @@ void check_kernel(struct check_report *r)
 
 static int probe_userns_mount(char *msg, size_t len)
 {
-    int e = enter_userns(msg, len);
+    int e = check_enter_userns(msg, len);
     int fd;
 
     if (e != 0)
@@ -142,7 +141,7 @@ static int probe_userns_mount(char *msg, size_t len)
 
 static int probe_proc(char *msg, size_t len)
 {
-    int e = enter_userns(msg, len);
+    int e = check_enter_userns(msg, len);
     pid_t pid;
     int status;
 
@@ -206,7 +205,7 @@ void check_userns(struct check_report *r)
 static int probe_native_overlay(char *msg, size_t len)
 {
     static const char *const tmpfs_opts[] = {"size=1m"};
-    int e = enter_userns(msg, len);
+    int e = check_enter_userns(msg, len);
     int t, root, fs;
     char opt[3][64];
 
