@@ -1,0 +1,293 @@
+#!/usr/bin/env bats
+# The fuse-overlayfs backend and revrun.overlay "auto", root and rootless,
+# judged from the host: the daemon by pid, the mount table, the checkout's
+# bytes, and the markers fuse-overlayfs leaves in the upper for write-back.
+
+load helpers
+load fuse_helpers
+
+setup_file() {
+    fuse_dev_open_up
+}
+
+teardown_file() {
+    fuse_dev_close
+}
+
+setup() {
+    rr_setup_tmp
+    ID="fz$BATS_TEST_NUMBER-$$"
+    MOUNTS_BEFORE=$(mount_points)
+}
+
+teardown() {
+    backend_teardown
+}
+
+# The agent changes the checkout through fuse-overlayfs; the checkout itself
+# never changes.
+edit_through_fuse() {
+    local mode=$1 co="$RR_TMP/co"
+    make_checkout "$mode" "$co"
+    before=$(tree_listing "$co")
+    make_bundle "$mode" fuse "$co" "$RR_TMP/b" sh -c '
+        echo "uid $(id -u) owner $(stat -c %u:%g a.txt)"
+        grep " /workspace " /proc/self/mountinfo
+        echo changed >> a.txt && rm b.txt && echo new > new.txt && rm -r gone && mkdir gone &&
+        echo y > gone/y && cat a.txt gone/y'
+    cd "$RR_TMP/b"
+    run rr_as "$mode" run "$ID"
+    assert_success
+    assert_output_contains "uid 1000 owner 1000:1000"
+    assert_output_contains "fuse.fuse-overlayfs"
+    [[ "$(grep ' /workspace ' <<<"$output")" == *nosuid,nodev* ]]
+    assert_output_contains "changed"
+    [ "$(tree_listing "$co")" = "$before" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "fuse (root): the agent edits the checkout through fuse-overlayfs (nosuid, nodev), the checkout is untouched" {
+    edit_through_fuse root
+}
+
+@test "fuse (rootless): the agent edits the checkout through fuse-overlayfs (nosuid, nodev), the checkout is untouched" {
+    edit_through_fuse user
+}
+
+# The daemon: the monitor's child, the container user's host identity, no
+# capability, its own pid and network namespaces, the container's cgroup;
+# gone with destroy, and the mount table as it was.
+daemon_is_confined() {
+    local mode=$1 uid=$2
+    make_checkout "$mode" "$RR_TMP/co"
+    make_bundle "$mode" fuse "$RR_TMP/co" "$RR_TMP/b" sleep 1000
+    cd "$RR_TMP/b"
+    rr_as "$mode" create "$ID" </dev/null
+    [ "$(state_of "$mode" "$ID" 'd["revrun"]["backend"]')" = fuse ]
+    daemon=$(daemon_of "$mode" "$ID")
+    [ -n "$daemon" ]
+    init=$(state_of "$mode" "$ID" 'd["pid"]')
+    grep -q "^Uid:	$uid	$uid	$uid	$uid$" "/proc/$daemon/status"
+    grep -q "^CapEff:	0000000000000000$" "/proc/$daemon/status"
+    grep -q "^CapBnd:	0000000000000000$" "/proc/$daemon/status"
+    grep -q "^NoNewPrivs:	1$" "/proc/$daemon/status"
+    # outside the container's pid namespace, and not in the host's either
+    [ "$(readlink "/proc/$daemon/ns/pid")" != "$(readlink "/proc/$init/ns/pid")" ]
+    [ "$(readlink "/proc/$daemon/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
+    [ "$(readlink "/proc/$daemon/ns/net")" != "$(readlink /proc/self/ns/net)" ]
+    # counted with the container
+    [ "$(grep memory "/proc/$daemon/cgroup")" = "$(grep memory "/proc/$init/cgroup")" ]
+    # served to the container user alone (no allow_other): not even host root
+    run ls "/proc/$init/root/workspace"
+    assert_failure
+    assert_output_contains "Permission denied"
+    monitor=$(monitor_of "$mode" "$ID")
+    rr_as "$mode" destroy --force "$ID"
+    wait_gone "$daemon"
+    ! alive "$monitor"
+    ! alive "$init"
+    [ ! -e "$(rr_state_root "$mode")/$ID" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "fuse (root): the daemon runs as the container user's host uid, without capabilities, outside the container, and goes with destroy" {
+    daemon_is_confined root 2000000000
+}
+
+@test "fuse (rootless): the daemon runs as the caller, without capabilities, outside the container, and goes with destroy" {
+    daemon_is_confined user "$REVRUN_TEST_UID"
+}
+
+monitor_killed() {
+    local mode=$1
+    make_checkout "$mode" "$RR_TMP/co"
+    make_bundle "$mode" fuse "$RR_TMP/co" "$RR_TMP/b" sleep 1000
+    cd "$RR_TMP/b"
+    rr_as "$mode" create "$ID" </dev/null
+    rr_as "$mode" start "$ID"
+    daemon=$(daemon_of "$mode" "$ID")
+    init=$(state_of "$mode" "$ID" 'd["pid"]')
+    kill -9 "$(monitor_of "$mode" "$ID")"
+    wait_gone "$daemon"
+    wait_gone "$init"
+    # no namespace holds the FUSE mount any more: it was attached only in
+    # the container's
+    ! grep -qs "user_id=.*default_permissions" "/proc/$init/mountinfo"
+    [ "$(state_of "$mode" "$ID" 'd["status"]')" = stopped ]
+    rr_as "$mode" destroy "$ID"
+    [ ! -e "$(rr_state_root "$mode")/$ID" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "fuse (root): kill -9 of the monitor takes the daemon and the mount with it; destroy clears the state" {
+    monitor_killed root
+}
+
+@test "fuse (rootless): kill -9 of the monitor takes the daemon and the mount with it; destroy clears the state" {
+    monitor_killed user
+}
+
+@test "fuse: a daemon that dies under a running container takes the container down, and the exit record says why" {
+    make_checkout root "$RR_TMP/co"
+    make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" sleep 1000
+    cd "$RR_TMP/b"
+    rr_as root create "$ID" </dev/null
+    rr_as root start "$ID"
+    kill -9 "$(daemon_of root "$ID")"
+    wait_stopped root "$ID"
+    [ "$(state_of root "$ID" 'd["revrun"]["exit"]["signal"]')" = 9 ]
+    [[ "$(state_of root "$ID" 'd["revrun"]["exit"]["error"]')" == *"fuse-overlayfs (the checkout's view) was killed by signal 9"* ]]
+}
+
+@test "fuse: the upper's size cap holds (ENOSPC at revrun.upperSize)" {
+    make_checkout root "$RR_TMP/co"
+    make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" sh -c \
+        'dd if=/dev/zero of=big bs=64k count=64 2>&1; echo "dd=$?"; echo small > small && cat small'
+    set_config "$RR_TMP/b" 'c["revrun"]["upperSize"] = 1 << 20'
+    cd "$RR_TMP/b"
+    run rr_as root run "$ID"
+    assert_output_contains "No space left on device"
+    assert_output_contains "dd=1"
+}
+
+# What fuse-overlayfs writes in the upper, as revrun runs it (overlay/fuse.c
+# documents it; writeback/ reads it as WB_FORMAT_FUSE_OVERLAYFS): whiteouts
+# are character devices 0/0, an opaque directory carries
+# user.fuseoverlayfs.opaque="y" with ".wh..wh..opq" (empty file) and
+# ".wh..opq" (0/0) inside, a copied-up file user.fuseoverlayfs.origin; never
+# trusted.* nor a ".wh.NAME" whiteout file.
+upper_markers() {
+    local mode=$1 upper
+    make_checkout "$mode" "$RR_TMP/co"
+    make_bundle "$mode" fuse "$RR_TMP/co" "$RR_TMP/b" sh -c '
+        echo more >> a.txt && rm b.txt && rm -r gone && mkdir gone && echo y > gone/y &&
+        mv sub moved && mkdir newdir'
+    cd "$RR_TMP/b"
+    rr_as "$mode" create "$ID" </dev/null
+    rr_as "$mode" start "$ID"
+    wait_stopped "$mode" "$ID"
+    [ "$(state_of "$mode" "$ID" 'd["revrun"]["exit"]["code"]')" = 0 ]
+    upper="/proc/$(monitor_of "$mode" "$ID")/root$(realpath "$(rr_state_root "$mode")")/$ID/store/upper"
+    cd "$upper"
+    # deletions: whiteouts as character devices 0/0
+    [ "$(stat -c '%F %t:%T' b.txt)" = "character special file 0:0" ]
+    [ "$(stat -c '%F %t:%T' sub)" = "character special file 0:0" ]
+    # a directory made again, a renamed one, a new one: opaque
+    for d in gone moved newdir; do
+        [ "$(getfattr --only-values -n user.fuseoverlayfs.opaque "$d")" = y ]
+        [ "$(stat -c '%F %s' "$d/.wh..wh..opq")" = "regular empty file 0" ]
+    done
+    [ "$(stat -c '%F %t:%T' gone/.wh..opq)" = "character special file 0:0" ]
+    [ "$(cat gone/y moved/c.txt moved/deep/d.txt)" = "$(printf 'y\nnested\ndeeper')" ]
+    # a changed file: copied up whole, its origin noted
+    [ "$(getfattr --only-values -n user.fuseoverlayfs.origin a.txt)" = a.txt ]
+    [ "$(cat a.txt)" = "$(printf 'hello\nmore')" ]
+    # nothing else: no trusted.* marker, no .wh.NAME whiteout file
+    ! getfattr -R -h -d -m 'trusted\.' --absolute-names . 2>/dev/null | grep -q trusted
+    [ -z "$(find . -name '.wh.*' ! -name .wh..wh..opq ! -name .wh..opq)" ]
+}
+
+@test "fuse (root): the upper holds fuse-overlayfs' whiteouts (char 0/0), opaque markers (user.fuseoverlayfs.opaque) and nothing else" {
+    upper_markers root
+}
+
+@test "fuse (rootless): the upper holds fuse-overlayfs' whiteouts (char 0/0), opaque markers (user.fuseoverlayfs.opaque) and nothing else" {
+    upper_markers user
+}
+
+@test "fuse fails closed: no fuse-overlayfs, an untrusted one, a relative path; nothing is left" {
+    make_checkout root "$RR_TMP/co"
+    make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" true
+    cd "$RR_TMP/b"
+    REVRUN_FUSE_OVERLAYFS=/does/not/exist run "$RR_BIN/revrun" --root "$RR_ROOT" run "$ID"
+    assert_failure
+    assert_output_contains 'revrun.overlay "fuse"'
+    assert_output_contains "fuse-overlayfs /does/not/exist"
+    cp "$(command -v fuse-overlayfs)" "$RR_TMP/fo"
+    chmod 0775 "$RR_TMP/fo"
+    REVRUN_FUSE_OVERLAYFS=$RR_TMP/fo run "$RR_BIN/revrun" --root "$RR_ROOT" run "$ID"
+    assert_failure
+    assert_output_contains "writable by group or others"
+    REVRUN_FUSE_OVERLAYFS=fuse-overlayfs run "$RR_BIN/revrun" --root "$RR_ROOT" run "$ID"
+    assert_failure
+    assert_output_contains "an absolute path is needed"
+    [ -z "$(ls -A "$RR_ROOT")" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "fuse (rootless) fails closed where /dev/fuse is not the user's (0600 here), saying how to fix it" {
+    make_checkout user "$RR_TMP/co"
+    make_bundle user fuse "$RR_TMP/co" "$RR_TMP/b" true
+    cd "$RR_TMP/b"
+    run as_user_host_fuse "$RR_BIN/revrun" run "$ID"
+    assert_failure
+    assert_output_contains "open /dev/fuse: Permission denied"
+    assert_output_contains "sudo chmod 0666 /dev/fuse"
+    [ -z "$(ls -A "$(rr_state_root user)")" ]
+}
+
+@test "fuse refuses a checkout whose top directory carries fuse-overlayfs' override xattrs" {
+    make_checkout root "$RR_TMP/co"
+    setfattr -n user.fuseoverlayfs.override_stat -v 0:0:04755 "$RR_TMP/co"
+    make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" true
+    cd "$RR_TMP/b"
+    run rr_as root run "$ID"
+    assert_failure
+    assert_output_contains "carries user.fuseoverlayfs.override_stat"
+}
+
+# auto on a checkout where kernel overlayfs refuses: fuse-overlayfs, with the
+# kernel's reason shown, and state.json says so.
+auto_falls_back() {
+    local mode=$1 co
+    co=$(stacked_checkout "$mode")
+    make_bundle "$mode" auto "$co" "$RR_TMP/b" sh -c 'cat a.txt && echo new > new.txt && cat new.txt'
+    cd "$RR_TMP/b"
+    # (not under `run`: the created process holds create's output until it ends)
+    rr_as "$mode" create "$ID" </dev/null >"$RR_TMP/create.out" 2>&1
+    output=$(cat "$RR_TMP/create.out")
+    assert_output_contains 'revrun.overlay "auto": kernel overlayfs cannot mount this checkout'
+    assert_output_contains "using fuse-overlayfs"
+    [ "$(state_of "$mode" "$ID" 'd["revrun"]["backend"]')" = fuse ]
+    rr_as "$mode" start "$ID"
+    wait_stopped "$mode" "$ID"
+    [ "$(state_of "$mode" "$ID" 'd["revrun"]["exit"]["code"]')" = 0 ]
+    rr_as "$mode" destroy "$ID"
+    [ ! -e "$co/new.txt" ]
+}
+
+@test "auto (root) falls back to fuse-overlayfs on a checkout kernel overlayfs refuses (on a stacked overlay), saying why" {
+    auto_falls_back root
+}
+
+@test "auto (rootless) falls back to fuse-overlayfs on a checkout kernel overlayfs refuses (stacking depth), saying why" {
+    auto_falls_back user
+}
+
+@test "native on that checkout fails closed; auto without a usable fuse-overlayfs fails naming both reasons; nothing is left" {
+    co=$(stacked_checkout root)
+    make_bundle root native "$co" "$RR_TMP/b" true
+    cd "$RR_TMP/b"
+    run rr_as root run "$ID"
+    assert_failure
+    assert_output_contains "lower $co"
+    set_config "$RR_TMP/b" 'c["revrun"]["overlay"] = "auto"'
+    REVRUN_FUSE_OVERLAYFS=/does/not/exist run "$RR_BIN/revrun" --root "$RR_ROOT" run "$ID"
+    assert_failure
+    assert_output_contains "no overlay works here: native:"
+    assert_output_contains "fuse-overlayfs /does/not/exist"
+    [ -z "$(ls -A "$RR_ROOT")" ]
+}
+
+@test "check says which backends this host can use, and what rootless fuse needs here" {
+    run "$RR_BIN/revrun" check
+    assert_output_contains "fuse overlay       fuse-overlayfs mounts and serves"
+    assert_output_contains 'native and fuse: "auto" uses native overlayfs'
+    run as_user "$RR_BIN/revrun" check
+    assert_output_contains "ok    /dev/fuse          mode 0666"
+    assert_output_contains 'native and fuse: "auto" uses native overlayfs'
+    run as_user_host_fuse "$RR_BIN/revrun" check
+    assert_output_contains "warn  /dev/fuse          mode 0600: Permission denied"
+    assert_output_contains "sudo chmod 0666 /dev/fuse"
+    assert_output_contains 'native only: "auto" uses native overlayfs'
+}
