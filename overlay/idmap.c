@@ -57,7 +57,7 @@ int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_
         close(ready[0]);
         close(hold[1]);
         if (unshare(CLONE_NEWUSER) < 0)
-            _exit(1);
+            _exit(errno & 0xff);
         if (write(ready[1], "r", 1) != 1)
             _exit(1);
         /* Wait until the parent has opened the namespace (EOF on hold). */
@@ -68,7 +68,12 @@ int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_
     close(ready[1]);
     ready[1] = -1;
     if (read(ready[0], &c, 1) != 1) {
-        rr_fail(err, EPERM, "new user namespace for the idmapped lower");
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        pid = -1;
+        rr_fail(err, WIFEXITED(status) && WEXITSTATUS(status) > 1 ? WEXITSTATUS(status) : EPERM,
+                "new user namespace (user namespaces are refused here: see `revrun check`)");
         goto reap;
     }
     if (write_map(pid, "uid_map", from_uid, to_uid, err) < 0 ||
@@ -81,9 +86,11 @@ int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_
 reap:
     close(hold[1]);
     hold[1] = -1;
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
 out:
     for (int i = 0; i < 2; i++) {
         if (ready[i] >= 0)

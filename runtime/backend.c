@@ -121,21 +121,31 @@ static int native_probe_child(void *arg, struct rr_error *err)
     return ovl < 0 ? -1 : 0;
 }
 
-static int probe_native(const struct profile *p, struct rr_error *err)
+/* What the probe found: kernel overlayfs mounts, refuses (fuse-overlayfs may
+ * still work), or something neither backend can do without (the checkout is
+ * missing, user namespaces are refused). */
+enum probe_result { NATIVE_WORKS, NATIVE_REFUSED, HOST_REFUSED };
+
+static enum probe_result probe_native(const struct profile *p, struct rr_error *err)
 {
     struct native_probe np = {.userns_fd = -1, .lower_mfd = -1};
     /* As write_maps does for pid 1: rootless, the monitor's own namespace
      * maps the caller to 0. */
     uid_t uid = p->rootless ? 0 : p->host_uid;
     gid_t gid = p->rootless ? 0 : p->host_gid;
-    int r;
+    enum probe_result r;
 
     np.lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
                                       p->host_uid, p->host_gid, err);
+    /* EINVAL: the checkout's filesystem refuses idmapped mounts (the fuse
+     * backend copes); anything else stops both. */
     if (np.lower_mfd < 0)
-        return -1;
+        return err->errnum == EINVAL ? NATIVE_REFUSED : HOST_REFUSED;
     np.userns_fd = overlay_idmap_userns(0, 0, uid, gid, err);
-    r = np.userns_fd < 0 ? -1 : backend_in_child(native_probe_child, &np, err);
+    if (np.userns_fd < 0)
+        r = HOST_REFUSED;
+    else
+        r = backend_in_child(native_probe_child, &np, err) == 0 ? NATIVE_WORKS : NATIVE_REFUSED;
     close(np.lower_mfd);
     if (np.userns_fd >= 0)
         close(np.userns_fd);
@@ -210,9 +220,15 @@ int backend_choose(struct backend *b, const struct backend_env *e, struct rr_err
     case RR_BACKEND_AUTO:
         break;
     }
-    if (probe_native(e->p, &native_err) == 0) {
+    switch (probe_native(e->p, &native_err)) {
+    case NATIVE_WORKS:
         b->kind = RR_BACKEND_NATIVE;
         return 0;
+    case HOST_REFUSED:
+        *err = native_err;
+        return -1;
+    case NATIVE_REFUSED:
+        break;
     }
     rr_error_text(&native_err, text, sizeof(text));
     snprintf(msg, sizeof(msg),

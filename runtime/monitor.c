@@ -133,7 +133,9 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
         int e = errno;
         close(sp[0]);
         close(sp[1]);
-        return rr_fail(err, e, "clone the container (namespaces)");
+        return rr_fail(err, e, "clone the container (namespaces%s)",
+                       e == EPERM || e == ENOSPC ? "; user namespaces may be refused here: see "
+                                                   "`revrun check`" : "");
     }
     if (m->init_pid == 0) {
         struct init_args ia = {
