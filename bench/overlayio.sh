@@ -109,7 +109,7 @@ for phase in ["find", "read", "status", "write"]:
     cells = [f"{base:10.1f}"]
     for b in ["native", "fuse"]:
         v = med[(b, phase)]
-        cells.append(f"{v:10.1f} ({v / base:4.1f}x)")
+        cells.append(f"{v:10.1f} ({v / base:5.2f}x)")
     print(f"{phase:<8}" + "".join(cells))
 print("fuse / native: " + ", ".join(
     f"{p} {med[('fuse', p)] / med[('native', p)]:.1f}x" for p in ["find", "read", "status", "write"]))
