@@ -271,7 +271,7 @@ bool backend_lost(struct backend *b, pid_t w, int status, pid_t init_pid, char *
     struct pollfd pfd;
     int r;
 
-    if (!fuse_daemon_reaped(&b->fuse, w, status, text, sizeof(text)))
+    if (!fuse_daemon_reaped(&b->fuse, w, status, text, sizeof(text)) || init_pid <= 0)
         return false;
     pidfd = rr_pidfd_open(init_pid);
     if (pidfd < 0)

@@ -54,9 +54,9 @@ void backend_release_view(struct backend *b);
 /* "native" or "fuse", as state.json records it. */
 const char *backend_name(const struct backend *b);
 
-/* w was reaped: true when it was the fuse-overlayfs daemon and the
- * container (pid 1, init_pid) still runs without its checkout; why says
- * what happened. */
+/* Every reaped w goes here: true when it was the fuse-overlayfs daemon and
+ * the container (pid 1, init_pid; -1 once it has ended) still runs without
+ * its checkout; why says what happened. */
 bool backend_lost(struct backend *b, pid_t w, int status, pid_t init_pid, char *why, size_t len);
 
 void backend_stop(struct backend *b);

@@ -267,8 +267,12 @@ int fuse_daemon_start(const struct fuse_spec *s, struct fuse_daemon *d, struct r
 
 void fuse_daemon_stop(struct fuse_daemon *d)
 {
+    /* d->pid is unreaped here (fuse_daemon_reaped clears it), so it still
+     * names the daemon; the pidfd says so regardless. */
     if (d->pid > 0) {
-        if (d->pidfd < 0 || rr_pidfd_send_signal(d->pidfd, SIGKILL) < 0)
+        if (d->pidfd >= 0)
+            rr_pidfd_send_signal(d->pidfd, SIGKILL);
+        else
             kill(d->pid, SIGKILL);
         while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR)
             ;

@@ -285,8 +285,8 @@ static int on_signal(struct monitor *m)
         while ((w = waitpid(-1, &status, WNOHANG)) > 0)
             if (w == m->init_pid && !m->exited)
                 record_exit(m, status);
-            else if (!m->exited && backend_lost(&m->backend, w, status, m->init_pid,
-                                                m->exec_error, sizeof(m->exec_error)))
+            else if (backend_lost(&m->backend, w, status, m->exited ? -1 : m->init_pid,
+                                  m->exec_error, sizeof(m->exec_error)))
                 kill_init(m);
         return 0;
     }
