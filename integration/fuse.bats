@@ -4,25 +4,7 @@
 # bytes, and the markers fuse-overlayfs leaves in the upper for write-back.
 
 load helpers
-load fuse_helpers
-
-setup_file() {
-    fuse_dev_open_up
-}
-
-teardown_file() {
-    fuse_dev_close
-}
-
-setup() {
-    rr_setup_tmp
-    ID="fz$BATS_TEST_NUMBER-$$"
-    MOUNTS_BEFORE=$(mount_points)
-}
-
-teardown() {
-    backend_teardown
-}
+load fuse_helpers # the suite's setup and teardown too
 
 # The agent changes the checkout through fuse-overlayfs; the checkout itself
 # never changes.

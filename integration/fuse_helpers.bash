@@ -3,7 +3,8 @@
 # container found by pid, a /dev/fuse the rootless uid may open, and a
 # checkout where kernel overlayfs refuses to mount.
 #
-# Load after helpers: `load helpers; load fuse_helpers`.
+# Load after helpers: `load helpers; load fuse_helpers`. Loading it gives
+# the suite its setup and teardown (below).
 
 # Run as root or as the test identity.
 # rr_as MODE ARGS...: MODE is root or user.
@@ -173,4 +174,25 @@ tree_listing() {
         getfattr -R -h -d -m - --absolute-names . 2>/dev/null
         find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
     )
+}
+
+# ---- the suites' fixtures ----
+
+setup_file() {
+    fuse_dev_open_up
+}
+
+teardown_file() {
+    fuse_dev_close
+}
+
+setup() {
+    rr_setup_tmp
+    # Unique on the host: a root container's cgroup path is /revrun/ID.
+    ID="$(basename "$BATS_TEST_FILENAME" .bats)$BATS_TEST_NUMBER-$$"
+    MOUNTS_BEFORE=$(mount_points)
+}
+
+teardown() {
+    backend_teardown
 }

@@ -6,25 +6,7 @@
 # "Backends and host shapes" is the table these tests stand behind.
 
 load helpers
-load fuse_helpers
-
-setup_file() {
-    fuse_dev_open_up
-}
-
-teardown_file() {
-    fuse_dev_close
-}
-
-setup() {
-    rr_setup_tmp
-    ID="host$BATS_TEST_NUMBER-$$"
-    MOUNTS_BEFORE=$(mount_points)
-}
-
-teardown() {
-    backend_teardown
-}
+load fuse_helpers # the suite's setup and teardown too
 
 # create, state, start, the agent's work, its exit status, the checkout
 # untouched, destroy leaving no process, mount or state.
