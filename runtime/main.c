@@ -1,6 +1,5 @@
 /* revrun entry point: global options, then dispatch to runtime/cli_*.c. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,17 +46,6 @@ static void usage(FILE *out)
           "           [--idle-timeout S] [--max-conns N]   the egress credential broker\n"
           "  (diff, export and writeback also take --lower DIR --upper DIR in place of ID)\n",
           out);
-}
-
-void cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, msg);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,18 @@
+/* Out of main.c because the cli_*.c commands call it and the unit tests link
+ * every library object but main.o. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "runtime/cli.h"
+#include "runtime/log.h"
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, msg);
+}
