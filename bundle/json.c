@@ -32,6 +32,8 @@ struct frame {
 
 struct builder {
     const struct json_limits *lim;
+    yajl_handle h;
+    size_t bad_escape; /* offset of the first unpaired \uD800-\uDFFF, or SIZE_MAX */
     struct frame *stack;
     unsigned depth;
     size_t nodes;
@@ -255,6 +257,18 @@ static char *checked_string(struct builder *b, const unsigned char *s, size_t le
         builder_fail(b, "string contains a NUL byte");
         return NULL;
     }
+    /* yajl decodes an unpaired surrogate escape to "?" or to a wrong code
+     * point; its end is past the first such escape only in that string. */
+    if (yajl_get_bytes_consumed(b->h) > b->bad_escape) {
+        builder_fail(b, "unpaired UTF-16 surrogate in a \\u escape");
+        return NULL;
+    }
+    /* yajl's own check lets overlongs, surrogates and code points above
+     * U+10FFFF through. */
+    if (!json_utf8_valid((const char *)s, len)) {
+        builder_fail(b, "string is not valid UTF-8");
+        return NULL;
+    }
     copy = malloc(len + 1);
     if (copy == NULL) {
         builder_fail(b, "out of memory");
@@ -367,12 +381,59 @@ static int syntax_error(yajl_handle h, const char *buf, size_t len, struct rr_er
 {
     unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)buf, len);
     size_t at = yajl_get_bytes_consumed(h);
+    int n = msg ? (int)strcspn((const char *)msg, "\n") : 0; /* yajl ends it with one */
 
-    rr_fail(err, 0, "malformed JSON near byte %zu: %s", at,
+    rr_fail(err, 0, "malformed JSON near byte %zu: %.*s", at, msg ? n : 11,
             msg ? (const char *)msg : "parse error");
     if (msg != NULL)
         yajl_free_error(h, msg);
     return -1;
+}
+
+/* The value of the \uXXXX escape at s (which starts at the backslash), or -1. */
+static long hex_escape(const char *s, size_t avail)
+{
+    long v = 0;
+
+    if (avail < 6 || s[0] != '\\' || s[1] != 'u')
+        return -1;
+    for (size_t i = 2; i < 6; i++) {
+        int c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Offset of the first \u escape in a string that is a surrogate not paired
+ * as high-then-low, or SIZE_MAX. Only a document yajl accepts needs the right
+ * answer, and there a '"' outside a string always opens one. */
+static size_t first_unpaired_surrogate(const char *buf, size_t len)
+{
+    bool in_string = false;
+
+    for (size_t i = 0; i < len; i++) {
+        if (buf[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && buf[i] == '\\') {
+            long cp = hex_escape(buf + i, len - i);
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                long lo = hex_escape(buf + i + 6, len - i - 6);
+                if (lo < 0xdc00 || lo > 0xdfff)
+                    return i;
+                i += 6;
+            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                return i;
+            }
+            i++; /* the escaped character */
+        }
+    }
+    return SIZE_MAX;
 }
 
 int json_parse(const char *buf, size_t len, const struct json_limits *lim, struct json_node **out,
@@ -394,6 +455,8 @@ int json_parse(const char *buf, size_t len, const struct json_limits *lim, struc
         free(b.stack);
         return rr_fail(err, ENOMEM, "parsing JSON");
     }
+    b.h = h;
+    b.bad_escape = first_unpaired_surrogate(buf, len);
     st = yajl_parse(h, (const unsigned char *)buf, len);
     if (st == yajl_status_ok)
         st = yajl_complete_parse(h);
@@ -616,7 +679,14 @@ void json_w_key(struct json_writer *w, const char *key)
 
 void json_w_string(struct json_writer *w, const char *s)
 {
-    record(w, yajl_gen_string(w->gen, (const unsigned char *)s, strlen(s)), "string");
+    size_t len = strlen(s);
+
+    /* yajl_gen_validate_utf8 lets overlongs and surrogates through. */
+    if (!json_utf8_valid(s, len)) {
+        record(w, yajl_gen_invalid_string, "string");
+        return;
+    }
+    record(w, yajl_gen_string(w->gen, (const unsigned char *)s, len), "string");
 }
 
 void json_w_bytes(struct json_writer *w, const char *s, size_t len)
