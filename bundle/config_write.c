@@ -269,6 +269,7 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_string(w, "overlay", backends[c->revrun.overlay]);
     json_w_kv_uint(w, "upperSize", c->revrun.upper_size);
     json_w_kv_uint(w, "timeout", c->revrun.timeout_seconds);
+    json_w_kv_uint(w, "minFreeSpace", c->revrun.min_free_space);
     json_w_kv_bool(w, "nestedSandboxes", c->revrun.nested_sandboxes);
     json_w_kv_bool(w, "ptrace", c->revrun.ptrace);
     json_w_kv_string(w, "network", c->revrun.network == RR_NET_HOST ? "host" : "none");

@@ -33,11 +33,50 @@ rr_setup_tmp() {
 
 rr_teardown_tmp() {
     [ -n "${RR_TMP:-}" ] || return 0
+    rr_undelegate_cgroups
     # Anything a failed test left mounted below the scratch dir goes first.
     grep -F " $RR_TMP" /proc/self/mountinfo | awk '{print $5}' | sort -r |
         while read -r m; do umount -l "$m" 2>/dev/null || true; done
     chmod -R u+rwX "$RR_TMP" 2>/dev/null || true
     rm -rf "$RR_TMP"
+}
+
+# Delegate cgroups to the test identity the way an administrator (v1) or
+# systemd (v2) would, so rootless runs can enforce their limits:
+#   v1: /sys/fs/cgroup/{memory,pids,cpu}/revrun-UID owned by UID;
+#   v2: /sys/fs/cgroup/revrun-test-UID owned by UID with the controllers
+#       enabled, and a leaf "shell" the rootless command starts in.
+# Removed again by rr_teardown_tmp.
+CG_V2_BASE=/sys/fs/cgroup/revrun-test-$REVRUN_TEST_UID
+
+cgroup_is_v2() {
+    [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers
+}
+
+rr_delegate_cgroups() {
+    if cgroup_is_v2; then
+        mkdir -p "$CG_V2_BASE/shell"
+        echo "+memory +pids +cpu" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+        echo "+memory +pids +cpu" >"$CG_V2_BASE/cgroup.subtree_control"
+        chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CG_V2_BASE"
+        return 0
+    fi
+    local c
+    for c in memory pids cpu; do
+        [ -d "/sys/fs/cgroup/$c" ] || continue
+        mkdir -p "/sys/fs/cgroup/$c/revrun-$REVRUN_TEST_UID"
+        chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "/sys/fs/cgroup/$c/revrun-$REVRUN_TEST_UID"
+    done
+}
+
+rr_undelegate_cgroups() {
+    local d
+    for d in "$CG_V2_BASE" /sys/fs/cgroup/{memory,pids,cpu}/revrun-"$REVRUN_TEST_UID"; do
+        [ -d "$d" ] || continue
+        # leaves first; a populated one means a test leaked processes
+        find "$d" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+        rmdir "$d" 2>/dev/null || true
+    done
 }
 
 # Run a command as the unprivileged test identity, with its own runtime dir.
@@ -46,9 +85,15 @@ as_user() {
     mkdir -p "$rt"
     chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$rt"
     chmod 0700 "$rt"
-    setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --clear-groups \
-        --inh-caps=-all --reset-env -- \
-        env HOME="$rt" XDG_RUNTIME_DIR="$rt" PATH=/usr/local/bin:/usr/bin:/bin "$@"
+    rr_delegate_cgroups
+    (
+        if cgroup_is_v2; then
+            echo "$BASHPID" >"$CG_V2_BASE/shell/cgroup.procs"
+        fi
+        exec setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --clear-groups \
+            --inh-caps=-all --reset-env -- \
+            env HOME="$rt" XDG_RUNTIME_DIR="$rt" PATH=/usr/local/bin:/usr/bin:/bin "$@"
+    )
 }
 
 # The mount table as a sorted list of mount points, to compare before/after.

@@ -12,4 +12,12 @@ if [ "${REVRUN_IN_PRIVATE_NS:-}" != 1 ]; then
     export REVRUN_IN_PRIVATE_NS=1
     exec unshare --mount --propagation private -- "$0" "$@"
 fi
-exec bats --tap "${suites[@]}"
+# Ubuntu 24.04 restricts unprivileged user namespaces through AppArmor; the
+# rootless half of the suites needs them. Lifted for the run, put back after.
+aa=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
+if [ -w "$aa" ] && [ "$(cat "$aa")" = 1 ]; then
+    echo "# lifting kernel.apparmor_restrict_unprivileged_userns for the rootless tests"
+    echo 0 >"$aa"
+    trap 'echo 1 >"$aa"' EXIT
+fi
+bats --tap "${suites[@]}"

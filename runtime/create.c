@@ -10,12 +10,15 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "common/fsutil.h"
+#include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/log.h"
 #include "runtime/monitor.h"
@@ -30,6 +33,7 @@ struct creation {
     struct rr_config cfg;       /* loaded from the bundle */
     const struct rr_config *use; /* cfg or o->cfg */
     struct profile profile;
+    struct cgroup_plan cg;
     char bundle[PATH_MAX];
     char state_path[PATH_MAX]; /* absolute: the monitor and pid 1 reopen by it */
     int root_fd;
@@ -82,10 +86,26 @@ static int load_bundle(struct creation *c, struct rr_error *err)
     return 0;
 }
 
+static int check_free_space(const struct creation *c, struct rr_error *err)
+{
+    struct statvfs sv;
+    uint64_t free_bytes;
+
+    if (fstatvfs(c->root_fd, &sv) < 0)
+        return rr_fail(err, errno, "statvfs %s", c->ctx->root);
+    free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+    if (free_bytes < c->use->revrun.min_free_space)
+        return rr_fail(err, ENOSPC,
+                       "only %llu MiB free under %s, below revrun.minFreeSpace (%llu MiB)",
+                       (unsigned long long)(free_bytes >> 20), c->ctx->root,
+                       (unsigned long long)(c->use->revrun.min_free_space >> 20));
+    return 0;
+}
+
 static int make_state_dir(struct creation *c, struct rr_error *err)
 {
     c->root_fd = container_root(c->ctx, true, err);
-    if (c->root_fd < 0)
+    if (c->root_fd < 0 || check_free_space(c, err) < 0)
         return -1;
     {
         char root[PATH_MAX];
@@ -148,7 +168,8 @@ static int fork_monitor(struct creation *c, int *cli_fd, struct rr_error *err)
         struct monitor_args ma = {.p = &c->profile, .id = c->o->id, .state_path = c->state_path,
                                   .cli_fd = sp[1],
                                   .state_dir = c->dir_fd, .rootfs_dir = rootfs,
-                                  .fifo_fd = fifo, .attached = c->o->attached};
+                                  .fifo_fd = fifo, .attached = c->o->attached,
+                                  .cgroup = &c->cg};
         const int keep[] = {sp[1], c->dir_fd, rootfs, fifo};
         /* The lock, the log and everything else of this command stay here. */
         rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
@@ -186,6 +207,32 @@ static int await_created(int fd, struct sync_msg *m, struct rr_error *err)
     }
 }
 
+/* Limits first: a host that cannot enforce them refuses before anything
+ * else exists. The plan is on disk (a state.json without a pid: status
+ * "creating") before any process, so a crash from here on is cleaned by
+ * destroy or sweep with the cgroup's path in hand. */
+static int record_state(struct creation *c, const struct sync_msg *m, struct rr_error *err);
+
+static int make_cgroup(struct creation *c, struct rr_error *err)
+{
+    struct rr_strv warnings = {0};
+    struct sync_msg none = {0};
+
+    char root[PATH_MAX], scope[32];
+
+    if (realpath(c->ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", c->ctx->root);
+    cgroup_scope_of(root, scope, sizeof(scope));
+    if (cgroup_create(&c->profile, scope, c->o->id, &c->cg, &warnings, err) < 0) {
+        strv_free(&warnings);
+        return -1;
+    }
+    for (size_t i = 0; i < warnings.n; i++)
+        log_msg(LOG_WARN, "%s", warnings.v[i]);
+    strv_free(&warnings);
+    return record_state(c, &none, err);
+}
+
 static int record_state(struct creation *c, const struct sync_msg *m, struct rr_error *err)
 {
     struct rr_state s = {0};
@@ -193,7 +240,8 @@ static int record_state(struct creation *c, const struct sync_msg *m, struct rr_
     char created[64];
     char bundle[PATH_MAX];
 
-    if (proc_ref_of(c->monitor, &mon, err) < 0)
+    mon = (struct proc_ref){0, 0};
+    if (c->monitor > 0 && proc_ref_of(c->monitor, &mon, err) < 0)
         return -1;
     rr_now_rfc3339(created, sizeof(created));
     if (c->o->cfg != NULL)
@@ -212,6 +260,10 @@ static int record_state(struct creation *c, const struct sync_msg *m, struct rr_
     s.monitor_start = mon.start_time;
     s.rootless = c->ctx->rootless;
     s.owner = (uint32_t)geteuid();
+    if (c->cg.version != CG_NONE) {
+        s.cgroup = c->cg.path;
+        s.cgroup_version = (char *)cgroup_version_name(c->cg.version);
+    }
     return statedir_write_state(c->dir_fd, &s, err);
 }
 
@@ -242,6 +294,8 @@ static void abandon(struct creation *c)
         while (waitpid(c->monitor, NULL, 0) < 0 && errno == EINTR)
             ;
     }
+    if (c->cg.version != CG_NONE)
+        cgroup_remove(c->cg.version, c->cg.path, &ignored);
     if (c->dir_fd >= 0)
         statedir_remove(c->root_fd, c->o->id, &ignored);
 }
@@ -261,14 +315,26 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         return -1;
     if (make_state_dir(c, err) < 0)
         return -1;
+    crash_point("create:state-dir");
     if (c->o->cfg != NULL && write_bundle(c, err) < 0)
         return -1;
-    if (snapshot_config(c, err) < 0)
+    if (snapshot_config(c, err) < 0 || make_cgroup(c, err) < 0)
         return -1;
-    if (fork_monitor(c, cli_fd, err) < 0 || await_created(*cli_fd, m, err) < 0)
+    crash_point("create:cgroup");
+    if (fork_monitor(c, cli_fd, err) < 0)
         return -1;
+    /* The monitor is on record before it does anything, so a destroy or
+     * sweep after a crash here can stop it. */
+    struct sync_msg none = {0};
+    if (record_state(c, &none, err) < 0)
+        return -1;
+    crash_point("create:monitor");
+    if (await_created(*cli_fd, m, err) < 0)
+        return -1;
+    crash_point("create:ready");
     if (record_state(c, m, err) < 0)
         return -1;
+    crash_point("create:recorded");
     if (c->o->pid_file != NULL && write_pid_file(c->o->pid_file, m->value, err) < 0)
         return -1;
     if (sync_send(*cli_fd, SYNC_ACK, 0, 0, NULL) < 0)

@@ -234,8 +234,7 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
     /* Only 0, 1 and 2 cross the exec. */
     if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
         goto fail;
-    if (a->seccomp != NULL &&
-        syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, a->seccomp) < 0)
+    if (seccomp_progs_load(a->seccomp) < 0)
         goto fail;
     execve(exe_path, p->args->v, p->env->v);
 fail:

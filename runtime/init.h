@@ -7,11 +7,11 @@
 #ifndef REVRUN_INIT_H
 #define REVRUN_INIT_H
 
-#include <linux/filter.h>
 #include <stdbool.h>
 
 #include "runtime/profile.h"
 #include "runtime/rootfs.h"
+#include "runtime/seccomp.h"
 
 struct init_args {
     const struct profile *p;
@@ -19,7 +19,7 @@ struct init_args {
     struct rootfs_fds fds;
     int fifo_fd;                      /* O_PATH of the exec fifo */
     const char *state_path;           /* to reopen the layers in this mount namespace */
-    const struct sock_fprog *seccomp; /* compiled by the monitor; loaded just before exec */
+    const struct seccomp_progs *seccomp; /* compiled by the monitor; loaded just before exec */
     bool clear_groups;                /* root: drop the caller's supplementary groups */
 };
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
@@ -28,6 +30,7 @@
 
 struct monitor {
     struct monitor_args *a;
+    struct seccomp_progs seccomp;
     struct overlay_store store;
     int lower_mfd;
     pid_t init_pid;
@@ -142,7 +145,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .work_fd = m->store.work_fd},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
-            .seccomp = NULL,
+            .seccomp = &m->seccomp,
             .clear_groups = !p->rootless,
         };
         close(sp[0]);
@@ -172,12 +175,17 @@ static int prepare(struct monitor *m, struct rr_error *err)
                             p->rootless ? (uid_t)-1 : p->host_uid,
                             p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
         return -1;
+    /* Compiled here, loaded by the agent's process just before exec. */
+    if (seccomp_compile(p, &m->seccomp, err) < 0)
+        return -1;
     m->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
                                       p->host_uid, p->host_gid, err);
     if (m->lower_mfd < 0)
         return -1;
+    crash_point("monitor:store");
     if (spawn_init(m, err) < 0)
         return -1;
+    crash_point("monitor:spawned");
     /* The container holds its own copies now. */
     close(m->lower_mfd);
     m->lower_mfd = -1;
@@ -185,6 +193,10 @@ static int prepare(struct monitor *m, struct rr_error *err)
     close(m->a->rootfs_dir);
     close(m->a->fifo_fd);
     if (write_maps(m, err) < 0)
+        return -1;
+    /* Before pid 1 runs a single step of its own: everything it and the
+     * agent do is counted against the limits. */
+    if (cgroup_join(m->a->cgroup, m->init_pid, err) < 0)
         return -1;
     if (sync_send(m->init_fd, SYNC_GO, 0, 0, NULL) < 0)
         return rr_fail(err, errno, "release the container");
@@ -217,6 +229,7 @@ static void record_exit(struct monitor *m, int init_status)
      * killed (kill -9, timeout, out of memory) and its status says how. */
     e.wait_status = m->have_agent_status ? m->agent_status : init_status;
     e.timed_out = m->timed_out;
+    e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
     if (statedir_write_exit(m->a->state_dir, &e, &err) < 0)
@@ -369,6 +382,9 @@ __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;
+    /* Recognisable in ps; the container's processes are in their own pid
+     * namespace and cannot see it. */
+    prctl(PR_SET_NAME, "revrun-monitor", 0, 0, 0);
     if (setsid() < 0 || setup_signals(&m, &err) < 0 || prepare(&m, &err) < 0) {
         sync_send_error(a->cli_fd, &err);
         kill_init(&m);

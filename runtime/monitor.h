@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "runtime/cgroup.h"
 #include "runtime/profile.h"
 
 struct monitor_args {
@@ -24,6 +25,7 @@ struct monitor_args {
     int rootfs_dir;  /* O_PATH of root.path */
     int fifo_fd;     /* O_PATH of the exec fifo */
     bool attached;   /* `run`: the CLI going away kills the container */
+    const struct cgroup_plan *cgroup; /* made by create; pid 1 joins it */
 };
 
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a);

@@ -179,6 +179,7 @@ int profile_default_config(struct rr_config *c, const char *lower, bool rootless
     c->revrun.overlay = RR_BACKEND_AUTO;
     c->revrun.upper_size = 1ULL << 30;
     c->revrun.timeout_seconds = 3600;
+    c->revrun.min_free_space = 64ULL << 20;
     c->linux.namespaces = RR_NS_USER | RR_NS_MOUNT | RR_NS_PID | RR_NS_NET | RR_NS_IPC |
                           RR_NS_UTS | RR_NS_CGROUP;
     if (c->oci_version == NULL || c->root.path == NULL || c->hostname == NULL ||
@@ -192,6 +193,128 @@ int profile_default_config(struct rr_config *c, const char *lower, bool rootless
         config_free(c);
         return rr_fail(err, ENOMEM, "default config");
     }
+    return 0;
+}
+
+/* ---- the seccomp floor ---- */
+
+/* Denied with EPERM, always: the kernel's administrative interfaces and the
+ * classic container-escape and kernel-attack surfaces. The agent holds no
+ * capability, so most of these fail anyway; the filter keeps it that way if
+ * a capability ever leaked, and shrinks the kernel code the agent can reach. */
+static const char *const denied_always[] = {
+    "keyctl", "add_key", "request_key",                 /* the kernel keyring */
+    "bpf", "perf_event_open", "userfaultfd",            /* exploit primitives */
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "open_by_handle_at",                                /* escape via file handles */
+    "setns",                                            /* joining other namespaces */
+    "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup",
+    "settimeofday", "clock_settime", "stime",
+    "iopl", "ioperm", "quotactl", "quotactl_fd", "lookup_dcookie",
+    "uselib", "nfsservctl", "_sysctl", "create_module", "get_kernel_syms", "query_module",
+    "vm86", "vm86old", "pciconfig_iobase", "pciconfig_read", "pciconfig_write",
+};
+
+/* Denied unless revrun.nestedSandboxes: mounting, and making namespaces
+ * (which is what would let the agent hold CAP_SYS_ADMIN somewhere). */
+static const char *const denied_unless_nested[] = {
+    "mount", "umount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
+    "fsmount", "fspick", "mount_setattr",
+};
+
+/* Denied unless revrun.ptrace: reading or changing another process. */
+static const char *const denied_unless_ptrace[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev",
+};
+
+#define CLONE_NS_FLAGS                                                                             \
+    (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |    \
+     CLONE_NEWCGROUP | 0x80 /* CLONE_NEWTIME */)
+
+static int push_rule(struct profile *p, struct syscall_rule r)
+{
+    struct syscall_rule *v =
+        realloc(p->syscall_rules, (p->n_syscall_rules + 1) * sizeof(*p->syscall_rules));
+
+    if (v == NULL)
+        return -1;
+    p->syscall_rules = v;
+    v[p->n_syscall_rules++] = r;
+    return 0;
+}
+
+static int deny_list(struct profile *p, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (push_rule(p, (struct syscall_rule){.name = names[i], .errnum = EPERM}) < 0)
+            return -1;
+    return 0;
+}
+
+/* A syscall fails when any one bit of `bits` is set in argument `arg`. */
+static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+{
+    for (unsigned b = 0; b < 64; b++) {
+        uint64_t bit = 1ULL << b;
+        if ((bits & bit) &&
+            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit}) <
+                0)
+            return -1;
+    }
+    return 0;
+}
+
+/* personality: only PER_LINUX (0), PER_LINUX32 (8) and those with
+ * UNAME26 (0x20000): no ADDR_NO_RANDOMIZE, no READ_IMPLIES_EXEC. Every other
+ * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
+static int deny_personality(struct profile *p)
+{
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009}) < 0)
+        return -1;
+    return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
+}
+
+/* ioctl: TIOCSTI (push bytes into a terminal's input) and TIOCLINUX. The
+ * request is compared on its low 32 bits only, as the kernel reads it: high
+ * bits must not smuggle it past the filter. */
+static int deny_ioctls(struct profile *p)
+{
+    static const uint64_t requests[] = {0x5412 /* TIOCSTI */, 0x541c /* TIOCLINUX */};
+
+    for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
+        if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
+                                               0xffffffffULL, requests[i]}) < 0)
+            return -1;
+    return 0;
+}
+
+static int build_syscall_rules(struct profile *p, struct rr_error *err)
+{
+    int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
+
+    if (r == 0)
+        r = deny_personality(p);
+    if (r == 0)
+        r = deny_ioctls(p);
+    if (r == 0 && !p->allow_ptrace)
+        r = deny_list(p, denied_unless_ptrace,
+                      sizeof(denied_unless_ptrace) / sizeof(denied_unless_ptrace[0]));
+    if (r == 0 && !p->allow_nested_sandboxes) {
+        r = deny_list(p, denied_unless_nested,
+                      sizeof(denied_unless_nested) / sizeof(denied_unless_nested[0]));
+        if (r == 0)
+            r = deny_bits(p, "unshare", 0, CLONE_NS_FLAGS);
+        if (r == 0)
+            r = deny_bits(p, "clone", 0, CLONE_NS_FLAGS);
+        /* clone3 passes its flags in memory, out of the filter's sight: it
+         * fails with ENOSYS so that glibc falls back to clone (EPERM would
+         * break thread creation in glibc 2.34+). */
+        if (r == 0)
+            r = push_rule(p, (struct syscall_rule){.name = "clone3", .errnum = ENOSYS});
+    }
+    if (r < 0)
+        return rr_fail(err, ENOMEM, "seccomp rules");
     return 0;
 }
 
@@ -485,6 +608,11 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     p->n_rlimits = c->process.n_rlimits;
     p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
     p->allow_ptrace = c->revrun.ptrace;
+    p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    if (build_syscall_rules(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
     p->resources = c->linux.resources;
     p->timeout_seconds = c->revrun.timeout_seconds;
     p->best_effort = &c->revrun.best_effort;
@@ -498,4 +626,7 @@ void profile_free(struct profile *p)
     free(p->mounts);
     p->mounts = NULL;
     p->n_mounts = 0;
+    free(p->syscall_rules);
+    p->syscall_rules = NULL;
+    p->n_syscall_rules = 0;
 }

@@ -23,6 +23,23 @@
 #define PROFILE_DEFAULT_UID 1000u
 #define PROFILE_DEFAULT_GID 1000u
 
+/* One rule of revrun's own seccomp filter: the syscall fails with errnum
+ * (when the optional argument test holds). */
+enum syscall_test {
+    SYSCALL_ALWAYS,
+    SYSCALL_ARG_MASKED_EQ, /* (arg & mask) == datum */
+    SYSCALL_ARG_GE,        /* arg >= datum */
+};
+
+struct syscall_rule {
+    const char *name;
+    int errnum;
+    enum syscall_test test;
+    unsigned arg;
+    uint64_t mask;
+    uint64_t datum;
+};
+
 enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE };
 
 struct mount_plan {
@@ -75,10 +92,13 @@ struct profile {
     const struct rr_rlimit *rlimits;
     size_t n_rlimits;
 
-    /* seccomp switches (the filter itself is built by seccomp.c from these
-     * and from linux.seccomp) */
+    /* seccomp: revrun's floor (rules below, always loaded) and, stacked on
+     * it, the config's linux.seccomp when present */
     bool allow_nested_sandboxes;
     bool allow_ptrace;
+    struct syscall_rule *syscall_rules;
+    size_t n_syscall_rules;
+    const struct rr_seccomp *oci_seccomp;
 
     /* limits */
     struct rr_resources resources;
