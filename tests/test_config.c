@@ -288,6 +288,7 @@ static bool revrun_eq(const struct rr_config *a, const struct rr_config *b)
            str_eq(a->revrun.checkout_path, b->revrun.checkout_path) &&
            a->revrun.overlay == b->revrun.overlay && a->revrun.upper_size == b->revrun.upper_size &&
            a->revrun.timeout_seconds == b->revrun.timeout_seconds &&
+           a->revrun.min_free_space == b->revrun.min_free_space &&
            a->revrun.nested_sandboxes == b->revrun.nested_sandboxes &&
            a->revrun.ptrace == b->revrun.ptrace && a->revrun.network == b->revrun.network &&
            strv_eq(&a->revrun.best_effort, &b->revrun.best_effort) &&
@@ -389,6 +390,7 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
         {"revrun.network", "\"host\""},
         {"revrun.nestedSandboxes", "true"},
         {"revrun.ptrace", "true"},
+        {"revrun.minFreeSpace", "\"1G\""},
         {"revrun.writeback",
          "{\"protect\": [\"a\"], \"warn\": [\"b\", \"c\"], \"maxFiles\": 3, \"maxFileBytes\": 4,"
          " \"maxTotalBytes\": 5, \"maxDepth\": 6, \"maxNameBytes\": 7, \"maxPathBytes\": 8}"},
@@ -466,6 +468,7 @@ TEST(wrong_types_name_path_and_types)
     CHECK(refused("revrun", "\"/src\"", "revrun: expected object, got string"));
     CHECK(refused("revrun.timeout", "\"60\"", "revrun.timeout: expected integer, got string"));
     CHECK(refused("revrun.ptrace", "\"no\"", "revrun.ptrace: expected boolean"));
+    CHECK(refused("revrun.minFreeSpace", "[]", "revrun.minFreeSpace: expected integer, got array"));
     CHECK(refused("revrun.nestedSandboxes", "0", "revrun.nestedSandboxes: expected boolean"));
     CHECK(refused("revrun.bestEffort", "\"memory\"", "revrun.bestEffort: expected array"));
     CHECK(refused("revrun.upperSize", "true", "revrun.upperSize: expected integer, got boolean"));
