@@ -583,10 +583,10 @@ TEST(paths_must_be_absolute)
     CHECK(accepted("root.path", "\"rootfs\""));
 }
 
-TEST(dot_and_dotdot_components_are_refused)
+TEST(dot_dotdot_and_empty_components_are_refused)
 {
     static const char *const bad[] = {"\"/a/../b\"", "\"/..\"",   "\"/a/.\"", "\"/./a\"",
-                                      "\"/a//./b\"", "\"/a/..//\"", "\"/a/b/..\""};
+                                      "\"/a/./b\"", "\"/a/../\"", "\"/a/b/..\""};
     static const char *const where[] = {"process.cwd",          "mounts[1].destination",
                                         "mounts[2].source",     "revrun.lower",
                                         "revrun.checkoutPath",  "linux.maskedPaths[0]",
@@ -599,6 +599,13 @@ TEST(dot_and_dotdot_components_are_refused)
                      where[w]);
             CHECK(refused(where[w], bad[i], want));
         }
+    for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); w++) {
+        static const char *const empty[] = {"\"//\"", "\"//workspace\"", "\"/a//b\"", "\"/a//\""};
+        char want[128];
+        snprintf(want, sizeof(want), "%s: empty components", where[w]);
+        for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+            CHECK(refused(where[w], empty[i], want));
+    }
     /* Names that merely start with dots are names. */
     CHECK(accepted("process.cwd", "\"/a/.../..b/.c/b..\""));
     CHECK(accepted("mounts[1].destination", "\"/tmp/\""));
