@@ -88,12 +88,13 @@ static int get_i64(const struct json_node *o, const char *k, int64_t *out, struc
     return 0;
 }
 
-/* pids that kill() would read as a group or everyone, start times and an
- * owner that the casts below would wrap: refused. */
+/* Negative pids (kill() reads them as process groups or everyone), start
+ * times and an owner that the casts below would wrap: refused. A pid of 0
+ * is a state recorded before the process exists ("creating"). */
 static bool in_range(int64_t pid, int64_t monitor_pid, int64_t pid_start, int64_t monitor_start,
                      int64_t owner)
 {
-    return pid > 0 && pid <= INT32_MAX && monitor_pid > 0 && monitor_pid <= INT32_MAX &&
+    return pid >= 0 && pid <= INT32_MAX && monitor_pid >= 0 && monitor_pid <= INT32_MAX &&
            pid_start >= 0 && monitor_start >= 0 && owner >= 0 && owner <= UINT32_MAX;
 }
 

@@ -105,7 +105,6 @@ TEST(state_fields_are_checked)
          "state.json: id: not a container ID"},
         {"id", "1", "state.json: id: expected string"},
         {"pid", "\"1\"", "state.json: pid: missing or not an integer"},
-        {"pid", "0", "out of range"},
         {"pid", "-1", "out of range"},
         {"pid", "4294967297", "out of range"},
         {"monitorPid", "-1", "out of range"},
@@ -126,6 +125,11 @@ TEST(state_fields_are_checked)
         if (r == 0)
             state_free(&out);
     }
+    /* pid 0: recorded before the process existed. */
+    CHECK(load_with("pid", "0", &out) == 0 && out.pid == 0);
+    state_free(&out);
+    CHECK(load_with("monitorPid", "0", &out) == 0);
+    state_free(&out);
     /* An error is always reported with a message of its own, never a stale one. */
     strcpy(err.msg, "stale");
     CHECK(state_from_json("{\"id\": \"../x\"}", 14, &out, &err) < 0 &&
