@@ -131,14 +131,21 @@ int wb_changeset_add(struct wb_changeset *cs, const char *path, size_t len,
 int wb_note_add(struct wb_notes *notes, const char *path, size_t len, const char *code,
                 struct rr_error *err, const char *fmt, ...)
 {
-    struct wb_note n = {.code = code, .path_len = path ? len : 0};
     va_list ap;
     int r;
 
     va_start(ap, fmt);
-    r = vasprintf(&n.detail, fmt, ap);
+    r = wb_note_addv(notes, path, len, code, err, fmt, ap);
     va_end(ap);
-    if (r < 0)
+    return r;
+}
+
+int wb_note_addv(struct wb_notes *notes, const char *path, size_t len, const char *code,
+                 struct rr_error *err, const char *fmt, va_list ap)
+{
+    struct wb_note n = {.code = code, .path_len = path ? len : 0};
+
+    if (vasprintf(&n.detail, fmt, ap) < 0)
         return rr_fail(err, ENOMEM, "note");
     n.path = memdup0(path ? path : "", n.path_len);
     if (n.path == NULL || grow((void **)&notes->v, &notes->cap, notes->n, sizeof(n)) < 0) {

@@ -7,6 +7,7 @@
 #ifndef REVRUN_WB_CHANGESET_H
 #define REVRUN_WB_CHANGESET_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,8 @@ int wb_changeset_add(struct wb_changeset *cs, const char *path, size_t len,
                      const struct wb_obj *base, const struct wb_obj *new, struct rr_error *err);
 
 /* Record a note (path may be NULL for the whole set). */
+int wb_note_addv(struct wb_notes *notes, const char *path, size_t len, const char *code,
+                 struct rr_error *err, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 int wb_note_add(struct wb_notes *notes, const char *path, size_t len, const char *code,
                 struct rr_error *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 

@@ -56,6 +56,26 @@ const char *wb_path_problem(const char *path, size_t len, const struct rr_writeb
     return NULL;
 }
 
+const char *wb_target_problem(const char *target, size_t len,
+                              const struct rr_writeback_policy *pol)
+{
+    if (len == 0)
+        return "empty symlink target";
+    if (len > pol->max_path_bytes)
+        return "symlink target longer than the path cap";
+    for (size_t i = 0; i <= len;) {
+        const char *slash = memchr(target + i, '/', len - i);
+        size_t end = slash ? (size_t)(slash - target) : len, n = end - i;
+        bool dots = n == 0 || (n == 1 && target[i] == '.') ||
+                    (n == 2 && target[i] == '.' && target[i + 1] == '.');
+        const char *why = dots ? NULL : wb_name_problem(target + i, n, pol->max_name_bytes);
+        if (why != NULL)
+            return why;
+        i = end + 1;
+    }
+    return NULL;
+}
+
 /* Lower-case ASCII of name with ignorable code points dropped, into out
  * (NUL-terminated, at most outlen-1 bytes); false when it does not fit. */
 static bool plain_lower(const char *name, size_t len, char *out, size_t outlen)

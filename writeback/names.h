@@ -20,6 +20,11 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes);
  * max_path_bytes bytes. */
 const char *wb_path_problem(const char *path, size_t len, const struct rr_writeback_policy *pol);
 
+/* Why a symlink target is refused, or NULL: empty, longer than the path
+ * cap, or a component (other than ".", ".." and empty) refused as a name. */
+const char *wb_target_problem(const char *target, size_t len,
+                              const struct rr_writeback_policy *pol);
+
 /* True when git, or a checkout of it on macOS or Windows, would take this
  * name as ".git": any case, HFS+-ignorable code points anywhere, trailing
  * dots, spaces or a ":stream" suffix (NTFS), and the 8.3 short name "git~1". */
