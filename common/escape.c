@@ -58,7 +58,9 @@ static bool shown_as_is(uint32_t cp)
 
 size_t rr_escape_size(size_t len)
 {
-    return len * 4 + 1;
+    /* Room for the truncation marker too: rr_escape keeps it free while
+     * more input remains, so 4 bytes per input byte alone would cut. */
+    return len * 4 + sizeof(TRUNC_MARK);
 }
 
 char *rr_escape(const char *s, size_t len, char *out, size_t outlen)

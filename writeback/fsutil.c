@@ -251,3 +251,34 @@ int wb_readlink(int dirfd, const char *name, size_t max, char **out, size_t *len
     *out = rr_steal_ptr(&buf);
     return 0;
 }
+
+int wb_read_verified(int rootfd, const char *path, uint64_t size,
+                     const unsigned char sha256[WB_SHA256_LEN], char **buf, struct rr_error *err)
+{
+    _cleanup_close_ int fd = wb_openat_beneath(rootfd, path, O_RDONLY | O_NONBLOCK, 0);
+    _cleanup_free_ char *b = NULL;
+    unsigned char got[WB_SHA256_LEN];
+    struct stat st;
+    size_t used = 0;
+    ssize_t n;
+
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "open %s", path);
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size || size > SIZE_MAX - 1)
+        return rr_fail(err, ESTALE, "%s changed since it was vetted", path);
+    if ((b = malloc((size_t)size + 1)) == NULL)
+        return rr_fail(err, ENOMEM, "read %s", path);
+    while (used <= size && (n = read(fd, b + used, (size_t)size + 1 - used)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return rr_fail(err, errno, "read %s", path);
+        used += (size_t)n;
+    }
+    wb_sha256(b, used, got);
+    if (used != size || memcmp(got, sha256, WB_SHA256_LEN) != 0)
+        return rr_fail(err, ESTALE, "%s changed since it was vetted", path);
+    b[used] = '\0';
+    *buf = rr_steal_ptr(&b);
+    return 0;
+}

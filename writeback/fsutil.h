@@ -50,4 +50,10 @@ int wb_hash_fd(int fd, uint64_t expect, uint64_t cap, const struct wb_deny *deny
 int wb_readlink(int dirfd, const char *name, size_t max, char **out, size_t *len,
                 struct rr_error *err);
 
+/* Read the regular file rootfd/path (beneath rootfd) whole into a new
+ * buffer, and check it is size bytes with this sha256 (ESTALE if not: it
+ * changed since it was vetted). */
+int wb_read_verified(int rootfd, const char *path, uint64_t size,
+                     const unsigned char sha256[WB_SHA256_LEN], char **buf, struct rr_error *err);
+
 #endif

@@ -45,7 +45,8 @@ static int prepend(struct walk *w, const char *text, size_t len)
         return -1;
     memcpy(n, text, len);
     n[len] = '/';
-    memcpy(n + len + 1, w->pending + w->pend_off, rest);
+    if (rest > 0)
+        memcpy(n + len + 1, w->pending + w->pend_off, rest);
     n[len + 1 + rest] = '\0';
     free(w->pending);
     w->pending = n;
