@@ -50,7 +50,7 @@ int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
     int c, mode = OUT_TEXT, r;
     bool bad;
 
-    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'j' || c == 'p') {
             mode = c == 'j' ? OUT_JSON : OUT_PATCH;
         } else if (!cli_wb_option(&o, c, optarg)) {

@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/escape.h"
 #include "runtime/log.h"
+#include "writeback/manifest.h"
 #include "writeback/report.h"
 #include "writeback/rules.h"
 
@@ -131,4 +134,47 @@ void cli_wb_print_refusal(const struct wb_changeset *cs)
     fflush(stdout);
     if (wb_report_text(stderr, cs, &err) < 0)
         log_error(&err);
+}
+
+static void print_conflicts(const struct wb_notes *n)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        char *p = rr_escape_dup(n->v[i].path, n->v[i].path_len);
+        log_msg(LOG_ERROR, "apply: conflict: %s: %s", p ? p : "?", n->v[i].detail);
+        free(p);
+    }
+}
+
+int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SHA256_LEN],
+                 const char *approve, const struct wb_source *src, const char *target)
+{
+    unsigned char want[WB_SHA256_LEN];
+    char hex[WB_SHA256_HEX];
+    struct wb_apply_result res;
+    struct rr_error err;
+    int r;
+
+    wb_hex(digest, WB_SHA256_LEN, hex);
+    if (!wb_digest_parse(approve, want) || memcmp(want, digest, WB_SHA256_LEN) != 0) {
+        log_msg(LOG_ERROR, "apply: --approve is not the digest of this change set (%s): "
+                           "nothing applied", hex);
+        return CLI_WB_REFUSED;
+    }
+    r = wb_apply(cs, src, target, &res, &err);
+    if (r == 1) {
+        print_conflicts(&res.conflicts);
+        log_msg(LOG_ERROR, "apply: TARGET no longer holds the base of %zu path%s: nothing applied",
+                res.conflicts.n, res.conflicts.n == 1 ? "" : "s");
+    } else if (r < 0) {
+        log_error(&err);
+        if (res.restore_failed)
+            log_msg(LOG_ERROR, "apply: TARGET could NOT be fully restored; what was moved aside "
+                               "is in TARGET/%s", res.stage);
+        else
+            log_msg(LOG_ERROR, "apply: TARGET was restored to what it was: nothing applied");
+    } else if (res.stage[0] != '\0') {
+        log_msg(LOG_WARN, "apply: applied, but TARGET/%s could not be removed", res.stage);
+    }
+    wb_apply_result_free(&res);
+    return r == 0 ? CLI_WB_ACCEPT : r == 1 ? CLI_WB_REFUSED : CLI_WB_ERROR;
 }

@@ -10,6 +10,7 @@
 
 #include "runtime/cli.h"
 #include "runtime/container_upper.h"
+#include "writeback/apply.h"
 #include "writeback/deny.h"
 #include "writeback/scan.h"
 
@@ -51,5 +52,10 @@ const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, 
 
 /* Print the reasons of a refused set to stderr (escaped). */
 void cli_wb_print_refusal(const struct wb_changeset *cs);
+
+/* Check that approve is digest, then apply cs from src onto target and
+ * report; returns the exit status. */
+int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SHA256_LEN],
+                 const char *approve, const struct wb_source *src, const char *target);
 
 #endif

@@ -32,8 +32,10 @@ struct xattr_args_k {
 
 int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
 {
+    /* openat2 refuses O_PATH with any flag but these three. */
+    int extra = (flags & O_PATH) ? O_CLOEXEC | O_NOFOLLOW : O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
     struct open_how how = {
-        .flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY),
+        .flags = (uint64_t)(flags | extra),
         .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
                    RESOLVE_NO_XDEV,
@@ -280,5 +282,49 @@ int wb_read_verified(int rootfd, const char *path, uint64_t size,
         return rr_fail(err, ESTALE, "%s changed since it was vetted", path);
     b[used] = '\0';
     *buf = rr_steal_ptr(&b);
+    return 0;
+}
+
+int wb_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int wb_copy_verified(int src, int dst, uint64_t size, const unsigned char sha256[WB_SHA256_LEN],
+                     struct rr_error *err)
+{
+    unsigned char buf[65536], got[WB_SHA256_LEN];
+    struct wb_sha256 h;
+    uint64_t done = 0;
+    ssize_t n;
+
+    wb_sha256_init(&h);
+    while ((n = read(src, buf, sizeof(buf))) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return rr_fail(err, errno, "read");
+        if ((done += (uint64_t)n) > size)
+            return rr_fail(err, ESTALE, "longer than vetted");
+        wb_sha256_update(&h, buf, (size_t)n);
+        if (wb_write_all(dst, buf, (size_t)n) < 0)
+            return rr_fail(err, errno, "write");
+    }
+    wb_sha256_final(&h, got);
+    if (done != size || memcmp(got, sha256, WB_SHA256_LEN) != 0)
+        return rr_fail(err, ESTALE, "content is not what was vetted");
+    if (fsync(dst) < 0)
+        return rr_fail(err, errno, "fsync");
     return 0;
 }

@@ -14,8 +14,8 @@
 #include "writeback/hash.h"
 
 /* openat2 beneath dirfd with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
- * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV; O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
- * are always added. path may hold several components. Returns the fd or -1
+ * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV; O_CLOEXEC | O_NOFOLLOW (and
+ * O_NOCTTY unless O_PATH) are always added. path may hold several components. Returns the fd or -1
  * with errno set (ELOOP: a symlink on the way, EXDEV: a mount). */
 int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
 
@@ -55,5 +55,13 @@ int wb_readlink(int dirfd, const char *name, size_t max, char **out, size_t *len
  * changed since it was vetted). */
 int wb_read_verified(int rootfd, const char *path, uint64_t size,
                      const unsigned char sha256[WB_SHA256_LEN], char **buf, struct rr_error *err);
+
+/* Copy src to dst (both open), checking while copying that src is exactly
+ * size bytes with this sha256 (ESTALE if not); dst is fsync'ed. */
+int wb_copy_verified(int src, int dst, uint64_t size, const unsigned char sha256[WB_SHA256_LEN],
+                     struct rr_error *err);
+
+/* write(2) all of buf, retrying on EINTR and short writes. */
+int wb_write_all(int fd, const void *buf, size_t len);
 
 #endif
