@@ -60,12 +60,12 @@ int cli_apply(struct cli_ctx *ctx, int argc, char **argv)
         else if (c == 'a')
             approve = optarg;
         else {
-            cli_usage_error(argv[0], "unknown option");
+            cli_wb_usage(argv[0], "unknown option");
             return CLI_WB_ERROR;
         }
     }
     if (optind + 1 != argc || target == NULL || approve == NULL) {
-        cli_usage_error(argv[0], "usage: apply DIR --to TARGET --approve DIGEST");
+        cli_wb_usage(argv[0], "usage: apply DIR --to TARGET --approve DIGEST");
         return CLI_WB_ERROR;
     }
     if (load(argv[optind], &cs, digest, &dfd) < 0) {

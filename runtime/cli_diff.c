@@ -54,14 +54,14 @@ int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
         if (c == 'j' || c == 'p') {
             mode = c == 'j' ? OUT_JSON : OUT_PATCH;
         } else if (!cli_wb_option(&o, c, optarg)) {
-            cli_usage_error(argv[0], "unknown option");
+            cli_wb_usage(argv[0], "unknown option");
             return CLI_WB_ERROR;
         }
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind != argc) {
         if (!bad)
-            cli_usage_error(argv[0], "unexpected operand '%s'", argv[optind]);
+            cli_wb_usage(argv[0], "unexpected operand '%s'", argv[optind]);
         return CLI_WB_ERROR;
     }
     if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0)

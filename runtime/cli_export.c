@@ -23,13 +23,13 @@ int cli_export(struct cli_ctx *ctx, int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
         if (!cli_wb_option(&o, c, optarg)) {
-            cli_usage_error(argv[0], "unknown option");
+            cli_wb_usage(argv[0], "unknown option");
             return CLI_WB_ERROR;
         }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind + 1 != argc) {
         if (!bad)
-            cli_usage_error(argv[0], "expected one export directory");
+            cli_wb_usage(argv[0], "expected one export directory");
         return CLI_WB_ERROR;
     }
     if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) != 0) {

@@ -1,6 +1,7 @@
 #include "runtime/cli_wb.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,17 @@
 #include "writeback/manifest.h"
 #include "writeback/report.h"
 #include "writeback/rules.h"
+
+void cli_wb_usage(const char *cmd, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, msg);
+}
 
 bool cli_wb_option(struct cli_wb_opts *o, int c, const char *arg)
 {
@@ -57,7 +69,7 @@ const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, 
 
     *bad = false;
     if (pair && !(o->lower && o->upper && o->format)) {
-        cli_usage_error(cmd, "a bare pair needs --lower DIR --upper DIR --format "
+        cli_wb_usage(cmd, "a bare pair needs --lower DIR --upper DIR --format "
                              "overlay|overlay-userxattr|fuse-overlayfs");
         *bad = true;
         return NULL;
@@ -65,7 +77,7 @@ const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, 
     if (pair)
         return NULL;
     if (*next >= argc) {
-        cli_usage_error(cmd, "expected a container ID or --lower/--upper/--format");
+        cli_wb_usage(cmd, "expected a container ID or --lower/--upper/--format");
         *bad = true;
         return NULL;
     }

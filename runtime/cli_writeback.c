@@ -32,14 +32,14 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
         else if (c == 'a')
             approve = optarg;
         else if (!cli_wb_option(&o, c, optarg)) {
-            cli_usage_error(argv[0], "unknown option");
+            cli_wb_usage(argv[0], "unknown option");
             return CLI_WB_ERROR;
         }
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind != argc || target == NULL || approve == NULL) {
         if (!bad)
-            cli_usage_error(argv[0], "usage: writeback (ID | --lower DIR --upper DIR --format F) "
+            cli_wb_usage(argv[0], "usage: writeback (ID | --lower DIR --upper DIR --format F) "
                                      "--to TARGET --approve DIGEST");
         return CLI_WB_ERROR;
     }

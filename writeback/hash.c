@@ -38,7 +38,8 @@ static const uint32_t K256[64] = {
 
 static void sha256_block(uint32_t h[8], const unsigned char *p)
 {
-    uint32_t w[64], s[8];
+    uint32_t w[64];
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
 
     for (int i = 0; i < 16; i++)
         w[i] = be32(p + 4 * i);
@@ -47,18 +48,27 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
         uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    memcpy(s, h, sizeof(s));
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = s[7] + (rotr(s[4], 6) ^ rotr(s[4], 11) ^ rotr(s[4], 25)) +
-                      ((s[4] & s[5]) ^ (~s[4] & s[6])) + K256[i] + w[i];
-        uint32_t t2 = (rotr(s[0], 2) ^ rotr(s[0], 13) ^ rotr(s[0], 22)) +
-                      ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
-        memmove(s + 1, s, 7 * sizeof(s[0]));
-        s[4] += t1;
-        s[0] = t1 + t2;
+        uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
+                      K256[i] + w[i];
+        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
     }
-    for (int i = 0; i < 8; i++)
-        h[i] += s[i];
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
 }
 
 static void sha1_block(uint32_t h[5], const unsigned char *p)
