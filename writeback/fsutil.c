@@ -30,7 +30,7 @@ struct xattr_args_k {
     uint32_t flags;
 };
 
-int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
+static int openat2_beneath(int dirfd, const char *path, int flags, mode_t mode)
 {
     /* openat2 refuses O_PATH with any flag but these three. */
     int extra = (flags & O_PATH) ? O_CLOEXEC | O_NOFOLLOW : O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
@@ -42,6 +42,26 @@ int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
     };
 
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+    struct stat st;
+    int fd = openat2_beneath(dirfd, path, flags, mode), probe;
+
+    /* O_PATH|O_NOFOLLOW opens a final symlink as itself, so asking for a
+     * directory there says ENOTDIR: report it as the symlink it is. */
+    if (fd >= 0 || errno != ENOTDIR || !(flags & O_DIRECTORY))
+        return fd;
+    probe = openat2_beneath(dirfd, path, O_PATH, 0);
+    if (probe >= 0) {
+        bool link = fstat(probe, &st) == 0 && S_ISLNK(st.st_mode);
+        close(probe);
+        errno = link ? ELOOP : ENOTDIR;
+    } else {
+        errno = ENOTDIR;
+    }
+    return -1;
 }
 
 static int cmp_str(const void *a, const void *b)

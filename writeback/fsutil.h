@@ -16,7 +16,8 @@
 /* openat2 beneath dirfd with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
  * RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV; O_CLOEXEC | O_NOFOLLOW (and
  * O_NOCTTY unless O_PATH) are always added. path may hold several components. Returns the fd or -1
- * with errno set (ELOOP: a symlink on the way, EXDEV: a mount). */
+ * with errno set (ELOOP: a symlink on the way, or where a directory was
+ * asked for; EXDEV: a mount). */
 int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
 
 /* The names in an open directory (not . and ..), sorted with strcmp, in a
