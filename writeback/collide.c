@@ -147,6 +147,7 @@ static bool is_new(const struct wb_scan *s, const char *dir, size_t len, const c
     if (len)
         buf[len] = '/';
     memcpy(buf + (len ? len + 1 : 0), name, nl);
+    buf[pl] = '\0';
     i = wb_changeset_find(&s->cs, buf, pl);
     return i >= 0 && s->cs.v[i].base.type == WB_T_NONE;
 }

@@ -82,6 +82,15 @@ bool sc_count(struct scanner *sc)
     return false;
 }
 
+int sc_names_failed(struct scanner *sc, size_t len)
+{
+    if (sc->err->errnum != E2BIG)
+        return rr_wrap(sc->err, "%.*s", (int)len, sc->path);
+    sc->out->stopped = true; /* one directory wider than the whole walk may go */
+    return sc_refuse(sc, 0, "walk-cap", "a directory holds more than %zu entries; stopped",
+                     sc->walk_cap);
+}
+
 int sc_change(struct scanner *sc, size_t len, const struct wb_obj *base, const struct wb_obj *new)
 {
     return wb_changeset_add(&sc->out->cs, sc->path, len, base, new, sc->err);
@@ -274,7 +283,7 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
     if (wb_read_names(*ufd, sc->walk_cap, &nf->names, &nf->n, sc->err) < 0) {
         if (lfd >= 0)
             close(lfd);
-        return rr_wrap(sc->err, "%s", sc->path);
+        return sc_names_failed(sc, len);
     }
     rr_steal_fd(ufd);
     w->depth++;

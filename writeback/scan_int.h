@@ -45,6 +45,10 @@ int sc_lower_obj(struct scanner *sc, int dirfd, const char *name, size_t plen, s
  * still has an entry: every such lower path becomes a delete. */
 int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen);
 
+/* wb_read_names failed for the directory at sc->path[0..len): past the walk
+ * cap that is a refusal (and the walk stops), anything else an error. */
+int sc_names_failed(struct scanner *sc, size_t len);
+
 /* Record a change at sc->path[0..len); takes ownership of nothing. */
 int sc_change(struct scanner *sc, size_t len, const struct wb_obj *base, const struct wb_obj *new);
 

@@ -111,7 +111,7 @@ static int push_frame(struct scanner *sc, struct hframe *stack, size_t *depth, i
         f->names = NULL;
         f->n = 0;
         hframe_release(f);
-        return rr_wrap(sc->err, "lower %.*s", (int)plen, sc->path);
+        return sc_names_failed(sc, plen);
     }
     (*depth)++;
     return 0;
