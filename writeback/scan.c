@@ -195,6 +195,8 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
     if ((uint64_t)e->st->st_size > sc->pol->max_file_bytes)
         return sc_refuse(sc, e->len, "file-cap", "%ju bytes, over the per-file cap of %ju",
                          (uintmax_t)e->st->st_size, (uintmax_t)sc->pol->max_file_bytes);
+    if (sc->total_refused)
+        return 0; /* refused already: the rest is not read, the cost stays bounded */
     if (wb_hash_fd(e->fd, (uint64_t)e->st->st_size, sc->pol->max_file_bytes, sc->in->deny, &c,
                    sc->err) < 0)
         return rr_wrap(sc->err, "%s", sc->path);
