@@ -215,6 +215,7 @@ refuse() {
 
 @test "refuse: a file over the per-file cap" {
     refuse user 'truncate -s 101M big' file-cap
+    assert_output_contains "over the per-file cap of 104857600"
 }
 
 @test "refuse: the agent made a directory unreadable" {

@@ -1,4 +1,10 @@
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "writeback/fsutil.h"
 
 #include "tests/tap.h"
 #include "writeback/deny.h"
@@ -50,4 +56,24 @@ TEST(deny_match_whole_and_streamed)
     CHECK(!s.hit);
     wb_deny_stream_free(&s);
     wb_deny_free(&d);
+}
+
+/* Sizes are checked while reading: a file longer than the cap stops there. */
+TEST(hash_stops_at_the_cap_while_reading)
+{
+    char path[] = "/tmp/wbhash.XXXXXX";
+    int fd = mkstemp(path);
+    struct wb_content c;
+    struct rr_error err;
+
+    CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10);
+    lseek(fd, 0, SEEK_SET);
+    CHECK(wb_hash_fd(fd, 4, 5, NULL, &c, &err) == 0); /* it said 4 bytes: it has 10 */
+    CHECK(c.over_cap);
+    lseek(fd, 0, SEEK_SET);
+    CHECK(wb_hash_fd(fd, 10, 10, NULL, &c, &err) == 0 && !c.over_cap && c.size == 10);
+    lseek(fd, 0, SEEK_SET);
+    CHECK(wb_hash_fd(fd, 9, 10, NULL, &c, &err) < 0); /* changed under us */
+    close(fd);
+    unlink(path);
 }

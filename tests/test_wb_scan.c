@@ -125,22 +125,62 @@ TEST(cap_on_total_and_per_file_bytes)
     tree_free(&t);
 }
 
+static bool refused_text(const struct tree *t, const char *code, const char *text)
+{
+    for (size_t i = 0; i < t->scan.cs.refused.n; i++)
+        if (strcmp(t->scan.cs.refused.v[i].code, code) == 0 &&
+            strstr(t->scan.cs.refused.v[i].detail, text) != NULL)
+            return true;
+    return false;
+}
+
 TEST(cap_on_walk_entries)
 {
     struct tree t;
-    char name[16];
+    char name[32];
 
     tree_init(&t);
     t.pol.max_files = 1; /* the walk stops after 1 * WB_WALK_FACTOR + 64 entries */
-    tree_file(&t, "lower", "keep", "k");
-    for (int i = 0; i < 80; i++) {
-        snprintf(name, sizeof(name), "f%d", i);
+    for (int i = 0; i < 90; i++) {
+        snprintf(name, sizeof(name), "d%d/f%d", i / 10, i);
         tree_file(&t, "lower", name, "same");
         tree_file(&t, "upper", name, "same"); /* unchanged copy-ups still cost a visit */
     }
     CHECK(tree_vet(&t, FUSE) == 0);
-    CHECK(tree_refused(&t, NULL, "walk-cap"));
+    CHECK(refused_text(&t, "walk-cap", "hold more than"));
     CHECK(t.scan.stopped);
+    tree_free(&t);
+}
+
+TEST(cap_on_one_wide_directory)
+{
+    struct tree t;
+    char name[32];
+
+    tree_init(&t);
+    t.pol.max_files = 1;
+    for (int i = 0; i < 80; i++) {
+        snprintf(name, sizeof(name), "wide/f%d", i);
+        tree_file(&t, "upper", name, "x");
+    }
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(refused_text(&t, "walk-cap", "a directory holds more than"));
+    tree_free(&t);
+}
+
+TEST(hard_depth_limit_whatever_the_policy)
+{
+    struct tree t;
+    char rel[1024] = "";
+
+    tree_init(&t);
+    t.pol.max_depth = 1000;
+    for (int i = 0; i < WB_DEPTH_HARD_MAX + 4; i++)
+        strcat(rel, "d/");
+    strcat(rel, "f");
+    tree_file(&t, "upper", rel, "deep");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(refused_text(&t, "path", "hard limit"));
     tree_free(&t);
 }
 

@@ -273,10 +273,10 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
 {
     struct uframe *nf;
 
-    if (w->depth > sc->depth_cap) {
+    if (w->depth > WB_DEPTH_HARD_MAX) {
         if (lfd >= 0)
             close(lfd);
-        return sc_refuse(sc, len, "path", "path deeper than the cap");
+        return sc_refuse(sc, len, "path", WB_DEPTH_HARD_TEXT);
     }
     nf = &w->stack[w->depth];
     *nf = (struct uframe){.ufd = *ufd, .lfd = lfd, .lower_visible = visible,
@@ -467,7 +467,7 @@ static int push_top(struct scanner *sc, struct walk *w)
 
 static int walk_upper(struct scanner *sc)
 {
-    struct walk w = {.stack = calloc(sc->depth_cap + 2, sizeof(struct uframe))};
+    struct walk w = {.stack = calloc(WB_DEPTH_HARD_MAX + 2, sizeof(struct uframe))};
     int r;
 
     if (w.stack == NULL)
@@ -517,7 +517,6 @@ int wb_scan_run(const struct wb_scan_input *in, struct wb_scan *out, struct rr_e
         wb_scan_free(out);
         return r;
     }
-    sc.depth_cap = pol->max_depth < WB_DEPTH_HARD_MAX ? pol->max_depth : WB_DEPTH_HARD_MAX;
     sc.walk_cap = (size_t)pol->max_files * WB_WALK_FACTOR + 64;
     sc.path_cap = (size_t)pol->max_path_bytes + 512;
     if ((sc.path = malloc(sc.path_cap)) == NULL)

@@ -22,8 +22,10 @@
 /* The walk stops (and refuses) after this many entries per allowed change:
  * an upper full of unchanged copy-ups is bounded too. */
 #define WB_WALK_FACTOR 10
-/* Directory fds held at once grow with depth: the depth cap is clamped. */
+/* Directory fds held at once grow with depth: whatever the policy's depth
+ * cap, the walk never holds more nested directories than this. */
 #define WB_DEPTH_HARD_MAX 256
+#define WB_DEPTH_HARD_TEXT "more nested directories than the walk's hard limit of 256"
 
 struct wb_scan_input {
     int lower_fd; /* the checkout; any fd of the directory (O_PATH is fine) */

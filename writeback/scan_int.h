@@ -16,7 +16,6 @@ struct scanner {
     size_t path_cap;
     size_t entries, walk_cap;
     uint64_t total_bytes;
-    unsigned depth_cap;
     bool total_refused;
     struct rr_error *err;
 };

@@ -99,13 +99,13 @@ static int push_frame(struct scanner *sc, struct hframe *stack, size_t *depth, i
     struct hframe *f = &stack[*depth];
 
     *f = (struct hframe){.lfd = lfd, .ufd = ufd, .owned = owned, .plen = plen};
-    if (*depth >= sc->depth_cap) {
+    if (*depth >= WB_DEPTH_HARD_MAX) {
         if (owned) {
             close(lfd);
             if (ufd >= 0)
                 close(ufd);
         }
-        return sc_refuse(sc, plen, "path", "path deeper than the cap");
+        return sc_refuse(sc, plen, "path", WB_DEPTH_HARD_TEXT);
     }
     if (wb_read_names(lfd, sc->walk_cap, &f->names, &f->n, sc->err) < 0) {
         f->names = NULL;
@@ -199,7 +199,7 @@ static int hidden_step(struct scanner *sc, struct hframe *stack, size_t *depth)
 
 int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen)
 {
-    _cleanup_free_ struct hframe *stack = calloc(sc->depth_cap + 1, sizeof(*stack));
+    _cleanup_free_ struct hframe *stack = calloc(WB_DEPTH_HARD_MAX + 1, sizeof(*stack));
     size_t depth = 0;
     int r = 0;
 
