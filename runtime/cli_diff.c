@@ -61,7 +61,7 @@ int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind != argc) {
         if (!bad)
-            cli_wb_usage(argv[0], "unexpected operand '%s'", argv[optind]);
+            cli_wb_usage(argv[0], "unexpected operand");
         return CLI_WB_ERROR;
     }
     if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0)

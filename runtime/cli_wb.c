@@ -1,7 +1,6 @@
 #include "runtime/cli_wb.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +13,9 @@
 #include "writeback/report.h"
 #include "writeback/rules.h"
 
-void cli_wb_usage(const char *cmd, const char *fmt, ...)
+void cli_wb_usage(const char *cmd, const char *what)
 {
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, msg);
+    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, what);
 }
 
 bool cli_wb_option(struct cli_wb_opts *o, int c, const char *arg)

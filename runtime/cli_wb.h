@@ -29,9 +29,9 @@ struct cli_wb_opts {
     const char *lower, *upper, *format, *deny;
 };
 
-/* A command-line mistake, reported like cli_usage_error (which lives in
- * main.c, out of reach of the unit tests that link the CLI files). */
-void cli_wb_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A command-line mistake, reported as cli_usage_error does (that one lives
+ * in main.c, which the unit tests do not link). */
+void cli_wb_usage(const char *cmd, const char *what);
 
 /* Take one of the source options; false when c is not one of them. */
 bool cli_wb_option(struct cli_wb_opts *o, int c, const char *arg);

@@ -43,7 +43,7 @@ static int put_manifest(const struct wb_scan *s, int dfd, unsigned char digest[W
     _cleanup_close_ int fd = -1;
     size_t len;
 
-    if (wb_manifest_render(&s->cs, &doc, &len, err) < 0 || wb_changeset_digest(&s->cs, digest, err) < 0)
+    if (wb_manifest_render(&s->cs, &doc, &len, digest, err) < 0)
         return -1;
     fd = openat(dfd, ".tmp-" WB_MANIFEST_NAME, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                 0600);

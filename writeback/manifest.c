@@ -72,7 +72,7 @@ void wb_json_change(struct json_writer *w, const struct wb_change *c)
     json_w_end_object(w);
 }
 
-static void write_changes(struct json_writer *w, const struct wb_changeset *cs)
+void wb_json_changes(struct json_writer *w, const struct wb_changeset *cs)
 {
     json_w_key(w, "changes");
     json_w_begin_array(w);
@@ -93,7 +93,7 @@ int wb_changeset_digest(const struct wb_changeset *cs, unsigned char out[WB_SHA2
         return rr_fail(err, ENOMEM, "canonical manifest");
     json_w_begin_object(w);
     json_w_kv_int(w, "version", WB_MANIFEST_VERSION);
-    write_changes(w, cs);
+    wb_json_changes(w, cs);
     json_w_end_object(w);
     r = json_writer_finish(w, &doc, &len, err);
     json_writer_free(w);
@@ -103,23 +103,33 @@ int wb_changeset_digest(const struct wb_changeset *cs, unsigned char out[WB_SHA2
     return 0;
 }
 
-int wb_manifest_render(const struct wb_changeset *cs, char **out, size_t *len,
-                       struct rr_error *err)
+int wb_changeset_digest_hex(const struct wb_changeset *cs, char hex[WB_SHA256_HEX],
+                            struct rr_error *err)
 {
     unsigned char d[WB_SHA256_LEN];
-    char hex[WB_SHA256_HEX];
-    struct json_writer *w;
-    int r;
 
     if (wb_changeset_digest(cs, d, err) < 0)
         return -1;
     wb_hex(d, sizeof(d), hex);
+    return 0;
+}
+
+int wb_manifest_render(const struct wb_changeset *cs, char **out, size_t *len,
+                       unsigned char digest[WB_SHA256_LEN], struct rr_error *err)
+{
+    char hex[WB_SHA256_HEX];
+    struct json_writer *w;
+    int r;
+
+    if (wb_changeset_digest(cs, digest, err) < 0)
+        return -1;
+    wb_hex(digest, WB_SHA256_LEN, hex);
     if ((w = json_writer_new(true)) == NULL)
         return rr_fail(err, ENOMEM, "manifest");
     json_w_begin_object(w);
     json_w_kv_int(w, "version", WB_MANIFEST_VERSION);
     json_w_kv_string(w, "digest", hex);
-    write_changes(w, cs);
+    wb_json_changes(w, cs);
     json_w_end_object(w);
     r = json_writer_finish(w, out, len, err);
     json_writer_free(w);

@@ -28,13 +28,20 @@ void wb_json_change(struct json_writer *w, const struct wb_change *c);
  * json_w_bytes' escaped form (only refused sets hold such strings). */
 void wb_json_text(struct json_writer *w, const char *s, size_t len);
 
+/* "changes": [every change of cs]. */
+void wb_json_changes(struct json_writer *w, const struct wb_changeset *cs);
+
 /* sha256 of the canonical manifest of cs (which must be sorted). */
 int wb_changeset_digest(const struct wb_changeset *cs, unsigned char out[WB_SHA256_LEN],
                         struct rr_error *err);
+/* The same as lower-case hex. */
+int wb_changeset_digest_hex(const struct wb_changeset *cs, char hex[WB_SHA256_HEX],
+                            struct rr_error *err);
 
-/* manifest.json (pretty, with a "digest" member) into *out. */
+/* manifest.json (pretty, with a "digest" member) into *out; the digest to
+ * digest. */
 int wb_manifest_render(const struct wb_changeset *cs, char **out, size_t *len,
-                       struct rr_error *err);
+                       unsigned char digest[WB_SHA256_LEN], struct rr_error *err);
 
 /* Parse dirfd/manifest.json into cs (sorted), check that each change is
  * well-formed and within pol's caps, and that the recorded digest is the

@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "writeback/fsutil.h"
 #include "writeback/merged.h"
+#include "writeback/names.h"
 
 /* The checkout's directory at path[0..len) ("" is the top), or -1. */
 int wb_lower_dir(const struct wb_scan *s, const char *path, size_t len, int flags)
@@ -66,13 +67,14 @@ int wb_merged_lookup(void *ctx, const char *path, size_t len, struct wb_node *ou
 {
     const struct wb_scan *s = ctx;
     bool hidden = false;
+    size_t pos = 0, n;
+    const char *c;
 
     *out = (struct wb_node){.kind = WB_N_ABSENT};
-    for (size_t end = 0; end < len;) {
-        const char *slash = memchr(path + end + 1, '/', len - end - 1);
-        const struct wb_upper_entry *e;
-        end = slash ? (size_t)(slash - path) : len;
-        if ((e = wb_scan_find(s, path, end)) == NULL)
+    while (wb_next_component(path, len, &pos, &c, &n)) {
+        size_t end = (size_t)(c - path) + n;
+        const struct wb_upper_entry *e = wb_scan_find(s, path, end);
+        if (e == NULL)
             return hidden ? 0 : lower_lookup(s, path, len, out, err);
         if (e->kind == WB_U_WHITEOUT)
             return 0;
@@ -87,11 +89,12 @@ int wb_merged_lookup(void *ctx, const char *path, size_t len, struct wb_node *ou
 
 bool wb_merged_hides_lower(const struct wb_scan *s, const char *dir, size_t len)
 {
-    for (size_t end = 0; end < len;) {
-        const char *slash = memchr(dir + end + 1, '/', len - end - 1);
-        const struct wb_upper_entry *e;
-        end = slash ? (size_t)(slash - dir) : len;
-        if ((e = wb_scan_find(s, dir, end)) != NULL && (e->opaque || e->kind != WB_U_DIR))
+    size_t pos = 0, n;
+    const char *c;
+
+    while (len > 0 && wb_next_component(dir, len, &pos, &c, &n)) {
+        const struct wb_upper_entry *e = wb_scan_find(s, dir, (size_t)(c - dir) + n);
+        if (e != NULL && (e->opaque || e->kind != WB_U_DIR))
             return true;
     }
     return false;

@@ -11,6 +11,21 @@ static bool cp_refused(uint32_t cp)
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029;
 }
 
+bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c, size_t *clen)
+{
+    const char *slash;
+    size_t end;
+
+    if (*pos > len)
+        return false;
+    slash = memchr(path + *pos, '/', len - *pos);
+    end = slash ? (size_t)(slash - path) : len;
+    *c = path + *pos;
+    *clen = end - *pos;
+    *pos = end + 1;
+    return true;
+}
+
 const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
 {
     const unsigned char *p = (const unsigned char *)name;
@@ -37,21 +52,18 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
 
 const char *wb_path_problem(const char *path, size_t len, const struct rr_writeback_policy *pol)
 {
-    size_t depth = 0;
+    size_t depth = 0, pos = 0, n;
+    const char *c, *why;
 
     if (len == 0)
         return "empty path";
     if (len > pol->max_path_bytes)
         return "path longer than the cap";
-    for (size_t i = 0; i <= len;) {
-        const char *slash = memchr(path + i, '/', len - i);
-        size_t end = slash ? (size_t)(slash - path) : len;
-        const char *why = wb_name_problem(path + i, end - i, pol->max_name_bytes);
-        if (why != NULL)
+    while (wb_next_component(path, len, &pos, &c, &n)) {
+        if ((why = wb_name_problem(c, n, pol->max_name_bytes)) != NULL)
             return why;
         if (++depth > pol->max_depth)
             return "path deeper than the cap";
-        i = end + 1;
     }
     return NULL;
 }
@@ -59,19 +71,17 @@ const char *wb_path_problem(const char *path, size_t len, const struct rr_writeb
 const char *wb_target_problem(const char *target, size_t len,
                               const struct rr_writeback_policy *pol)
 {
+    size_t pos = 0, n;
+    const char *c, *why;
+
     if (len == 0)
         return "empty symlink target";
     if (len > pol->max_path_bytes)
         return "symlink target longer than the path cap";
-    for (size_t i = 0; i <= len;) {
-        const char *slash = memchr(target + i, '/', len - i);
-        size_t end = slash ? (size_t)(slash - target) : len, n = end - i;
-        bool dots = n == 0 || (n == 1 && target[i] == '.') ||
-                    (n == 2 && target[i] == '.' && target[i + 1] == '.');
-        const char *why = dots ? NULL : wb_name_problem(target + i, n, pol->max_name_bytes);
-        if (why != NULL)
+    while (wb_next_component(target, len, &pos, &c, &n)) {
+        bool dots = n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.');
+        if (!dots && (why = wb_name_problem(c, n, pol->max_name_bytes)) != NULL)
             return why;
-        i = end + 1;
     }
     return NULL;
 }
@@ -115,12 +125,11 @@ bool wb_name_is_dotgit(const char *name, size_t len)
 
 bool wb_path_has_dotgit(const char *path, size_t len)
 {
-    for (size_t i = 0; i <= len;) {
-        const char *slash = memchr(path + i, '/', len - i);
-        size_t end = slash ? (size_t)(slash - path) : len;
-        if (wb_name_is_dotgit(path + i, end - i))
+    size_t pos = 0, n;
+    const char *c;
+
+    while (wb_next_component(path, len, &pos, &c, &n))
+        if (wb_name_is_dotgit(c, n))
             return true;
-        i = end + 1;
-    }
     return false;
 }

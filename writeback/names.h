@@ -10,6 +10,11 @@
 
 #include "bundle/config.h"
 
+/* Walk the components of path[0..len): from *pos (start at 0), the next one
+ * is *c[0..*clen) (possibly empty); false past the last. The prefix ending
+ * with it is path[0..*c - path + *clen). */
+bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c, size_t *clen);
+
 /* Why one path component is refused, or NULL: empty, "." or "..", a slash,
  * invalid UTF-8, a C0/C1 control or DEL (newlines included), a Unicode line
  * or paragraph separator, or longer than max_bytes. */

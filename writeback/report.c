@@ -59,12 +59,10 @@ static int put_notes(FILE *out, const char *label, const struct wb_notes *notes)
 
 int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *err)
 {
-    unsigned char d[WB_SHA256_LEN];
     char hex[WB_SHA256_HEX];
 
-    if (wb_changeset_digest(cs, d, err) < 0)
+    if (wb_changeset_digest_hex(cs, hex, err) < 0)
         return -1;
-    wb_hex(d, sizeof(d), hex);
     fprintf(out, "%zu change%s\n", cs->n, cs->n == 1 ? "" : "s");
     for (size_t i = 0; i < cs->n; i++)
         if (put_change(out, &cs->v[i]) < 0)
@@ -101,26 +99,20 @@ static void json_notes(struct json_writer *w, const char *key, const struct wb_n
 
 int wb_report_json(FILE *out, const struct wb_changeset *cs, struct rr_error *err)
 {
-    unsigned char d[WB_SHA256_LEN];
     char hex[WB_SHA256_HEX];
     _cleanup_free_ char *doc = NULL;
     struct json_writer *w;
     size_t len;
     int r;
 
-    if (wb_changeset_digest(cs, d, err) < 0)
+    if (wb_changeset_digest_hex(cs, hex, err) < 0)
         return -1;
-    wb_hex(d, sizeof(d), hex);
     if ((w = json_writer_new(false)) == NULL)
         return rr_fail(err, ENOMEM, "report");
     json_w_begin_object(w);
     json_w_kv_string(w, "digest", hex);
     json_w_kv_string(w, "verdict", wb_changeset_refused(cs) ? "refuse" : "accept");
-    json_w_key(w, "changes");
-    json_w_begin_array(w);
-    for (size_t i = 0; i < cs->n; i++)
-        wb_json_change(w, &cs->v[i]);
-    json_w_end_array(w);
+    wb_json_changes(w, cs);
     json_notes(w, "reasons", &cs->refused);
     json_notes(w, "warnings", &cs->warned);
     json_w_end_object(w);

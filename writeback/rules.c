@@ -72,10 +72,12 @@ static int check_parents(struct wb_scan *s, const struct wb_change *c, size_t *o
 
     if (plen == 0 || (*ok_path && plen == *ok_len && memcmp(*ok_path, c->path, plen) == 0))
         return 0;
-    for (size_t end = 0; end < plen;) {
-        const char *next = memchr(c->path + end + 1, '/', plen - end - 1);
+    size_t pos = 0, n;
+    const char *comp;
+
+    while (wb_next_component(c->path, plen, &pos, &comp, &n)) {
+        size_t end = (size_t)(comp - c->path) + n;
         struct wb_node node;
-        end = next ? (size_t)(next - c->path) : plen;
         if (wb_merged_lookup(s, c->path, end, &node, err) < 0)
             return -1;
         free(node.target);
