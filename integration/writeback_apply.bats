@@ -219,7 +219,8 @@ PY
     wb_agent user 'printf "more\n" >> README && sed -i s/0/1/ src/main.c && rm keep.txt &&
         printf "new\n" > src/new.c && chmod +x src/lib/lib.c && ln -sfn src/main.c link &&
         ln -s README readme-link && printf "\\000\\001" >> blob.bin && printf "no newline" > nonl.txt &&
-        rm -r docs/old && mkdir docs/old && echo x > docs/old/x'
+        rm -r docs/old && mkdir docs/old && echo x > docs/old/x &&
+        rm -r src/lib && echo lib > src/lib && rm run.sh && mkdir run.sh && echo in > run.sh/in'
     run wb_revrun diff --patch $(wb_pair)
     assert_success
     printf '%s\n' "$output" >"$WB/change.patch"

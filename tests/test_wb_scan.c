@@ -343,3 +343,17 @@ TEST(marker_and_special_rules)
     CHECK(tree_refused(&t, ".wh.x", "foreign-marker"));
     tree_free(&t);
 }
+
+TEST(fuse_opaque_marker_on_the_top_is_refused)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_file(&t, "lower", "a", "a");
+    tree_file(&t, "upper", ".wh..wh..opq", "");
+    tree_file(&t, "upper", "sub/.wh..wh..opq", "");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, ".wh..wh..opq", "impossible-marker"));
+    CHECK(!tree_refused(&t, "sub/.wh..wh..opq", "impossible-marker"));
+    tree_free(&t);
+}

@@ -171,7 +171,8 @@ static int fuse_marker(struct scanner *sc, struct uframe *f, const char *name,
     size_t tlen;
 
     if (strcmp(name, WB_FUSE_OPAQUE_FILE) == 0 && empty_file)
-        return 0;
+        return f->plen > 0 ? 0 : sc_refuse(sc, len, "impossible-marker",
+                                           "opaque marker on the top directory");
     if (strcmp(name, WB_FUSE_OPAQUE_WHITEOUT) == 0 && S_ISCHR(st->st_mode) && st->st_rdev == 0)
         return 0;
     if (!empty_file || wb_name_is_wh_marker(target))
