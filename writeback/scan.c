@@ -183,7 +183,26 @@ static int fuse_marker(struct scanner *sc, struct uframe *f, const char *name,
         return sc_refuse(sc, len, "impossible-marker", "whiteout beside an entry of its name");
     if (!sc_child_path(sc, f->plen, target, &tlen))
         return sc_refuse(sc, len, "path", "path longer than the cap");
+    if ((why = wb_path_problem(sc->path, tlen, sc->pol)) != NULL)
+        return sc_refuse(sc, tlen, "path", "%s", why);
     return whiteout(sc, f, target, tlen);
+}
+
+/* A file or symlink over the checkout's directory: everything in that
+ * directory is gone from the merged view (unless an opaque directory above
+ * already said so). */
+static int hide_replaced_dir(struct scanner *sc, struct uframe *f, const struct sc_entry *e,
+                             const struct wb_obj *base)
+{
+    int lfd, r;
+
+    if (base->type != WB_T_DIR || !f->lower_visible)
+        return 0;
+    if ((lfd = sc_open_dir(f->lfd, e->name)) < 0)
+        return rr_fail(sc->err, errno, "lower %s", sc->path);
+    r = sc_hidden_lower(sc, lfd, -1, e->len);
+    close(lfd);
+    return r;
 }
 
 static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry *e,
@@ -191,7 +210,7 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
 {
     struct wb_obj new = {.type = WB_T_FILE, .exec = (e->st->st_mode & S_IXUSR) != 0};
     struct wb_content c;
-    int kind, lfd;
+    int kind;
 
     if ((uint64_t)e->st->st_size > sc->pol->max_file_bytes)
         return sc_refuse(sc, e->len, "file-cap", "%ju bytes, over the per-file cap of %ju",
@@ -214,15 +233,7 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
                       (uintmax_t)sc->pol->max_total_bytes) < 0)
             return -1;
     }
-    if (base->type == WB_T_DIR && f->lower_visible) {
-        if ((lfd = sc_open_dir(f->lfd, e->name)) < 0)
-            return rr_fail(sc->err, errno, "lower %s", sc->path);
-        int r = sc_hidden_lower(sc, lfd, -1, e->len);
-        close(lfd);
-        if (r < 0)
-            return -1;
-    }
-    if (sc_index(sc, e->len, WB_U_FILE, false, NULL) < 0)
+    if (hide_replaced_dir(sc, f, e, base) < 0 || sc_index(sc, e->len, WB_U_FILE, false, NULL) < 0)
         return -1;
     return sc_change(sc, e->len, base, &new);
 }
@@ -234,7 +245,6 @@ static int new_symlink(struct scanner *sc, struct uframe *f, const struct sc_ent
     struct wb_obj new = {.type = WB_T_SYMLINK};
     const char *why;
     size_t tlen;
-    int r = 0;
 
     if (wb_readlink(f->ufd, e->name, sc->pol->max_path_bytes, &target, &tlen, sc->err) < 0)
         return sc->err->errnum == ENAMETOOLONG
@@ -248,14 +258,8 @@ static int new_symlink(struct scanner *sc, struct uframe *f, const struct sc_ent
     new.target = target;
     new.size = tlen;
     wb_sha256(target, tlen, new.sha256);
-    if (base->type == WB_T_DIR && f->lower_visible) {
-        int lfd = sc_open_dir(f->lfd, e->name);
-        if (lfd < 0)
-            return rr_fail(sc->err, errno, "lower %s", sc->path);
-        r = sc_hidden_lower(sc, lfd, -1, e->len);
-        close(lfd);
-    }
-    if (r < 0 || sc_index(sc, e->len, WB_U_SYMLINK, false, target) < 0)
+    if (hide_replaced_dir(sc, f, e, base) < 0 ||
+        sc_index(sc, e->len, WB_U_SYMLINK, false, target) < 0)
         return -1;
     return sc_change(sc, e->len, base, &new);
 }
