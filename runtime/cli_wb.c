@@ -63,7 +63,7 @@ const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, 
     *bad = false;
     if (pair && !(o->lower && o->upper && o->format)) {
         cli_wb_usage(cmd, "a bare pair needs --lower DIR --upper DIR --format "
-                             "overlay|overlay-userxattr|fuse-overlayfs");
+                          "overlay|overlay-userxattr|fuse-overlayfs");
         *bad = true;
         return NULL;
     }
@@ -78,12 +78,13 @@ const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, 
 }
 
 /* The pair: both directories opened once, by the operator's paths. */
-static int open_pair(const struct cli_wb_opts *o, struct container_upper *cu,
-                     struct rr_error *err)
+static int open_pair(const struct cli_wb_opts *o, struct container_upper *cu, struct rr_error *err)
 {
     if (!parse_format(o->format, &cu->format))
-        return rr_fail(err, EINVAL, "--format %s: expected overlay, overlay-userxattr or "
-                                    "fuse-overlayfs", o->format);
+        return rr_fail(err, EINVAL,
+                       "--format %s: expected overlay, overlay-userxattr or "
+                       "fuse-overlayfs",
+                       o->format);
     cu->lower_fd = open(o->lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cu->lower_fd < 0)
         return rr_fail(err, errno, "--lower %s", o->lower);
@@ -112,8 +113,10 @@ int cli_wb_vet(struct cli_ctx *ctx, const char *cmd, const struct cli_wb_opts *o
         log_error(&err);
         return CLI_WB_ERROR;
     }
-    in = (struct wb_scan_input){.lower_fd = run->cu.lower_fd, .upper_fd = run->cu.upper_fd,
-                                .format = run->cu.format, .pol = &run->cu.policy,
+    in = (struct wb_scan_input){.lower_fd = run->cu.lower_fd,
+                                .upper_fd = run->cu.upper_fd,
+                                .format = run->cu.format,
+                                .pol = &run->cu.policy,
                                 .deny = o->deny ? &run->deny : NULL};
     run->scanned = true;
     if (wb_vet(&in, &run->scan, &err) < 0) {
@@ -161,8 +164,10 @@ int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SH
 
     wb_hex(digest, WB_SHA256_LEN, hex);
     if (!wb_digest_parse(approve, want) || memcmp(want, digest, WB_SHA256_LEN) != 0) {
-        log_msg(LOG_ERROR, "apply: --approve is not the digest of this change set (%s): "
-                           "nothing applied", hex);
+        log_msg(LOG_ERROR,
+                "apply: --approve is not the digest of this change set (%s): "
+                "nothing applied",
+                hex);
         return CLI_WB_REFUSED;
     }
     r = wb_apply(cs, src, target, &res, &err);
@@ -173,8 +178,10 @@ int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SH
     } else if (r < 0) {
         log_error(&err);
         if (res.restore_failed)
-            log_msg(LOG_ERROR, "apply: TARGET could NOT be fully restored; what was moved aside "
-                               "is in TARGET/%s", res.stage);
+            log_msg(LOG_ERROR,
+                    "apply: TARGET could NOT be fully restored; what was moved aside "
+                    "is in TARGET/%s",
+                    res.stage);
         else
             log_msg(LOG_ERROR, "apply: TARGET was restored to what it was: nothing applied");
     } else if (res.stage[0] != '\0') {

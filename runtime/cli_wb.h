@@ -23,7 +23,9 @@ enum { CLI_WB_OPT_LOWER = 0x1000, CLI_WB_OPT_UPPER, CLI_WB_OPT_FORMAT, CLI_WB_OP
     {"lower", required_argument, NULL, CLI_WB_OPT_LOWER},                                          \
         {"upper", required_argument, NULL, CLI_WB_OPT_UPPER},                                      \
         {"format", required_argument, NULL, CLI_WB_OPT_FORMAT},                                    \
-        {"deny-content", required_argument, NULL, CLI_WB_OPT_DENY}
+    {                                                                                              \
+        "deny-content", required_argument, NULL, CLI_WB_OPT_DENY                                   \
+    }
 
 struct cli_wb_opts {
     const char *lower, *upper, *format, *deny;

@@ -40,7 +40,7 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
     if (bad || optind != argc || target == NULL || approve == NULL) {
         if (!bad)
             cli_wb_usage(argv[0], "usage: writeback (ID | --lower DIR --upper DIR --format F) "
-                                     "--to TARGET --approve DIGEST");
+                                  "--to TARGET --approve DIGEST");
         return CLI_WB_ERROR;
     }
     if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0) {

@@ -60,22 +60,52 @@ static struct wb_change *at(struct wb_changeset *cs, const char *p)
     return &cs->v[wb_changeset_find(cs, p, strlen(p))];
 }
 
-static void m_path(struct wb_changeset *cs) { at(cs, "add")->path[0] = 'b'; }
-static void m_exec(struct wb_changeset *cs) { at(cs, "add")->new.exec = true; }
-static void m_size(struct wb_changeset *cs) { at(cs, "add")->new.size++; }
-static void m_sha(struct wb_changeset *cs) { at(cs, "mod")->new.sha256[5] ^= 1; }
-static void m_base_sha(struct wb_changeset *cs) { at(cs, "mod")->base.sha256[0] ^= 1; }
-static void m_base_exec(struct wb_changeset *cs) { at(cs, "mod")->base.exec = true; }
-static void m_target(struct wb_changeset *cs) { at(cs, "lnk")->new.target[0] = 'z'; }
-static void m_base_target(struct wb_changeset *cs) { at(cs, "lnk")->base.target[0] = 'z'; }
-static void m_kind(struct wb_changeset *cs) { at(cs, "del")->kind = WB_DIR_DELETE; }
-static void m_base_type(struct wb_changeset *cs) { at(cs, "rep")->base.type = WB_T_FILE; }
+static void m_path(struct wb_changeset *cs)
+{
+    at(cs, "add")->path[0] = 'b';
+}
+static void m_exec(struct wb_changeset *cs)
+{
+    at(cs, "add")->new.exec = true;
+}
+static void m_size(struct wb_changeset *cs)
+{
+    at(cs, "add")->new.size++;
+}
+static void m_sha(struct wb_changeset *cs)
+{
+    at(cs, "mod")->new.sha256[5] ^= 1;
+}
+static void m_base_sha(struct wb_changeset *cs)
+{
+    at(cs, "mod")->base.sha256[0] ^= 1;
+}
+static void m_base_exec(struct wb_changeset *cs)
+{
+    at(cs, "mod")->base.exec = true;
+}
+static void m_target(struct wb_changeset *cs)
+{
+    at(cs, "lnk")->new.target[0] = 'z';
+}
+static void m_base_target(struct wb_changeset *cs)
+{
+    at(cs, "lnk")->base.target[0] = 'z';
+}
+static void m_kind(struct wb_changeset *cs)
+{
+    at(cs, "del")->kind = WB_DIR_DELETE;
+}
+static void m_base_type(struct wb_changeset *cs)
+{
+    at(cs, "rep")->base.type = WB_T_FILE;
+}
 
 TEST(digest_binds_every_field_apply_uses)
 {
-    void (*const muts[])(struct wb_changeset *) = {m_path, m_exec, m_size, m_sha, m_base_sha,
-                                                    m_base_exec, m_target, m_base_target,
-                                                    m_kind, m_base_type};
+    void (*const muts[])(struct wb_changeset *) = {m_path,     m_exec,      m_size,   m_sha,
+                                                   m_base_sha, m_base_exec, m_target, m_base_target,
+                                                   m_kind,     m_base_type};
 
     for (size_t i = 0; i < sizeof(muts) / sizeof(muts[0]); i++) {
         struct wb_changeset cs;

@@ -64,8 +64,9 @@ TEST(hunks_with_context_and_no_newline)
     p = patch_of(&t);
     CHECK(strstr(p, "diff --git a/f b/f\nindex ") != NULL);
     CHECK(strstr(p, "--- a/f\n+++ b/f\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+TWO\n 4\n 5\n 6\n") != NULL);
-    CHECK(strstr(p, "@@ -12,4 +12,4 @@\n 12\n 13\n 14\n-15\n+end\n\\ No newline at end of file\n") !=
-          NULL);
+    CHECK(
+        strstr(p, "@@ -12,4 +12,4 @@\n 12\n 13\n 14\n-15\n+end\n\\ No newline at end of file\n") !=
+        NULL);
     free(p);
     tree_free(&t);
 }

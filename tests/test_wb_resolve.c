@@ -12,15 +12,11 @@ struct entry {
 };
 
 static const struct entry tree[] = {
-    {"a", WB_N_DIR, NULL},
-    {"a/b", WB_N_DIR, NULL},
-    {"a/b/f", WB_N_FILE, NULL},
-    {"a/up", WB_N_SYMLINK, ".."},         /* a/up -> the top */
-    {"a/self", WB_N_SYMLINK, "."},        /* a/self -> a */
-    {"a/deep", WB_N_SYMLINK, "b"},        /* a/deep -> a/b */
-    {"abs", WB_N_SYMLINK, "/etc"},
-    {"loop", WB_N_SYMLINK, "loop"},
-    {"f", WB_N_FILE, NULL},
+    {"a", WB_N_DIR, NULL},         {"a/b", WB_N_DIR, NULL},        {"a/b/f", WB_N_FILE, NULL},
+    {"a/up", WB_N_SYMLINK, ".."},  /* a/up -> the top */
+    {"a/self", WB_N_SYMLINK, "."}, /* a/self -> a */
+    {"a/deep", WB_N_SYMLINK, "b"}, /* a/deep -> a/b */
+    {"abs", WB_N_SYMLINK, "/etc"}, {"loop", WB_N_SYMLINK, "loop"}, {"f", WB_N_FILE, NULL},
 };
 
 static int lookup(void *ctx, const char *path, size_t len, struct wb_node *out,
@@ -47,7 +43,7 @@ static enum wb_resolve res_of(const char *link, const char *target, bool with_lo
 
     if (wb_resolve_symlink(link, strlen(link), target, with_lookup ? lookup : NULL, NULL, &r,
                            &err) < 0)
-        return (enum wb_resolve)-1;
+        return (enum wb_resolve) - 1;
     return r;
 }
 

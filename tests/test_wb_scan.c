@@ -281,7 +281,7 @@ TEST(symlinks_resolved_through_the_checkout)
 
     tree_init(&t);
     tree_dir(&t, "lower", "a");
-    tree_link(&t, "lower", "a/up", "..");  /* the checkout's own link: the top */
+    tree_link(&t, "lower", "a/up", "..");   /* the checkout's own link: the top */
     tree_link(&t, "upper", "x", "a/up/.."); /* lexically inside, really above the top */
     tree_link(&t, "upper", "y", "a/up/a");  /* inside */
     tree_link(&t, "upper", "z", "/etc");

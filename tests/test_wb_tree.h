@@ -56,7 +56,8 @@ static inline void tree_file(struct tree *t, const char *side, const char *rel, 
     FILE *f;
 
     tree_path(t, side, rel, p, sizeof(p));
-    for (char *s = strchr(p + strlen(t->root) + 1 + strlen(side) + 1, '/'); s; s = strchr(s + 1, '/')) {
+    for (char *s = strchr(p + strlen(t->root) + 1 + strlen(side) + 1, '/'); s;
+         s = strchr(s + 1, '/')) {
         *s = '\0';
         mkdir(p, 0755);
         *s = '/';
@@ -87,8 +88,8 @@ static inline void tree_link(struct tree *t, const char *side, const char *rel, 
 
 static inline int tree_vet(struct tree *t, enum wb_format f)
 {
-    struct wb_scan_input in = {.lower_fd = t->lower, .upper_fd = t->upper, .format = f,
-                               .pol = &t->pol};
+    struct wb_scan_input in = {
+        .lower_fd = t->lower, .upper_fd = t->upper, .format = f, .pol = &t->pol};
     struct rr_error err;
 
     if (t->scanned)

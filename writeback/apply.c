@@ -152,8 +152,10 @@ static int compare_base(struct applier *a, size_t i, int pfd, const char *name)
             return 0;
         if ((same = dir_covered(a, c, pfd, name)) < 0)
             return -1;
-        return same ? 0 : conflict(a, c, "TARGET's directory holds paths the change set "
-                                               "does not remove");
+        return same ? 0
+                    : conflict(a, c,
+                               "TARGET's directory holds paths the change set "
+                               "does not remove");
     }
 }
 
@@ -201,7 +203,8 @@ int wb_apply(const struct wb_changeset *cs, const struct wb_source *src, const c
         rr_fail(err, ENOMEM, "apply");
     else if (ap_verify(&a) == 0)
         r = res->conflicts.n > 0 ? 1 : 0;
-    if (r == 0 && cs->n > 0 && (r = ap_stage(&a)) == 0 && (r = ap_commit(&a)) < 0 && !ap_rollback(&a))
+    if (r == 0 && cs->n > 0 && (r = ap_stage(&a)) == 0 && (r = ap_commit(&a)) < 0 &&
+        !ap_rollback(&a))
         res->restore_failed = true;
     if (!res->restore_failed)
         ap_remove_stage(&a);

@@ -130,8 +130,9 @@ static int left_empty(struct applier *a, size_t i, const char *slotname)
         return rr_fail(a->err, fd < 0 ? errno : ESTALE, "%s gained entries in TARGET during apply",
                        a->cs->v[i].path);
     wb_free_names(names, n);
-    return n == 0 ? 0 : rr_fail(a->err, ESTALE, "%s gained entries in TARGET during apply",
-                                a->cs->v[i].path);
+    return n == 0 ? 0
+                  : rr_fail(a->err, ESTALE, "%s gained entries in TARGET during apply",
+                            a->cs->v[i].path);
 }
 
 static int remove_one(struct applier *a, size_t i)

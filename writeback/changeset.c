@@ -9,9 +9,14 @@
 #include "common/cleanup.h"
 
 static const char *const kind_names[] = {
-    [WB_ADD] = "add",         [WB_MODIFY] = "modify",   [WB_DELETE] = "delete",
-    [WB_MODE] = "mode",       [WB_SYMLINK] = "symlink", [WB_DIR_ADD] = "dir-add",
-    [WB_DIR_DELETE] = "dir-delete", [WB_REPLACE] = "replace",
+    [WB_ADD] = "add",
+    [WB_MODIFY] = "modify",
+    [WB_DELETE] = "delete",
+    [WB_MODE] = "mode",
+    [WB_SYMLINK] = "symlink",
+    [WB_DIR_ADD] = "dir-add",
+    [WB_DIR_DELETE] = "dir-delete",
+    [WB_REPLACE] = "replace",
 };
 
 static const char *const type_names[] = {
@@ -59,8 +64,10 @@ static int same_type_kind(const struct wb_obj *b, const struct wb_obj *n)
 
 int wb_kind_of(const struct wb_obj *base, const struct wb_obj *new)
 {
-    static const int from_none[] = {[WB_T_NONE] = -1, [WB_T_FILE] = WB_ADD,
-                                    [WB_T_DIR] = WB_DIR_ADD, [WB_T_SYMLINK] = WB_SYMLINK};
+    static const int from_none[] = {[WB_T_NONE] = -1,
+                                    [WB_T_FILE] = WB_ADD,
+                                    [WB_T_DIR] = WB_DIR_ADD,
+                                    [WB_T_SYMLINK] = WB_SYMLINK};
 
     if (base->type == WB_T_NONE)
         return from_none[new->type];

@@ -32,10 +32,10 @@ enum wb_kind {
  * view (new) at the path. */
 struct wb_obj {
     enum wb_type type;
-    bool exec;                          /* files */
-    uint64_t size;                      /* files: bytes; symlinks: target bytes */
+    bool exec;                           /* files */
+    uint64_t size;                       /* files: bytes; symlinks: target bytes */
     unsigned char sha256[WB_SHA256_LEN]; /* files: content; symlinks: target */
-    char *target;                       /* symlinks, NUL-terminated */
+    char *target;                        /* symlinks, NUL-terminated */
 };
 
 struct wb_change {
@@ -81,7 +81,8 @@ int wb_changeset_add(struct wb_changeset *cs, const char *path, size_t len,
 
 /* Record a note (path may be NULL for the whole set). */
 int wb_note_addv(struct wb_notes *notes, const char *path, size_t len, const char *code,
-                 struct rr_error *err, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+                 struct rr_error *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
 int wb_note_add(struct wb_notes *notes, const char *path, size_t len, const char *code,
                 struct rr_error *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 

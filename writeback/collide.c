@@ -111,8 +111,8 @@ static int add_lower(const struct wb_scan *s, const char *dir, size_t len, struc
 
     if (fd < 0 || wb_merged_hides_lower(s, dir, len))
         return 0;
-    if (path == NULL || wb_read_names(fd, (size_t)s->pol->max_files * WB_WALK_FACTOR, &names, &n,
-                                      err) < 0)
+    if (path == NULL ||
+        wb_read_names(fd, (size_t)s->pol->max_files * WB_WALK_FACTOR, &names, &n, err) < 0)
         return path == NULL ? rr_fail(err, ENOMEM, "collisions") : -1;
     memcpy(path, dir, len);
     for (size_t i = 0; i < n && r == 0; i++) {

@@ -1,4 +1,5 @@
 /* Generated from Unicode 14.0.0 (Python unicodedata) by writeback/gen_fold.py; do not edit. */
+/* clang-format off */
 static const struct fold_decomp fold_decomps[] = {
     {0x00c0, {0x0041, 0x0300, 0x0000, 0x0000}},
     {0x00c1, {0x0041, 0x0301, 0x0000, 0x0000}},

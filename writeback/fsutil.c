@@ -37,8 +37,7 @@ static int openat2_beneath(int dirfd, const char *path, int flags, mode_t mode)
     struct open_how how = {
         .flags = (uint64_t)(flags | extra),
         .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
-        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-                   RESOLVE_NO_XDEV,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
     };
 
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));

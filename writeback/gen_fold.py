@@ -27,6 +27,7 @@ for c,seq in dec:
     for x in seq[1:]: marks.add(x)
 ccc=[(m,U.combining(chr(m))) for m in sorted(set(list(range(0x300,0x370))+list(marks))) if U.combining(chr(m))]
 print("/* Generated from Unicode %s (Python unicodedata) by writeback/gen_fold.py; do not edit. */"%U.unidata_version)
+print("/* clang-format off */")
 print("static const struct fold_decomp fold_decomps[] = {")
 for c,seq in dec:
     s=seq+[0]*(4-len(seq))

@@ -49,8 +49,8 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
-                      K256[i] + w[i];
+        uint32_t t1 =
+            k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
         uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
         k = g;
         g = f;
@@ -112,8 +112,8 @@ static void sha1_block(uint32_t h[5], const unsigned char *p)
  * then pad with 0x80, zeros and the bit length (big-endian). */
 typedef void (*block_fn)(uint32_t *h, const unsigned char *p);
 
-static void md_update(uint32_t *h, unsigned char *buf, size_t *used, uint64_t *total,
-                      block_fn fn, const void *data, size_t len)
+static void md_update(uint32_t *h, unsigned char *buf, size_t *used, uint64_t *total, block_fn fn,
+                      const void *data, size_t len)
 {
     const unsigned char *p = data;
 

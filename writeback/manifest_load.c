@@ -115,7 +115,7 @@ static int read_change(const struct json_node *obj, struct wb_changeset *cs, str
 {
     struct reader r = {.obj = obj, .err = err};
     struct wb_obj base = {0}, new = {0};
-    const struct json_node *path, *kind;
+    const struct json_node *path = NULL, *kind = NULL;
     int rc = -1;
 
     if (obj->type != JSON_OBJECT)

@@ -30,19 +30,19 @@
 #include "writeback/format.h"
 
 enum wb_xattr_verdict {
-    WB_XA_IGNORE,   /* the format's own bookkeeping: harmless, not carried */
-    WB_XA_OPAQUE,   /* the directory hides the lower one */
+    WB_XA_IGNORE,     /* the format's own bookkeeping: harmless, not carried */
+    WB_XA_OPAQUE,     /* the directory hides the lower one */
     WB_XA_XWHITEOUTS, /* opaque "x": the directory holds xattr whiteouts */
-    WB_XA_WHITEOUT, /* this zero-size file is a whiteout (if its dir says "x") */
-    WB_XA_DROP,     /* a user xattr or ACL: dropped, noted */
+    WB_XA_WHITEOUT,   /* this zero-size file is a whiteout (if its dir says "x") */
+    WB_XA_DROP,       /* a user xattr or ACL: dropped, noted */
     WB_XA_REFUSE,
 };
 
 struct wb_xattr_subject {
     enum wb_format format;
-    mode_t type;    /* S_IFREG, S_IFDIR, S_IFLNK, ... */
+    mode_t type; /* S_IFREG, S_IFDIR, S_IFLNK, ... */
     off_t size;
-    bool is_top;    /* the upper's top directory */
+    bool is_top; /* the upper's top directory */
 };
 
 /* Classify one xattr; *why says why on WB_XA_REFUSE (and what on DROP). */

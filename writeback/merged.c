@@ -24,8 +24,8 @@ int wb_lower_dir(const struct wb_scan *s, const char *path, size_t len, int flag
     return wb_openat_beneath(s->lower_fd, len ? p : ".", flags | O_DIRECTORY, 0);
 }
 
-static int lower_lookup(const struct wb_scan *s, const char *path, size_t len,
-                        struct wb_node *out, struct rr_error *err)
+static int lower_lookup(const struct wb_scan *s, const char *path, size_t len, struct wb_node *out,
+                        struct rr_error *err)
 {
     const char *slash = memrchr(path, '/', len);
     size_t dlen = slash ? (size_t)(slash - path) : 0;
@@ -52,7 +52,8 @@ static int lower_lookup(const struct wb_scan *s, const char *path, size_t len,
 
 static int from_upper(const struct wb_upper_entry *e, struct wb_node *out, struct rr_error *err)
 {
-    static const enum wb_node_kind kinds[] = {[WB_U_DIR] = WB_N_DIR, [WB_U_FILE] = WB_N_FILE,
+    static const enum wb_node_kind kinds[] = {[WB_U_DIR] = WB_N_DIR,
+                                              [WB_U_FILE] = WB_N_FILE,
                                               [WB_U_SYMLINK] = WB_N_SYMLINK,
                                               [WB_U_WHITEOUT] = WB_N_ABSENT};
 

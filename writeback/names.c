@@ -68,8 +68,7 @@ const char *wb_path_problem(const char *path, size_t len, const struct rr_writeb
     return NULL;
 }
 
-const char *wb_target_problem(const char *target, size_t len,
-                              const struct rr_writeback_policy *pol)
+const char *wb_target_problem(const char *target, size_t len, const struct rr_writeback_policy *pol)
 {
     size_t pos = 0, n;
     const char *c, *why;

@@ -166,8 +166,7 @@ static void put_hunks(FILE *out, const struct wb_edit *e, size_t n, const struct
     }
 }
 
-static int put_text(FILE *out, const struct side *old, const struct side *new,
-                    struct rr_error *err)
+static int put_text(FILE *out, const struct side *old, const struct side *new, struct rr_error *err)
 {
     _cleanup_free_ struct wb_line *a = NULL;
     _cleanup_free_ struct wb_line *b = NULL;
@@ -185,8 +184,8 @@ static int put_text(FILE *out, const struct side *old, const struct side *new,
 static void put_header(FILE *out, const char *path, size_t len, const struct side *old,
                        const struct side *new)
 {
-    bool same_mode = present(old->o) && present(new->o) &&
-                     strcmp(mode_of(old->o), mode_of(new->o)) == 0;
+    bool same_mode =
+        present(old->o) && present(new->o) && strcmp(mode_of(old->o), mode_of(new->o)) == 0;
 
     fputs("diff --git ", out);
     wb_patch_put_path(out, "a/", path, len);

@@ -47,14 +47,14 @@ static int check_symlink(struct wb_scan *s, const struct wb_change *c, struct rr
 {
     enum wb_resolve res;
 
-    if (c->base.type == WB_T_DIR && c->new.type == WB_T_SYMLINK &&
-        refuse(&s->cs, c, "symlink-replaces-dir", "a symlink replaces the checkout's directory",
-               err) < 0)
+    if (c->base.type == WB_T_DIR &&
+        c->new.type == WB_T_SYMLINK &&refuse(&s->cs, c, "symlink-replaces-dir",
+                                             "a symlink replaces the checkout's directory",
+                                             err) < 0)
         return -1;
     if (c->new.type != WB_T_SYMLINK || c->kind == WB_MODE)
         return 0;
-    if (wb_resolve_symlink(c->path, c->path_len, c->new.target, wb_merged_lookup, s, &res, err) <
-        0)
+    if (wb_resolve_symlink(c->path, c->path_len, c->new.target, wb_merged_lookup, s, &res, err) < 0)
         return -1;
     if (res == WB_RES_INSIDE)
         return 0;
@@ -107,10 +107,9 @@ int wb_rules_run(struct wb_scan *s, struct rr_error *err)
     const char *ok_path = NULL;
     size_t ok_len = 0;
 
-    if (s->cs.n > s->pol->max_files &&
-        wb_note_add(&s->cs.refused, NULL, 0, "files-cap", err,
-                    "%zu changed paths, over the cap of %ju", s->cs.n,
-                    (uintmax_t)s->pol->max_files) < 0)
+    if (s->cs.n > s->pol->max_files && wb_note_add(&s->cs.refused, NULL, 0, "files-cap", err,
+                                                   "%zu changed paths, over the cap of %ju",
+                                                   s->cs.n, (uintmax_t)s->pol->max_files) < 0)
         return -1;
     for (size_t i = 0; i < s->cs.n; i++)
         if (check_change(s, &s->cs.v[i], &ok_len, &ok_path, err) < 0)

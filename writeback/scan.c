@@ -171,8 +171,9 @@ static int fuse_marker(struct scanner *sc, struct uframe *f, const char *name,
     size_t tlen;
 
     if (strcmp(name, WB_FUSE_OPAQUE_FILE) == 0 && empty_file)
-        return f->plen > 0 ? 0 : sc_refuse(sc, len, "impossible-marker",
-                                           "opaque marker on the top directory");
+        return f->plen > 0
+                   ? 0
+                   : sc_refuse(sc, len, "impossible-marker", "opaque marker on the top directory");
     if (strcmp(name, WB_FUSE_OPAQUE_WHITEOUT) == 0 && S_ISCHR(st->st_mode) && st->st_rdev == 0)
         return 0;
     if (!empty_file || wb_name_is_wh_marker(target))
@@ -284,8 +285,11 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
         return sc_refuse(sc, len, "path", WB_DEPTH_HARD_TEXT);
     }
     nf = &w->stack[w->depth];
-    *nf = (struct uframe){.ufd = *ufd, .lfd = lfd, .lower_visible = visible,
-                          .xwhiteouts = m->xwhiteouts, .sgid = (st->st_mode & S_ISGID) != 0,
+    *nf = (struct uframe){.ufd = *ufd,
+                          .lfd = lfd,
+                          .lower_visible = visible,
+                          .xwhiteouts = m->xwhiteouts,
+                          .sgid = (st->st_mode & S_ISGID) != 0,
                           .plen = len};
     if (wb_read_names(*ufd, sc->walk_cap, &nf->names, &nf->n, sc->err) < 0) {
         if (lfd >= 0)
@@ -391,9 +395,10 @@ static int real_entry(struct scanner *sc, struct walk *w, struct uframe *f, cons
     if (check_entry(sc, f, &e, &fd, &m, &skip) < 0)
         return -1;
     if (m.xwhiteout)
-        return f->xwhiteouts ? whiteout(sc, f, name, len)
-                             : sc_refuse(sc, len, "impossible-marker",
-                                         "xattr whiteout in a directory not marked as holding them");
+        return f->xwhiteouts
+                   ? whiteout(sc, f, name, len)
+                   : sc_refuse(sc, len, "impossible-marker",
+                               "xattr whiteout in a directory not marked as holding them");
     if (skip)
         return 0;
     if (sc_lower_obj(sc, f->lfd, name, len, &base, &skip) < 0)

@@ -66,8 +66,7 @@ int sc_check_xattrs(struct scanner *sc, const struct sc_entry *e, struct sc_mark
 
 /* setgid on a directory is inherited from its parent (or copied up with the
  * checkout's directory): only a bit the agent set itself is refused. */
-int sc_check_mode(struct scanner *sc, const struct sc_entry *e, bool inherited_sgid,
-                  bool *refused)
+int sc_check_mode(struct scanner *sc, const struct sc_entry *e, bool inherited_sgid, bool *refused)
 {
     mode_t m = e->st->st_mode;
     mode_t bad = m & (S_ISUID | S_ISGID | S_ISVTX);
@@ -87,8 +86,7 @@ int sc_check_links(struct scanner *sc, const struct sc_entry *e, bool *refused)
     *refused = !S_ISDIR(e->st->st_mode) && e->st->st_nlink > 1;
     if (!*refused)
         return 0;
-    return sc_refuse(sc, e->len, "hardlink", "hard link (%ju links)",
-                     (uintmax_t)e->st->st_nlink);
+    return sc_refuse(sc, e->len, "hardlink", "hard link (%ju links)", (uintmax_t)e->st->st_nlink);
 }
 
 /* Whether the stage can read it is decided by its mode, not by who runs the

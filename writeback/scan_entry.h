@@ -23,8 +23,7 @@ struct sc_marks {
 };
 
 int sc_check_xattrs(struct scanner *sc, const struct sc_entry *e, struct sc_marks *m);
-int sc_check_mode(struct scanner *sc, const struct sc_entry *e, bool inherited_sgid,
-                  bool *refused);
+int sc_check_mode(struct scanner *sc, const struct sc_entry *e, bool inherited_sgid, bool *refused);
 int sc_check_links(struct scanner *sc, const struct sc_entry *e, bool *refused);
 int sc_check_readable(struct scanner *sc, const struct sc_entry *e, bool *refused);
 

@@ -26,8 +26,10 @@ static int lower_file(struct scanner *sc, int dirfd, const char *name, const str
 
     if ((uint64_t)st->st_size > sc->pol->max_file_bytes) {
         *skip = true;
-        return sc_refuse(sc, plen, "file-cap", "the checkout's file is over the per-file cap "
-                         "(%ju bytes), its base cannot be verified", (uintmax_t)st->st_size);
+        return sc_refuse(sc, plen, "file-cap",
+                         "the checkout's file is over the per-file cap "
+                         "(%ju bytes), its base cannot be verified",
+                         (uintmax_t)st->st_size);
     }
     fd = wb_openat_beneath(dirfd, name, O_RDONLY | O_NONBLOCK, 0);
     if (fd < 0 || fstat(fd, &fst) < 0)
@@ -147,8 +149,8 @@ static int descend_present(struct scanner *sc, struct hframe *stack, size_t *dep
     return push_frame(sc, stack, depth, lfd, ufd, len, true);
 }
 
-static int delete_lower(struct scanner *sc, struct hframe *stack, size_t *depth,
-                        struct hframe *f, const char *name, size_t len)
+static int delete_lower(struct scanner *sc, struct hframe *stack, size_t *depth, struct hframe *f,
+                        const char *name, size_t len)
 {
     struct wb_obj base, none = {0};
     const char *why = wb_path_problem(sc->path, len, sc->pol);
