@@ -71,6 +71,9 @@ wb_format_of() {
 
 # wb_agent MODE SCRIPT: the agent's work, through a real mount.
 wb_agent() {
+    if [ "$1" = fuse ] && { ! command -v fuse-overlayfs >/dev/null || [ ! -c /dev/fuse ]; }; then
+        skip "fuse-overlayfs or /dev/fuse missing"
+    fi
     WB_MODE=$1
     WB_FORMAT=$(wb_format_of "$1")
     wb_mount "$1" "$WB/merged" "$2"
