@@ -8,8 +8,7 @@
 
 #define TRUNC_MARK "...[truncated]"
 
-/* Decode one well-formed UTF-8 sequence; 0 when it is not one. */
-static size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
+size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
 {
     size_t need;
     uint32_t v;
@@ -59,7 +58,9 @@ static bool shown_as_is(uint32_t cp)
 
 size_t rr_escape_size(size_t len)
 {
-    return len * 4 + 1;
+    /* Room for the truncation marker too: rr_escape keeps it free while
+     * more input remains, so 4 bytes per input byte alone would cut. */
+    return len * 4 + sizeof(TRUNC_MARK);
 }
 
 char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
@@ -74,7 +75,7 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
         char piece[16];
         size_t plen;
         uint32_t cp = 0;
-        size_t n = utf8_decode(p + i, len - i, &cp);
+        size_t n = rr_utf8_decode(p + i, len - i, &cp);
 
         if (n > 0 && cp == '\\') {
             memcpy(piece, "\\\\", 2);
