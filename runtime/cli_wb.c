@@ -1,5 +1,7 @@
 #include "runtime/cli_wb.h"
 
+#include "common/crashpoint.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -119,6 +121,7 @@ int cli_wb_vet(struct cli_ctx *ctx, const char *cmd, const struct cli_wb_opts *o
                                 .pol = &run->cu.policy,
                                 .deny = o->deny ? &run->deny : NULL};
     run->scanned = true;
+    crash_point("diff:opened");
     if (wb_vet(&in, &run->scan, &err) < 0) {
         rr_wrap(&err, "%s: vetting the upper", cmd);
         log_error(&err);

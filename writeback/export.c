@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "writeback/fsutil.h"
 #include "writeback/manifest.h"
 #include "writeback/rmtree.h"
@@ -67,6 +68,7 @@ static int fill(const struct wb_scan *s, int dfd, unsigned char digest[WB_SHA256
             return -1;
     if (fsync(blobs) < 0)
         return rr_fail(err, errno, "fsync %s", WB_BLOBS_DIR);
+    crash_point("export:blobs");
     if (put_manifest(s, dfd, digest, err) < 0)
         return -1;
     if (fsync(dfd) < 0)
