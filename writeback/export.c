@@ -9,6 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/crashpoint.h"
+#include "common/fsutil.h"
 #include "writeback/fsutil.h"
 #include "writeback/manifest.h"
 #include "writeback/rmtree.h"
@@ -48,7 +49,7 @@ static int put_manifest(const struct wb_scan *s, int dfd, unsigned char digest[W
         return -1;
     fd = openat(dfd, ".tmp-" WB_MANIFEST_NAME, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                 0600);
-    if (fd < 0 || wb_write_all(fd, doc, len) < 0 || wb_write_all(fd, "\n", 1) < 0 || fsync(fd) < 0)
+    if (fd < 0 || rr_write_all(fd, doc, len) < 0 || rr_write_all(fd, "\n", 1) < 0 || fsync(fd) < 0)
         return rr_fail(err, errno, "write %s", WB_MANIFEST_NAME);
     if (renameat(dfd, ".tmp-" WB_MANIFEST_NAME, dfd, WB_MANIFEST_NAME) < 0)
         return rr_fail(err, errno, "write %s", WB_MANIFEST_NAME);

@@ -1,5 +1,7 @@
 #include "writeback/fsutil.h"
 
+#include "common/fsutil.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -304,22 +306,6 @@ int wb_read_verified(int rootfd, const char *path, uint64_t size,
     return 0;
 }
 
-int wb_write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int wb_copy_verified(int src, int dst, uint64_t size, const unsigned char sha256[WB_SHA256_LEN],
                      struct rr_error *err)
 {
@@ -337,7 +323,7 @@ int wb_copy_verified(int src, int dst, uint64_t size, const unsigned char sha256
         if ((done += (uint64_t)n) > size)
             return rr_fail(err, ESTALE, "longer than vetted");
         wb_sha256_update(&h, buf, (size_t)n);
-        if (wb_write_all(dst, buf, (size_t)n) < 0)
+        if (rr_write_all(dst, buf, (size_t)n) < 0)
             return rr_fail(err, errno, "write");
     }
     wb_sha256_final(&h, got);

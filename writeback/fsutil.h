@@ -62,7 +62,5 @@ int wb_read_verified(int rootfd, const char *path, uint64_t size,
 int wb_copy_verified(int src, int dst, uint64_t size, const unsigned char sha256[WB_SHA256_LEN],
                      struct rr_error *err);
 
-/* write(2) all of buf, retrying on EINTR and short writes. */
-int wb_write_all(int fd, const void *buf, size_t len);
 
 #endif
