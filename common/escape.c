@@ -8,8 +8,7 @@
 
 #define TRUNC_MARK "...[truncated]"
 
-/* Decode one well-formed UTF-8 sequence; 0 when it is not one. */
-static size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
+size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
 {
     size_t need;
     uint32_t v;
@@ -60,6 +59,8 @@ static bool shown_as_is(uint32_t cp)
 
 size_t rr_escape_size(size_t len)
 {
+    /* rr_escape writes the whole text when it fits, so four bytes per
+     * input byte and the NUL are enough. */
     return len * 4 + 1;
 }
 
@@ -68,7 +69,7 @@ size_t rr_escape_size(size_t len)
 static size_t piece_at(const unsigned char *p, size_t avail, char *piece, size_t *used)
 {
     uint32_t cp = 0;
-    size_t n = utf8_decode(p, avail, &cp), plen = 0;
+    size_t n = rr_utf8_decode(p, avail, &cp), plen = 0;
 
     if (n > 0 && cp == '\\') {
         memcpy(piece, "\\\\", 2);

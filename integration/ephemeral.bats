@@ -55,7 +55,7 @@ assert_clean() {
     ! pgrep -x revrun-monitor -u 0 -f >/dev/null 2>&1 || true
 }
 
-@test "kill -9 at each phase of create, start and destroy, then sweep: nothing left" {
+@test "kill -9 at each phase of create, start, diff, export and destroy, then sweep: nothing left" {
     make_bundle sleep 1000
     cd "$RR_TMP/bundle"
     for phase in create:state-dir create:cgroup create:monitor create:ready create:recorded; do
@@ -69,6 +69,12 @@ assert_clean() {
     rr create c2 </dev/null >/dev/null 2>&1
     REVRUN_CRASH_AT=start:fifo rr start c2 || true
     rr destroy --force c2
+    assert_clean
+    rr run --keep --id c4 --lower "$RR_TMP/checkout" -- sh -c 'echo x > new.txt'
+    REVRUN_CRASH_AT=diff:opened rr diff c4 || true
+    REVRUN_CRASH_AT=export:blobs rr export c4 "$RR_TMP/export" || true
+    rr destroy c4
+    rm -rf "$RR_TMP/export"
     assert_clean
     for phase in destroy:stopped destroy:cgroup; do
         rr create c3 </dev/null >/dev/null 2>&1

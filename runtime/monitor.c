@@ -307,10 +307,15 @@ static void event_loop(struct monitor *m)
             }
         }
         if (pfd[3].revents & (POLLIN | POLLHUP)) {
-            /* The attached `run` went away (or was killed): so does the
-             * container; its state is left for `destroy` or `sweep`. */
-            kill_init(m);
-            break;
+            /* The attached `run` went away. While the container runs, that
+             * kills it (its state is left for `destroy` or `sweep`); once it
+             * has exited, the bundle stays for `run --keep`'s diff. */
+            close(m->a->cli_fd);
+            m->a->cli_fd = -1;
+            if (!m->exited) {
+                kill_init(m);
+                break;
+            }
         }
     }
     /* Reap pid 1 before leaving, so its exit is on record. */
