@@ -32,14 +32,17 @@
 #           sets no cgroups, rlimits or seccomp filter here and keeps no
 #           state: it is the floor of what a sandbox launch costs.
 #
-#   bench/lifecycle.sh [N]      N rounds (default 30, or $ROUNDS)
+#   bench/lifecycle.sh [N]      N rounds (default 30, or $ROUNDS); SETTLE=S
+#                               seconds of pause before each run (0.1)
 #
 # Needs root, crun, bwrap, jq. Prints figures only; cleans up after itself;
 # exits 0 even when a tool is missing or fails (it is not a test).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-${ROUNDS:-30}}
-revrun="$here/revrun"
+# The optimised build: ./revrun may be the ASan one `make check SANITIZE=1`
+# leaves behind.
+revrun="$here/build/revrun"
 tmp=
 coproc_pid=
 
@@ -63,7 +66,7 @@ note() { echo "lifecycle: $*" >&2; }
 for t in crun bwrap jq; do
     command -v "$t" >/dev/null || { note "$t is missing"; exit 0; }
 done
-[ -x "$revrun" ] || make -C "$here" revrun >/dev/null 2>&1 || { note "cannot build revrun"; exit 0; }
+make -C "$here" build/revrun >/dev/null 2>&1 || { note "cannot build revrun"; exit 0; }
 
 tmp=$(mktemp -d /tmp/revrun-bench-lifecycle.XXXXXX)
 chmod 755 "$tmp" # crun's root inside (an unprivileged host id) walks it
@@ -178,12 +181,20 @@ median() {
 fail_revrun=0; fail_crun=0; fail_bwrap=0
 # One untimed round of each warms the page cache.
 run_revrun; run_bwrap; echo go >&"${CRUN[1]}"; read -r _ _ <&"${CRUN[0]}" || { note "crun helper failed"; exit 0; }
+# A pause before each run: moving a task into a cgroup v1 hierarchy waits
+# for an RCU grace period (~20 ms here) unless another move happened just
+# before, so without it whichever tool runs right after another one that
+# set up cgroups would skip that wait.
+settle() { sleep "${SETTLE:-0.1}"; }
 for _ in $(seq "$rounds"); do
+    settle
     timed run_revrun
     if [ "$rc" -eq 0 ]; then echo "$us" >>"$tmp/revrun.us"; else fail_revrun=$((fail_revrun + 1)); fi
+    settle
     echo go >&"${CRUN[1]}"
     read -r us rc <&"${CRUN[0]}" || break
     if [ "$rc" -eq 0 ]; then echo "$us" >>"$tmp/crun.us"; else fail_crun=$((fail_crun + 1)); fi
+    settle
     timed run_bwrap
     if [ "$rc" -eq 0 ]; then echo "$us" >>"$tmp/bwrap.us"; else fail_bwrap=$((fail_bwrap + 1)); fi
 done
