@@ -1,5 +1,6 @@
 /* revrun entry point: global options, then dispatch to runtime/cli_*.c. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
