@@ -258,7 +258,8 @@ static char *checked_string(struct builder *b, const unsigned char *s, size_t le
         return NULL;
     }
     /* yajl decodes an unpaired surrogate escape to "?" or to a wrong code
-     * point; its end is past the first such escape only in that string. */
+     * point. The first string that ends past the first such escape is the
+     * one that holds it. */
     if (yajl_get_bytes_consumed(b->h) > b->bad_escape) {
         builder_fail(b, "unpaired UTF-16 surrogate in a \\u escape");
         return NULL;
@@ -380,11 +381,11 @@ static void builder_release(struct builder *b)
 static int syntax_error(yajl_handle h, const char *buf, size_t len, struct rr_error *err)
 {
     unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)buf, len);
+    const char *text = msg ? (const char *)msg : "parse error";
     size_t at = yajl_get_bytes_consumed(h);
-    int n = msg ? (int)strcspn((const char *)msg, "\n") : 0; /* yajl ends it with one */
 
-    rr_fail(err, 0, "malformed JSON near byte %zu: %.*s", at, msg ? n : 11,
-            msg ? (const char *)msg : "parse error");
+    /* yajl ends its message with a newline: the error stays one line. */
+    rr_fail(err, 0, "malformed JSON near byte %zu: %.*s", at, (int)strcspn(text, "\n"), text);
     if (msg != NULL)
         yajl_free_error(h, msg);
     return -1;
