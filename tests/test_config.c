@@ -25,15 +25,21 @@ static const char base[] =
     " \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
     " \"hostname\": \"revrun\","
     " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"},"
-    "   {\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": [\"size=1m\"]},"
-    "   {\"destination\": \"/usr\", \"type\": \"bind\", \"source\": \"/usr\", \"options\": [\"rbind\", \"ro\"]}],"
-    " \"linux\": {\"namespaces\": [{\"type\": \"user\"}, {\"type\": \"mount\"}, {\"type\": \"pid\"},"
-    "     {\"type\": \"network\"}, {\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"cgroup\"}],"
+    "   {\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\", \"options\": "
+    "[\"size=1m\"]},"
+    "   {\"destination\": \"/usr\", \"type\": \"bind\", \"source\": \"/usr\", \"options\": "
+    "[\"rbind\", \"ro\"]}],"
+    " \"linux\": {\"namespaces\": [{\"type\": \"user\"}, {\"type\": \"mount\"}, {\"type\": "
+    "\"pid\"},"
+    "     {\"type\": \"network\"}, {\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": "
+    "\"cgroup\"}],"
     "   \"uidMappings\": [{\"containerID\": 1000, \"hostID\": 2000000000, \"size\": 1}],"
     "   \"gidMappings\": [{\"containerID\": 1000, \"hostID\": 2000000000, \"size\": 1}],"
-    "   \"resources\": {\"memory\": {\"limit\": 1048576, \"swap\": 2097152}, \"pids\": {\"limit\": 64},"
+    "   \"resources\": {\"memory\": {\"limit\": 1048576, \"swap\": 2097152}, \"pids\": {\"limit\": "
+    "64},"
     "     \"cpu\": {\"quota\": 50000, \"period\": 100000}},"
-    "   \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_X86_64\"],"
+    "   \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": "
+    "[\"SCMP_ARCH_X86_64\"],"
     "     \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"},"
     "       {\"names\": [\"personality\"], \"action\": \"SCMP_ACT_ALLOW\","
     "        \"args\": [{\"index\": 0, \"value\": 0, \"op\": \"SCMP_CMP_EQ\"}]}]},"
@@ -47,9 +53,8 @@ static const char base[] =
     "   \"egress\": {\"mode\": \"none\"}}}";
 
 /* A working broker section for the egress cases. */
-static const char broker[] =
-    "{\"mode\": \"broker\", \"upstream\": \"https://api.example.com\","
-    " \"credentialEnv\": \"KEY\", \"port\": 8080}";
+static const char broker[] = "{\"mode\": \"broker\", \"upstream\": \"https://api.example.com\","
+                             " \"credentialEnv\": \"KEY\", \"port\": 8080}";
 
 static struct rr_error err;
 static struct rr_config cfg;
@@ -160,8 +165,8 @@ static bool refused(const char *path, const char *value, const char *want)
         return false;
     }
     if (strstr(err.msg, want) == NULL) {
-        tap_note("%s = %s: message \"%s\" lacks \"%s\"", path, value ? value : "(removed)",
-                 err.msg, want);
+        tap_note("%s = %s: message \"%s\" lacks \"%s\"", path, value ? value : "(removed)", err.msg,
+                 want);
         return false;
     }
     return true;
@@ -170,11 +175,25 @@ static bool refused(const char *path, const char *value, const char *want)
 static bool accepted(const char *path, const char *value)
 {
     if (load_edited(path, value) < 0) {
-        tap_note("refused %s = %s: %s", path ? path : "(base)", value ? value : "(removed)", err.msg);
+        tap_note("refused %s = %s: %s", path ? path : "(base)", value ? value : "(removed)",
+                 err.msg);
         return false;
     }
     return true;
 }
+
+struct edit {
+    const char *path, *value, *want;
+};
+
+/* Each edit alone is refused with its message. */
+static void all_refused(const struct edit *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK(refused(e[i].path, e[i].value, e[i].want));
+}
+
+#define ALL_REFUSED(table) all_refused(table, sizeof(table) / sizeof(table[0]))
 
 TEST(the_base_config_loads_in_full)
 {
@@ -304,8 +323,9 @@ static bool config_eq(const struct rr_config *a, const struct rr_config *b)
 {
     return str_eq(a->oci_version, b->oci_version) && a->process.terminal == b->process.terminal &&
            a->process.uid == b->process.uid && a->process.gid == b->process.gid &&
-           strv_eq(&a->process.args, &b->process.args) && strv_eq(&a->process.env, &b->process.env) &&
-           str_eq(a->process.cwd, b->process.cwd) && a->process.n_rlimits == b->process.n_rlimits &&
+           strv_eq(&a->process.args, &b->process.args) &&
+           strv_eq(&a->process.env, &b->process.env) && str_eq(a->process.cwd, b->process.cwd) &&
+           a->process.n_rlimits == b->process.n_rlimits &&
            memcmp(a->process.rlimits, b->process.rlimits,
                   a->process.n_rlimits * sizeof(a->process.rlimits[0])) == 0 &&
            a->process.no_new_privileges == b->process.no_new_privileges &&
@@ -377,8 +397,8 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
     /* The base with every field away from its default, and values at the
      * edges of their ranges. */
     static const char *const edits[][2] = {
-        {"process.rlimits[0]",
-         "{\"type\": \"RLIMIT_AS\", \"soft\": 18446744073709551615, \"hard\": 18446744073709551615}"},
+        {"process.rlimits[0]", "{\"type\": \"RLIMIT_AS\", \"soft\": 18446744073709551615, "
+                               "\"hard\": 18446744073709551615}"},
         {"process.terminal", "true"},
         {"root.readonly", "false"},
         {"linux.seccomp.defaultErrnoRet", "38"},
@@ -395,7 +415,8 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
          "{\"protect\": [\"a\"], \"warn\": [\"b\", \"c\"], \"maxFiles\": 3, \"maxFileBytes\": 4,"
          " \"maxTotalBytes\": 5, \"maxDepth\": 6, \"maxNameBytes\": 7, \"maxPathBytes\": 8}"},
         {"revrun.egress",
-         "{\"mode\": \"broker\", \"upstream\": \"https://a.example:8443\", \"allow\": [\"/x/\", \"/y\"],"
+         "{\"mode\": \"broker\", \"upstream\": \"https://a.example:8443\", \"allow\": [\"/x/\", "
+         "\"/y\"],"
          " \"credentialFile\": \"/run/key\", \"header\": \"authorization\","
          " \"headerPrefix\": \"Bearer \", \"port\": 65535, \"baseUrlEnv\": \"BASE\"}"},
     };
@@ -427,56 +448,58 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
 
 TEST(wrong_types_name_path_and_types)
 {
-    CHECK(refused("process", "[]", "process: expected object, got array"));
-    CHECK(refused("process.terminal", "\"yes\"", "process.terminal: expected boolean, got string"));
-    CHECK(refused("process.user", "1", "process.user: expected object, got integer"));
-    CHECK(refused("process.user.uid", "\"1000\"", "process.user.uid: expected integer, got string"));
-    CHECK(refused("process.args", "\"sh\"", "process.args: expected array, got string"));
-    CHECK(refused("process.args[1]", "1", "process.args[1]: expected string, got integer"));
-    CHECK(refused("process.env[0]", "null", "process.env[0]: expected string, got null"));
-    CHECK(refused("process.cwd", "[]", "process.cwd: expected string, got array"));
-    CHECK(refused("process.rlimits", "{}", "process.rlimits: expected array, got object"));
-    CHECK(refused("process.rlimits[0]", "\"x\"", "process.rlimits[0]: expected object"));
-    CHECK(refused("process.noNewPrivileges", "1", "process.noNewPrivileges: expected boolean"));
-    CHECK(refused("process.capabilities", "[]", "process.capabilities: expected object"));
-    CHECK(refused("process.capabilities.bounding", "\"x\"",
-                  "process.capabilities.bounding: expected array"));
-    CHECK(refused("root", "\"rootfs\"", "root: expected object, got string"));
-    CHECK(refused("root.readonly", "1", "root.readonly: expected boolean, got integer"));
-    CHECK(refused("hostname", "false", "hostname: expected string, got boolean"));
-    CHECK(refused("mounts", "{}", "mounts: expected array, got object"));
-    CHECK(refused("mounts[1]", "\"/tmp\"", "mounts[1]: expected object, got string"));
-    CHECK(refused("mounts[1].options", "\"ro\"", "mounts[1].options: expected array"));
-    CHECK(refused("mounts[1].options[0]", "1", "mounts[1].options[0]: expected string"));
-    CHECK(refused("linux", "[]", "linux: expected object, got array"));
-    CHECK(refused("linux.namespaces", "{}", "linux.namespaces: expected array"));
-    CHECK(refused("linux.namespaces[2].type", "1", "linux.namespaces[2].type: expected string"));
-    CHECK(refused("linux.uidMappings[0].hostID", "\"0\"",
-                  "linux.uidMappings[0].hostID: expected integer"));
-    CHECK(refused("linux.resources.memory", "5", "linux.resources.memory: expected object"));
-    CHECK(refused("linux.resources.memory.limit", "\"1G\"",
-                  "linux.resources.memory.limit: expected integer, got string"));
-    CHECK(refused("linux.maskedPaths", "\"/proc\"", "linux.maskedPaths: expected array"));
-    CHECK(refused("linux.cgroupsPath", "1", "linux.cgroupsPath: expected string"));
-    CHECK(refused("linux.seccomp.syscalls", "{}", "linux.seccomp.syscalls: expected array"));
-    CHECK(refused("linux.seccomp.syscalls[0].names", "\"read\"",
-                  "linux.seccomp.syscalls[0].names: expected array"));
-    CHECK(refused("linux.seccomp.syscalls[1].args[0]", "[]",
-                  "linux.seccomp.syscalls[1].args[0]: expected object"));
-    CHECK(refused("annotations", "[]", "annotations: expected object"));
-    CHECK(refused("annotations.n", "1", "annotations.n: expected string, got integer"));
-    CHECK(refused("revrun", "\"/src\"", "revrun: expected object, got string"));
-    CHECK(refused("revrun.timeout", "\"60\"", "revrun.timeout: expected integer, got string"));
-    CHECK(refused("revrun.ptrace", "\"no\"", "revrun.ptrace: expected boolean"));
-    CHECK(refused("revrun.minFreeSpace", "[]", "revrun.minFreeSpace: expected integer, got array"));
-    CHECK(refused("revrun.nestedSandboxes", "0", "revrun.nestedSandboxes: expected boolean"));
-    CHECK(refused("revrun.bestEffort", "\"memory\"", "revrun.bestEffort: expected array"));
-    CHECK(refused("revrun.upperSize", "true", "revrun.upperSize: expected integer, got boolean"));
-    CHECK(refused("revrun.writeback", "[]", "revrun.writeback: expected object"));
-    CHECK(refused("revrun.writeback.maxFiles", "\"10\"", "revrun.writeback.maxFiles: expected integer"));
-    CHECK(refused("revrun.egress", "\"broker\"", "revrun.egress: expected object"));
-    CHECK(refused("revrun.egress.port", "\"80\"", "revrun.egress.port: expected integer"));
-    CHECK(refused("ociVersion", "1", "ociVersion: expected string, got integer"));
+    static const struct edit bad[] = {
+        {"process", "[]", "process: expected object, got array"},
+        {"process.terminal", "\"yes\"", "process.terminal: expected boolean, got string"},
+        {"process.user", "1", "process.user: expected object, got integer"},
+        {"process.user.uid", "\"1000\"", "process.user.uid: expected integer, got string"},
+        {"process.args", "\"sh\"", "process.args: expected array, got string"},
+        {"process.args[1]", "1", "process.args[1]: expected string, got integer"},
+        {"process.env[0]", "null", "process.env[0]: expected string, got null"},
+        {"process.cwd", "[]", "process.cwd: expected string, got array"},
+        {"process.rlimits", "{}", "process.rlimits: expected array, got object"},
+        {"process.rlimits[0]", "\"x\"", "process.rlimits[0]: expected object"},
+        {"process.noNewPrivileges", "1", "process.noNewPrivileges: expected boolean"},
+        {"process.capabilities", "[]", "process.capabilities: expected object"},
+        {"process.capabilities.bounding", "\"x\"", "process.capabilities.bounding: expected array"},
+        {"root", "\"rootfs\"", "root: expected object, got string"},
+        {"root.readonly", "1", "root.readonly: expected boolean, got integer"},
+        {"hostname", "false", "hostname: expected string, got boolean"},
+        {"mounts", "{}", "mounts: expected array, got object"},
+        {"mounts[1]", "\"/tmp\"", "mounts[1]: expected object, got string"},
+        {"mounts[1].options", "\"ro\"", "mounts[1].options: expected array"},
+        {"mounts[1].options[0]", "1", "mounts[1].options[0]: expected string"},
+        {"linux", "[]", "linux: expected object, got array"},
+        {"linux.namespaces", "{}", "linux.namespaces: expected array"},
+        {"linux.namespaces[2].type", "1", "linux.namespaces[2].type: expected string"},
+        {"linux.uidMappings[0].hostID", "\"0\"", "linux.uidMappings[0].hostID: expected integer"},
+        {"linux.resources.memory", "5", "linux.resources.memory: expected object"},
+        {"linux.resources.memory.limit", "\"1G\"",
+         "linux.resources.memory.limit: expected integer, got string"},
+        {"linux.maskedPaths", "\"/proc\"", "linux.maskedPaths: expected array"},
+        {"linux.cgroupsPath", "1", "linux.cgroupsPath: expected string"},
+        {"linux.seccomp.syscalls", "{}", "linux.seccomp.syscalls: expected array"},
+        {"linux.seccomp.syscalls[0].names", "\"read\"",
+         "linux.seccomp.syscalls[0].names: expected array"},
+        {"linux.seccomp.syscalls[1].args[0]", "[]",
+         "linux.seccomp.syscalls[1].args[0]: expected object"},
+        {"annotations", "[]", "annotations: expected object"},
+        {"annotations.n", "1", "annotations.n: expected string, got integer"},
+        {"revrun", "\"/src\"", "revrun: expected object, got string"},
+        {"revrun.timeout", "\"60\"", "revrun.timeout: expected integer, got string"},
+        {"revrun.ptrace", "\"no\"", "revrun.ptrace: expected boolean"},
+        {"revrun.minFreeSpace", "[]", "revrun.minFreeSpace: expected integer, got array"},
+        {"revrun.nestedSandboxes", "0", "revrun.nestedSandboxes: expected boolean"},
+        {"revrun.bestEffort", "\"memory\"", "revrun.bestEffort: expected array"},
+        {"revrun.upperSize", "true", "revrun.upperSize: expected integer, got boolean"},
+        {"revrun.writeback", "[]", "revrun.writeback: expected object"},
+        {"revrun.writeback.maxFiles", "\"10\"", "revrun.writeback.maxFiles: expected integer"},
+        {"revrun.egress", "\"broker\"", "revrun.egress: expected object"},
+        {"revrun.egress.port", "\"80\"", "revrun.egress.port: expected integer"},
+        {"ociVersion", "1", "ociVersion: expected string, got integer"},
+    };
+
+    ALL_REFUSED(bad);
 }
 
 TEST(top_level_must_be_an_object)
@@ -528,69 +551,78 @@ TEST(unknown_keys_are_refused_everywhere_but_annotations)
     CHECK(refused("linux.seccomp.listenerPath", "\"/x\"", "linux.seccomp.listenerPath: unknown"));
     CHECK(refused("hooks", "{}", "hooks: unknown"));
     /* An unknown key is shown escaped. */
-    CHECK(refused("process.\x1b" "c", "1", "process.\\x1b" "c: unknown"));
+    CHECK(refused("process.\x1b"
+                  "c",
+                  "1",
+                  "process.\\x1b"
+                  "c: unknown"));
     CHECK(accepted("annotations.bogusKey", "\"fine\""));
 }
 
 TEST(required_members)
 {
-    CHECK(refused("ociVersion", NULL, "ociVersion: required"));
-    CHECK(refused("ociVersion", "\"2.0.0\"", "ociVersion: 2.0.0 is not a 1.x runtime spec"));
-    CHECK(refused("process", NULL, "process: required"));
-    CHECK(refused("process.user", NULL, "process.user: required"));
-    CHECK(refused("process.user.uid", NULL, "process.user.uid: required"));
-    CHECK(refused("process.user.gid", NULL, "process.user.gid: required"));
-    CHECK(refused("process.args", NULL, "process.args: required"));
-    CHECK(refused("process.args", "[]", "process.args: required"));
-    CHECK(refused("process.cwd", NULL, "process.cwd: required"));
-    CHECK(refused("root", NULL, "root: required"));
-    CHECK(refused("root.path", NULL, "root.path: required"));
-    CHECK(refused("root.path", "\"\"", "root.path: must not be empty"));
-    CHECK(refused("revrun", NULL, "revrun: required"));
-    CHECK(refused("revrun.lower", NULL, "revrun.lower: required"));
-    CHECK(refused("mounts[1].destination", NULL, "mounts[1].destination: required"));
-    CHECK(refused("mounts[1].type", NULL, "mounts[1].type: required"));
-    CHECK(refused("mounts[2].source", NULL, "mounts[2].source: required for a bind mount"));
-    CHECK(refused("linux.namespaces[0].type", NULL, "linux.namespaces[0].type: required"));
-    CHECK(refused("linux.uidMappings[0].size", NULL, "linux.uidMappings[0].size: required"));
-    CHECK(refused("process.rlimits[0].hard", NULL, "process.rlimits[0]: soft and hard are required"));
-    CHECK(refused("process.rlimits[0].type", NULL, "process.rlimits[0].type: required"));
-    CHECK(refused("linux.seccomp.defaultAction", NULL, "linux.seccomp.defaultAction: required"));
-    CHECK(refused("linux.seccomp.syscalls[1].args[0].op", NULL,
-                  "linux.seccomp.syscalls[1].args[0].op: required"));
-    CHECK(refused("linux.seccomp.syscalls[1].args[0].index", NULL,
-                  "linux.seccomp.syscalls[1].args[0].index: required"));
+    static const struct edit bad[] = {
+        {"ociVersion", NULL, "ociVersion: required"},
+        {"ociVersion", "\"2.0.0\"", "ociVersion: 2.0.0 is not a 1.x runtime spec"},
+        {"process", NULL, "process: required"},
+        {"process.user", NULL, "process.user: required"},
+        {"process.user.uid", NULL, "process.user.uid: required"},
+        {"process.user.gid", NULL, "process.user.gid: required"},
+        {"process.args", NULL, "process.args: required"},
+        {"process.args", "[]", "process.args: required"},
+        {"process.cwd", NULL, "process.cwd: required"},
+        {"root", NULL, "root: required"},
+        {"root.path", NULL, "root.path: required"},
+        {"root.path", "\"\"", "root.path: must not be empty"},
+        {"revrun", NULL, "revrun: required"},
+        {"revrun.lower", NULL, "revrun.lower: required"},
+        {"mounts[1].destination", NULL, "mounts[1].destination: required"},
+        {"mounts[1].type", NULL, "mounts[1].type: required"},
+        {"mounts[2].source", NULL, "mounts[2].source: required for a bind mount"},
+        {"linux.namespaces[0].type", NULL, "linux.namespaces[0].type: required"},
+        {"linux.uidMappings[0].size", NULL, "linux.uidMappings[0].size: required"},
+        {"process.rlimits[0].hard", NULL, "process.rlimits[0]: soft and hard are required"},
+        {"process.rlimits[0].type", NULL, "process.rlimits[0].type: required"},
+        {"linux.seccomp.defaultAction", NULL, "linux.seccomp.defaultAction: required"},
+        {"linux.seccomp.syscalls[1].args[0].op", NULL,
+         "linux.seccomp.syscalls[1].args[0].op: required"},
+        {"linux.seccomp.syscalls[1].args[0].index", NULL,
+         "linux.seccomp.syscalls[1].args[0].index: required"},
+    };
+
+    ALL_REFUSED(bad);
     /* A non-bind mount needs no source. */
     CHECK(accepted("mounts[1].source", NULL));
 }
 
 TEST(paths_must_be_absolute)
 {
-    CHECK(refused("process.cwd", "\"workspace\"", "process.cwd: must be an absolute path"));
-    CHECK(refused("process.cwd", "\"\"", "process.cwd: must be an absolute path"));
-    CHECK(refused("mounts[1].destination", "\"tmp\"",
-                  "mounts[1].destination: must be an absolute path"));
-    CHECK(refused("mounts[2].source", "\"usr\"", "mounts[2].source: must be an absolute path"));
-    CHECK(refused("revrun.lower", "\"checkout\"", "revrun.lower: must be an absolute path"));
-    CHECK(refused("revrun.lower", "\"./checkout\"", "revrun.lower: must be an absolute path"));
-    CHECK(refused("revrun.checkoutPath", "\"workspace\"",
-                  "revrun.checkoutPath: must be an absolute path"));
-    CHECK(refused("linux.maskedPaths[0]", "\"proc/kcore\"",
-                  "linux.maskedPaths[0]: must be an absolute path"));
-    CHECK(refused("linux.readonlyPaths[0]", "\"proc/sys\"",
-                  "linux.readonlyPaths[0]: must be an absolute path"));
+    static const struct edit bad[] = {
+        {"process.cwd", "\"workspace\"", "process.cwd: must be an absolute path"},
+        {"process.cwd", "\"\"", "process.cwd: must be an absolute path"},
+        {"mounts[1].destination", "\"tmp\"", "mounts[1].destination: must be an absolute path"},
+        {"mounts[2].source", "\"usr\"", "mounts[2].source: must be an absolute path"},
+        {"revrun.lower", "\"checkout\"", "revrun.lower: must be an absolute path"},
+        {"revrun.lower", "\"./checkout\"", "revrun.lower: must be an absolute path"},
+        {"revrun.checkoutPath", "\"workspace\"", "revrun.checkoutPath: must be an absolute path"},
+        {"linux.maskedPaths[0]", "\"proc/kcore\"",
+         "linux.maskedPaths[0]: must be an absolute path"},
+        {"linux.readonlyPaths[0]", "\"proc/sys\"",
+         "linux.readonlyPaths[0]: must be an absolute path"},
+    };
+
+    ALL_REFUSED(bad);
     /* A relative bundle path is fine for root.path (OCI). */
     CHECK(accepted("root.path", "\"rootfs\""));
 }
 
 TEST(dot_dotdot_and_empty_components_are_refused)
 {
-    static const char *const bad[] = {"\"/a/../b\"", "\"/..\"",   "\"/a/.\"", "\"/./a\"",
-                                      "\"/a/./b\"", "\"/a/../\"", "\"/a/b/..\""};
-    static const char *const where[] = {"process.cwd",          "mounts[1].destination",
-                                        "mounts[2].source",     "revrun.lower",
-                                        "revrun.checkoutPath",  "linux.maskedPaths[0]",
-                                        "linux.readonlyPaths[0]"};
+    static const char *const bad[] = {"\"/a/../b\"", "\"/..\"",    "\"/a/.\"",   "\"/./a\"",
+                                      "\"/a/./b\"",  "\"/a/../\"", "\"/a/b/..\""};
+    static const char *const where[] = {
+        "process.cwd",         "mounts[1].destination", "mounts[2].source",      "revrun.lower",
+        "revrun.checkoutPath", "linux.maskedPaths[0]",  "linux.readonlyPaths[0]"};
 
     for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); w++)
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -651,7 +683,8 @@ TEST(user_extras_are_refused)
 {
     CHECK(refused("process.user.additionalGids", "[5]",
                   "process.user.additionalGids: supplementary groups are not supported"));
-    CHECK(refused("process.user.additionalGids", "5", "process.user.additionalGids: supplementary"));
+    CHECK(
+        refused("process.user.additionalGids", "5", "process.user.additionalGids: supplementary"));
     CHECK(accepted("process.user.additionalGids", "[]"));
     CHECK(refused("process.user.umask", "18", "process.user.umask: not supported"));
 }
@@ -670,41 +703,47 @@ TEST(namespace_rules)
 
 TEST(rlimit_rules)
 {
-    CHECK(refused("process.rlimits[0].type", "\"RLIMIT_BOGUS\"",
-                  "process.rlimits[0].type: unknown rlimit"));
-    CHECK(refused("process.rlimits[0].soft", "4097", "process.rlimits[0]: soft is above hard"));
+    static const struct edit bad[] = {
+        {"process.rlimits[0].type", "\"RLIMIT_BOGUS\"", "process.rlimits[0].type: unknown rlimit"},
+        {"process.rlimits[0].soft", "4097", "process.rlimits[0]: soft is above hard"},
+        {"process.rlimits",
+         "[{\"type\": \"RLIMIT_CORE\", \"soft\": 0, \"hard\": 0},"
+         " {\"type\": \"RLIMIT_CORE\", \"soft\": 0, \"hard\": 0}]",
+         "process.rlimits[1]: RLIMIT_CORE given twice"},
+        {"process.rlimits[0].soft", "-1", "process.rlimits[0].soft: must not be negative"},
+        {"process.rlimits[0].hard", "18446744073709551616",
+         "process.rlimits[0].hard: 18446744073709551616 is out of range"},
+        {"process.rlimits[0].hard", "4096.0",
+         "process.rlimits[0].hard: expected an integer in range, got 4096.0"},
+        {"process.rlimits[0].hard", "4e3", "process.rlimits[0].hard: expected an integer"},
+    };
+
+    ALL_REFUSED(bad);
     CHECK(accepted("process.rlimits[0].soft", "4096"));
-    CHECK(refused("process.rlimits",
-                  "[{\"type\": \"RLIMIT_CORE\", \"soft\": 0, \"hard\": 0},"
-                  " {\"type\": \"RLIMIT_CORE\", \"soft\": 0, \"hard\": 0}]",
-                  "process.rlimits[1]: RLIMIT_CORE given twice"));
-    CHECK(refused("process.rlimits[0].soft", "-1", "process.rlimits[0].soft: must not be negative"));
-    CHECK(refused("process.rlimits[0].hard", "18446744073709551616",
-                  "process.rlimits[0].hard: 18446744073709551616 is out of range"));
-    CHECK(refused("process.rlimits[0].hard", "4096.0",
-                  "process.rlimits[0].hard: expected an integer in range, got 4096.0"));
-    CHECK(refused("process.rlimits[0].hard", "4e3", "process.rlimits[0].hard: expected an integer"));
     CHECK(accepted("process.rlimits[0].hard", "18446744073709551615") &&
           cfg.process.rlimits[0].hard == UINT64_MAX);
 }
 
 TEST(id_mapping_rules)
 {
-    CHECK(refused("linux.uidMappings[0].size", "0",
-                  "linux.uidMappings[0]: size is zero or the range overflows"));
-    CHECK(refused("linux.gidMappings[0].size", "0",
-                  "linux.gidMappings[0]: size is zero or the range overflows"));
-    CHECK(refused("linux.uidMappings[0].containerID", "4294967295",
-                  "linux.uidMappings[0]: size is zero or the range overflows"));
-    CHECK(refused("linux.uidMappings[0].hostID", "4294967295",
-                  "linux.uidMappings[0]: size is zero or the range overflows"));
-    CHECK(refused("linux.uidMappings[0].size", "4294967295",
-                  "linux.uidMappings[0]: size is zero or the range overflows"));
+    static const struct edit bad[] = {
+        {"linux.uidMappings[0].size", "0",
+         "linux.uidMappings[0]: size is zero or the range overflows"},
+        {"linux.gidMappings[0].size", "0",
+         "linux.gidMappings[0]: size is zero or the range overflows"},
+        {"linux.uidMappings[0].containerID", "4294967295",
+         "linux.uidMappings[0]: size is zero or the range overflows"},
+        {"linux.uidMappings[0].hostID", "4294967295",
+         "linux.uidMappings[0]: size is zero or the range overflows"},
+        {"linux.uidMappings[0].size", "4294967295",
+         "linux.uidMappings[0]: size is zero or the range overflows"},
+        {"linux.uidMappings[0].hostID", "4294967296",
+         "linux.uidMappings[0].hostID: 4294967296 is out of range 0..4294967295"},
+        {"linux.uidMappings[0].hostID", "-1", "linux.uidMappings[0].hostID: -1 is out of range"},
+    };
+
+    ALL_REFUSED(bad);
     CHECK(accepted("linux.uidMappings[0].containerID", "4294967294"));
-    CHECK(refused("linux.uidMappings[0].hostID", "4294967296",
-                  "linux.uidMappings[0].hostID: 4294967296 is out of range 0..4294967295"));
-    CHECK(refused("linux.uidMappings[0].hostID", "-1",
-                  "linux.uidMappings[0].hostID: -1 is out of range"));
 }
 
 TEST(too_many_id_mappings)
@@ -716,8 +755,8 @@ TEST(too_many_id_mappings)
         return;
     v[o++] = '[';
     for (unsigned i = 0; i < 341; i++)
-        o += (size_t)sprintf(v + o, "%s{\"containerID\":%u,\"hostID\":%u,\"size\":1}",
-                             i ? "," : "", i, i + 100000);
+        o += (size_t)sprintf(v + o, "%s{\"containerID\":%u,\"hostID\":%u,\"size\":1}", i ? "," : "",
+                             i, i + 100000);
     strcpy(v + o, "]");
     CHECK(refused("linux.uidMappings", v, "linux.uidMappings: too many mappings"));
     /* 340, the kernel's limit, is accepted. */
@@ -728,68 +767,89 @@ TEST(too_many_id_mappings)
 
 TEST(huge_and_fractional_integers_are_refused_with_the_path)
 {
-    CHECK(refused("process.user.uid", "99999999999999999999",
-                  "process.user.uid: expected an integer in range, got 99999999999999999999"));
-    CHECK(refused("process.user.uid", "4294967296", "process.user.uid: 4294967296 is out of range"));
-    CHECK(refused("process.user.gid", "-1", "process.user.gid: -1 is out of range"));
-    CHECK(refused("process.user.uid", "1000.5", "process.user.uid: expected an integer in range, got 1000.5"));
-    CHECK(refused("linux.resources.pids.limit", "1e3",
-                  "linux.resources.pids.limit: expected an integer in range, got 1e3"));
-    CHECK(refused("linux.resources.pids.limit", "9223372036854775808",
-                  "linux.resources.pids.limit: expected an integer in range"));
-    CHECK(refused("revrun.timeout", "-5", "revrun.timeout: must not be negative"));
-    CHECK(refused("revrun.timeout", "1.5", "revrun.timeout: expected an integer in range, got 1.5"));
-    CHECK(refused("revrun.timeout", "18446744073709551616", "revrun.timeout: 18446744073709551616 is out of range"));
-    CHECK(refused("revrun.timeout", "-18446744073709551616", "revrun.timeout: expected an integer"));
-    CHECK(refused("revrun.writeback.maxFiles", "-1", "revrun.writeback.maxFiles: must not be negative"));
-    CHECK(refused("revrun.writeback.maxDepth", "4294967296", "revrun.writeback.maxDepth: 4294967296 is out of range"));
-    CHECK(refused("revrun.egress.port", "1e2", "revrun.egress.port: expected an integer"));
-    CHECK(refused("linux.seccomp.defaultErrnoRet", "-1", "linux.seccomp.defaultErrnoRet: -1 is out of range"));
-    CHECK(refused("linux.seccomp.syscalls[1].args[0].value", "-1",
-                  "linux.seccomp.syscalls[1].args[0].value: must not be negative"));
+    static const struct edit bad[] = {
+        {"process.user.uid", "99999999999999999999",
+         "process.user.uid: expected an integer in range, got 99999999999999999999"},
+        {"process.user.uid", "4294967296", "process.user.uid: 4294967296 is out of range"},
+        {"process.user.gid", "-1", "process.user.gid: -1 is out of range"},
+        {"process.user.uid", "1000.5",
+         "process.user.uid: expected an integer in range, got 1000.5"},
+        {"linux.resources.pids.limit", "1e3",
+         "linux.resources.pids.limit: expected an integer in range, got 1e3"},
+        {"linux.resources.pids.limit", "9223372036854775808",
+         "linux.resources.pids.limit: expected an integer in range"},
+        {"revrun.timeout", "-5", "revrun.timeout: must not be negative"},
+        {"revrun.timeout", "1.5", "revrun.timeout: expected an integer in range, got 1.5"},
+        {"revrun.timeout", "18446744073709551616",
+         "revrun.timeout: 18446744073709551616 is out of range"},
+        {"revrun.timeout", "-18446744073709551616", "revrun.timeout: expected an integer"},
+        {"revrun.writeback.maxFiles", "-1", "revrun.writeback.maxFiles: must not be negative"},
+        {"revrun.writeback.maxDepth", "4294967296",
+         "revrun.writeback.maxDepth: 4294967296 is out of range"},
+        {"revrun.egress.port", "1e2", "revrun.egress.port: expected an integer"},
+        {"linux.seccomp.defaultErrnoRet", "-1",
+         "linux.seccomp.defaultErrnoRet: -1 is out of range"},
+        {"linux.seccomp.syscalls[1].args[0].value", "-1",
+         "linux.seccomp.syscalls[1].args[0].value: must not be negative"},
+    };
+
+    ALL_REFUSED(bad);
 }
 
 TEST(resource_rules)
 {
-    CHECK(refused("linux.resources.memory.swap", "1048575",
-                  "linux.resources.memory.swap: below memory.limit"));
+    static const struct edit bad[] = {
+        {"linux.resources.memory.swap", "1048575",
+         "linux.resources.memory.swap: below memory.limit"},
+        {"linux.resources.memory.limit", "0",
+         "linux.resources.memory.limit: 0 is below the minimum 1"},
+        {"linux.resources.pids.limit", "0", "linux.resources.pids.limit: 0 is below the minimum 1"},
+        {"linux.resources.pids.limit", "-1", "linux.resources.pids.limit: -1 is below"},
+        {"linux.resources.cpu.quota", "999",
+         "linux.resources.cpu.quota: 999 is below the minimum 1000"},
+        {"linux.resources.cpu.period", "999", "linux.resources.cpu.period: 999 is below"},
+    };
+
+    ALL_REFUSED(bad);
     CHECK(accepted("linux.resources.memory.swap", "1048576"));
-    CHECK(refused("linux.resources.memory.limit", "0", "linux.resources.memory.limit: 0 is below the minimum 1"));
-    CHECK(refused("linux.resources.pids.limit", "0", "linux.resources.pids.limit: 0 is below the minimum 1"));
-    CHECK(refused("linux.resources.pids.limit", "-1", "linux.resources.pids.limit: -1 is below"));
-    CHECK(refused("linux.resources.cpu.quota", "999", "linux.resources.cpu.quota: 999 is below the minimum 1000"));
-    CHECK(refused("linux.resources.cpu.period", "999", "linux.resources.cpu.period: 999 is below"));
 }
 
 TEST(revrun_enums_and_names)
 {
-    CHECK(refused("revrun.overlay", "\"zfs\"", "revrun.overlay: \"zfs\" is not one of the accepted values"));
+    CHECK(refused("revrun.overlay", "\"zfs\"",
+                  "revrun.overlay: \"zfs\" is not one of the accepted values"));
     CHECK(refused("revrun.overlay", "\"Native\"", "revrun.overlay: \"Native\" is not one"));
     CHECK(accepted("revrun.overlay", "\"fuse\"") && cfg.revrun.overlay == RR_BACKEND_FUSE);
     CHECK(accepted("revrun.overlay", "\"native\"") && cfg.revrun.overlay == RR_BACKEND_NATIVE);
-    CHECK(refused("revrun.network", "\"bridge\"", "revrun.network: \"bridge\" is not one of the accepted values"));
+    CHECK(refused("revrun.network", "\"bridge\"",
+                  "revrun.network: \"bridge\" is not one of the accepted values"));
     CHECK(accepted("revrun.network", "\"host\"") && cfg.revrun.network == RR_NET_HOST);
     CHECK(refused("revrun.bestEffort", "[\"memory\", \"seccomp\"]",
                   "revrun.bestEffort[1]: not one of: " RR_BEST_EFFORT_NAMES));
     CHECK(refused("revrun.bestEffort", "[\"Memory\"]", "revrun.bestEffort[0]: not one of"));
-    CHECK(accepted("revrun.bestEffort", "[\"memory\", \"pids\", \"cpu\", \"upperSize\", \"landlock\"]"));
+    CHECK(accepted("revrun.bestEffort",
+                   "[\"memory\", \"pids\", \"cpu\", \"upperSize\", \"landlock\"]"));
 }
 
 TEST(revrun_sizes_and_caps)
 {
-    CHECK(refused("revrun.upperSize", "\"512K\"", "revrun.upperSize: at least 1M"));
-    CHECK(refused("revrun.upperSize", "1048575", "revrun.upperSize: at least 1M"));
-    CHECK(refused("revrun.upperSize", "0", "revrun.upperSize: at least 1M"));
+    static const struct edit bad[] = {
+        {"revrun.upperSize", "\"512K\"", "revrun.upperSize: at least 1M"},
+        {"revrun.upperSize", "1048575", "revrun.upperSize: at least 1M"},
+        {"revrun.upperSize", "0", "revrun.upperSize: at least 1M"},
+        {"revrun.upperSize", "\"10X\"", "revrun.upperSize: not a size"},
+        {"revrun.upperSize", "\"-1G\"", "revrun.upperSize: not a size"},
+        {"revrun.upperSize", "\"99999999999T\"", "revrun.upperSize: not a size"},
+        {"revrun.writeback.maxDepth", "0", "revrun.writeback: caps must be above zero"},
+        {"revrun.writeback.maxFiles", "0", "revrun.writeback: caps must be above zero"},
+        {"revrun.writeback.maxNameBytes", "0", "revrun.writeback: caps must be above zero"},
+        {"revrun.writeback.maxPathBytes", "0", "revrun.writeback: caps must be above zero"},
+        {"revrun.writeback.maxFileBytes", "\"1Q\"", "revrun.writeback.maxFileBytes: not a size"},
+    };
+
+    ALL_REFUSED(bad);
     CHECK(accepted("revrun.upperSize", "1048576") && cfg.revrun.upper_size == 1048576);
-    CHECK(refused("revrun.upperSize", "\"10X\"", "revrun.upperSize: not a size"));
-    CHECK(refused("revrun.upperSize", "\"-1G\"", "revrun.upperSize: not a size"));
-    CHECK(refused("revrun.upperSize", "\"99999999999T\"", "revrun.upperSize: not a size"));
     CHECK(accepted("revrun.upperSize", "\"2GiB\"") && cfg.revrun.upper_size == 2ULL << 30);
-    CHECK(refused("revrun.writeback.maxDepth", "0", "revrun.writeback: caps must be above zero"));
-    CHECK(refused("revrun.writeback.maxFiles", "0", "revrun.writeback: caps must be above zero"));
-    CHECK(refused("revrun.writeback.maxNameBytes", "0", "revrun.writeback: caps must be above zero"));
-    CHECK(refused("revrun.writeback.maxPathBytes", "0", "revrun.writeback: caps must be above zero"));
-    CHECK(refused("revrun.writeback.maxFileBytes", "\"1Q\"", "revrun.writeback.maxFileBytes: not a size"));
     CHECK(accepted("revrun.writeback.maxTotalBytes", "\"1G\"") &&
           cfg.revrun.writeback.max_total_bytes == 1ULL << 30);
     /* A list given replaces the default rather than adding to it. */

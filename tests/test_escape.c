@@ -30,7 +30,8 @@ static bool escapes_to(const char *s, const char *want)
 
 TEST(printable_ascii_passes)
 {
-    CHECK(escapes_to("hello, world: a/b.c [x] {y} ~!@#$%^&*()_+`'\"<>?", "hello, world: a/b.c [x] {y} ~!@#$%^&*()_+`'\"<>?"));
+    CHECK(escapes_to("hello, world: a/b.c [x] {y} ~!@#$%^&*()_+`'\"<>?",
+                     "hello, world: a/b.c [x] {y} ~!@#$%^&*()_+`'\"<>?"));
     CHECK(escapes_to("", ""));
 }
 
@@ -45,19 +46,25 @@ TEST(escape_sequences_are_defused)
 {
     CHECK(escapes_to("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"));
     CHECK(escapes_to("\x1b]0;title\x07", "\\x1b]0;title\\x07"));
-    CHECK(escapes_to("\x1b" "c", "\\x1bc"));
+    CHECK(escapes_to("\x1b"
+                     "c",
+                     "\\x1bc"));
 }
 
 TEST(c1_controls_are_escaped)
 {
     /* U+0080..U+009F, as UTF-8: CSI (U+009B) acts like ESC [ on some
      * terminals. */
-    CHECK(escapes_to("\xc2\x9b" "31m", "\\xc2\\x9b31m"));
+    CHECK(escapes_to("\xc2\x9b"
+                     "31m",
+                     "\\xc2\\x9b31m"));
     CHECK(escapes_to("\xc2\x80\xc2\x85\xc2\x9f", "\\xc2\\x80\\xc2\\x85\\xc2\\x9f"));
     /* U+00A0 is the first code point after them and passes. */
     CHECK(escapes_to("\xc2\xa0", "\xc2\xa0"));
     /* Raw 8-bit C1 bytes are invalid UTF-8 and escaped as such. */
-    CHECK(escapes_to("\x9b" "31m", "\\x9b31m"));
+    CHECK(escapes_to("\x9b"
+                     "31m",
+                     "\\x9b31m"));
 }
 
 TEST(bidi_and_invisible_formatting_is_escaped)
@@ -87,19 +94,22 @@ TEST(bidi_and_invisible_formatting_is_escaped)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         CHECK(escapes_to(cases[i].in, cases[i].want));
     /* The neighbours are ordinary punctuation. */
-    CHECK(escapes_to("\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xb0", "\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xb0"));
+    CHECK(
+        escapes_to("\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xb0", "\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xb0"));
 }
 
 TEST(invalid_utf8_is_escaped_byte_by_byte)
 {
-    CHECK(escapes_to("a\xff" "b", "a\\xffb"));
-    CHECK(escapes_to("\xc3", "\\xc3"));                         /* truncated */
-    CHECK(escapes_to("\xc3(", "\\xc3("));                       /* bad continuation */
-    CHECK(escapes_to("\xc0\xaf", "\\xc0\\xaf"));                /* overlong '/' */
-    CHECK(escapes_to("\xe0\x80\xaf", "\\xe0\\x80\\xaf"));       /* overlong */
-    CHECK(escapes_to("\xed\xa0\x80", "\\xed\\xa0\\x80"));       /* surrogate */
+    CHECK(escapes_to("a\xff"
+                     "b",
+                     "a\\xffb"));
+    CHECK(escapes_to("\xc3", "\\xc3"));                            /* truncated */
+    CHECK(escapes_to("\xc3(", "\\xc3("));                          /* bad continuation */
+    CHECK(escapes_to("\xc0\xaf", "\\xc0\\xaf"));                   /* overlong '/' */
+    CHECK(escapes_to("\xe0\x80\xaf", "\\xe0\\x80\\xaf"));          /* overlong */
+    CHECK(escapes_to("\xed\xa0\x80", "\\xed\\xa0\\x80"));          /* surrogate */
     CHECK(escapes_to("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80")); /* above U+10FFFF */
-    CHECK(escapes_to("\x80\xbf", "\\x80\\xbf"));                /* lone continuations */
+    CHECK(escapes_to("\x80\xbf", "\\x80\\xbf"));                   /* lone continuations */
     /* A truncated sequence followed by a valid one: only the bad bytes. */
     CHECK(escapes_to("\xe2\x82\xc3\xa9", "\\xe2\\x82\xc3\xa9"));
 }
@@ -149,10 +159,9 @@ TEST(no_code_point_leaves_a_control)
             n = 4;
         }
         esc((const char *)s, n);
-        bool controlish = cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c ||
-                          cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
-                          (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
-                          cp == 0xfeff;
+        bool controlish = cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c || cp == 0x180e ||
+                          (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+                          (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
         bool as_is = strlen(out) == n && memcmp(out, s, n) == 0;
         if (cp == '\\')
             as_is = strcmp(out, "\\\\") == 0;
@@ -227,8 +236,9 @@ TEST(truncation_marks_and_never_cuts_a_sequence)
     static const char *const letters[] = {"\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "a",
                                           "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "b",
                                           "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "c"};
-    static const char *const escapes[] = {"\x1b", "\xff", "\\", "\xe2\x80\xae", "x", "\x1b",
-                                          "\xc3\xa9", "\xed", "\xa0", "\x80", "\n", "\\", "\x1b", "y"};
+    static const char *const escapes[] = {"\x1b",     "\xff", "\\",   "\xe2\x80\xae", "x",  "\x1b",
+                                          "\xc3\xa9", "\xed", "\xa0", "\x80",         "\n", "\\",
+                                          "\x1b",     "y"};
 
     CHECK(cuts_are_clean(letters, sizeof(letters) / sizeof(letters[0])));
     CHECK(cuts_are_clean(escapes, sizeof(escapes) / sizeof(escapes[0])));

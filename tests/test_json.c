@@ -22,8 +22,7 @@ static int parse_n(const char *text, size_t len, const struct json_limits *lim)
     json_free(doc);
     doc = NULL;
     err = (struct rr_error){0};
-    return json_parse(text, len ? len : strlen(text), lim ? lim : &json_limits_config, &doc,
-                      &err);
+    return json_parse(text, len ? len : strlen(text), lim ? lim : &json_limits_config, &doc, &err);
 }
 
 static int parse(const char *text)
@@ -49,8 +48,8 @@ TEST(valid_documents_build_the_tree)
 {
     const struct json_node *o, *a;
 
-    CHECK(parse(" {\"a\": [1, -2, 3.5, \"x\\ty\", true, false, null, {}, []], \"b\": {\"c\": \"\"}} ") ==
-          0);
+    CHECK(parse(" {\"a\": [1, -2, 3.5, \"x\\ty\", true, false, null, {}, []], \"b\": {\"c\": "
+                "\"\"}} ") == 0);
     CHECK(doc != NULL && doc->type == JSON_OBJECT && doc->u.object.n == 2);
     a = json_get(doc, "a");
     CHECK(a != NULL && a->type == JSON_ARRAY && a->u.array.n == 9);
@@ -70,7 +69,8 @@ TEST(valid_documents_build_the_tree)
     CHECK(a->u.array.items[8]->type == JSON_ARRAY && a->u.array.items[8]->u.array.n == 0);
     o = json_get(doc, "b");
     CHECK(o != NULL && json_get(o, "c") != NULL && json_get(o, "c")->u.string.len == 0);
-    CHECK(json_get(doc, "missing") == NULL && json_get(a, "a") == NULL && json_get(NULL, "a") == NULL);
+    CHECK(json_get(doc, "missing") == NULL && json_get(a, "a") == NULL &&
+          json_get(NULL, "a") == NULL);
     CHECK(parse("\"top\"") == 0 && doc->type == JSON_STRING);
     CHECK(parse("0") == 0 && doc->type == JSON_INT && doc->u.integer == 0);
 }
@@ -78,8 +78,8 @@ TEST(valid_documents_build_the_tree)
 TEST(valid_utf8_and_escapes_decode)
 {
     /* é, a paired surrogate (U+1F600), U+10FFFF, and the escapes. */
-    CHECK(parse("[\"\xc3\xa9\", \"\\ud83d\\ude00\", \"\\uDBFF\\uDFFF\", \"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]") ==
-          0);
+    CHECK(parse("[\"\xc3\xa9\", \"\\ud83d\\ude00\", \"\\uDBFF\\uDFFF\", "
+                "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]") == 0);
     if (doc == NULL)
         return;
     CHECK(strcmp(doc->u.array.items[0]->u.string.s, "\xc3\xa9") == 0);
@@ -91,10 +91,10 @@ TEST(valid_utf8_and_escapes_decode)
 TEST(malformed_documents_are_refused)
 {
     static const char *const bad[] = {
-        "",       "   ",        "{",          "[1,",           "{\"a\":",     "{\"a\" 1}",
-        "[1] x",  "[1] [2]",    "{\"a\":1,}", "[01]",          "[+1]",        "[.5]",
-        "[1.]",   "[\"abc]",    "['a']",      "{a:1}",         "[tru]",       "[nul]",
-        "[\"\\x\"]", "[\"\\u12\"]", "[\"\\u12g4\"]", "[\"a\tb\"]", "[\"a\nb\"]", "{\"a\"}",
+        "",           "   ",        "{",       "[1,",   "{\"a\":",   "{\"a\" 1}",   "[1] x",
+        "[1] [2]",    "{\"a\":1,}", "[01]",    "[+1]",  "[.5]",      "[1.]",        "[\"abc]",
+        "['a']",      "{a:1}",      "[tru]",   "[nul]", "[\"\\x\"]", "[\"\\u12\"]", "[\"\\u12g4\"]",
+        "[\"a\tb\"]", "[\"a\nb\"]", "{\"a\"}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK(refused(bad[i], 0, "malformed JSON"));
@@ -107,10 +107,20 @@ TEST(invalid_utf8_in_strings_is_refused)
     /* Lone continuation, truncated sequences, overlongs, UTF-16 surrogates
      * encoded in UTF-8, code points above U+10FFFF, bytes never valid. */
     static const char *const bad[] = {
-        "[\"\x80\"]",         "[\"\xc3\"]",         "[\"\xe2\x82\"]",     "[\"\xc0\xaf\"]",
-        "[\"\xc1\xbf\"]",     "[\"\xe0\x80\xaf\"]", "[\"\xf0\x80\x80\xaf\"]", "[\"\xed\xa0\x80\"]",
-        "[\"\xed\xbf\xbf\"]", "[\"\xf4\x90\x80\x80\"]", "[\"\xf5\x80\x80\x80\"]", "[\"\xf8\x88\x80\x80\x80\"]",
-        "[\"\xfe\"]",         "[\"\xff\"]",
+        "[\"\x80\"]",
+        "[\"\xc3\"]",
+        "[\"\xe2\x82\"]",
+        "[\"\xc0\xaf\"]",
+        "[\"\xc1\xbf\"]",
+        "[\"\xe0\x80\xaf\"]",
+        "[\"\xf0\x80\x80\xaf\"]",
+        "[\"\xed\xa0\x80\"]",
+        "[\"\xed\xbf\xbf\"]",
+        "[\"\xf4\x90\x80\x80\"]",
+        "[\"\xf5\x80\x80\x80\"]",
+        "[\"\xf8\x88\x80\x80\x80\"]",
+        "[\"\xfe\"]",
+        "[\"\xff\"]",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK(refused(bad[i], 0, ""));
@@ -163,8 +173,8 @@ TEST(nul_is_refused_in_strings_and_keys)
 
 TEST(size_cap)
 {
-    const struct json_limits lim = {.max_bytes = 8, .max_depth = 4, .max_nodes = 16,
-                                    .max_string = 16, .max_members = 4};
+    const struct json_limits lim = {
+        .max_bytes = 8, .max_depth = 4, .max_nodes = 16, .max_string = 16, .max_members = 4};
     char *big;
 
     CHECK(parse_n("[1,2,33]", 8, &lim) == 0);
@@ -224,8 +234,8 @@ TEST(depth_cap)
 
 TEST(node_cap)
 {
-    const struct json_limits lim = {.max_bytes = 1024, .max_depth = 4, .max_nodes = 4,
-                                    .max_string = 16, .max_members = 16};
+    const struct json_limits lim = {
+        .max_bytes = 1024, .max_depth = 4, .max_nodes = 4, .max_string = 16, .max_members = 16};
 
     CHECK(parse_n("[1,2,3]", 0, &lim) == 0);
     CHECK(parse_n("[1,2,3,4]", 0, &lim) < 0 && strstr(err.msg, "[3]: too many values") != NULL);
@@ -236,11 +246,12 @@ TEST(node_cap)
 
 TEST(string_cap)
 {
-    const struct json_limits lim = {.max_bytes = 1024, .max_depth = 4, .max_nodes = 16,
-                                    .max_string = 4, .max_members = 16};
+    const struct json_limits lim = {
+        .max_bytes = 1024, .max_depth = 4, .max_nodes = 16, .max_string = 4, .max_members = 16};
 
     CHECK(parse_n("[\"abcd\"]", 0, &lim) == 0);
-    CHECK(parse_n("[\"abcde\"]", 0, &lim) < 0 && strstr(err.msg, "[0]: string is too long") != NULL);
+    CHECK(parse_n("[\"abcde\"]", 0, &lim) < 0 &&
+          strstr(err.msg, "[0]: string is too long") != NULL);
     /* Counted in decoded bytes: é is two. */
     CHECK(parse_n("[\"\\u00e9\\u00e9\"]", 0, &lim) == 0);
     CHECK(parse_n("[\"\\u00e9\\u00e9a\"]", 0, &lim) < 0);
@@ -250,8 +261,8 @@ TEST(string_cap)
 
 TEST(member_cap)
 {
-    const struct json_limits lim = {.max_bytes = 1024, .max_depth = 4, .max_nodes = 64,
-                                    .max_string = 16, .max_members = 3};
+    const struct json_limits lim = {
+        .max_bytes = 1024, .max_depth = 4, .max_nodes = 64, .max_string = 16, .max_members = 3};
 
     CHECK(parse_n("{\"x\":{\"a\":1,\"b\":2,\"c\":3}}", 0, &lim) == 0);
     CHECK(parse_n("{\"x\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4}}", 0, &lim) < 0 &&
@@ -363,9 +374,8 @@ TEST(writer_bytes_escape_invalid_utf8_and_backslashes)
     if (out != NULL) {
         /* Parsed back, the text is valid UTF-8 and the escaping is
          * unambiguous: the backslash of the input is doubled. */
-        CHECK(parse(out) == 0 &&
-              strcmp(doc->u.array.items[0]->u.string.s,
-                     "a\\xff\\\\b\xc3\xa9\\xc0\\xaf\\xed\\xa0\\x80") == 0);
+        CHECK(parse(out) == 0 && strcmp(doc->u.array.items[0]->u.string.s,
+                                        "a\\xff\\\\b\xc3\xa9\\xc0\\xaf\\xed\\xa0\\x80") == 0);
     }
     free(out);
     out = written(w_bytes_empty);
@@ -408,8 +418,8 @@ TEST(utf8_validator)
 TEST(parse_file_caps_and_refusals)
 {
     char dir[] = "/tmp/revrun-test-json.XXXXXX";
-    const struct json_limits lim = {.max_bytes = 16, .max_depth = 4, .max_nodes = 16,
-                                    .max_string = 16, .max_members = 4};
+    const struct json_limits lim = {
+        .max_bytes = 16, .max_depth = 4, .max_nodes = 16, .max_string = 16, .max_members = 4};
     int dfd, fd;
 
     if (!CHECK(mkdtemp(dir) != NULL))

@@ -75,8 +75,8 @@ static size_t add_mount(const char *dest, const char *type, const char *src,
         abort();
     cfg.mounts = m;
     m = &cfg.mounts[cfg.n_mounts];
-    *m = (struct rr_mount){.destination = strdup(dest), .type = strdup(type),
-                           .source = src ? strdup(src) : NULL};
+    *m = (struct rr_mount){
+        .destination = strdup(dest), .type = strdup(type), .source = src ? strdup(src) : NULL};
     for (; opts != NULL && *opts != NULL; opts++)
         strv_push(&m->options, *opts);
     return cfg.n_mounts++;
@@ -335,8 +335,10 @@ TEST(no_mount_over_the_root_or_the_checkout)
         fresh(false);
         size_t at = add_mount(bad[i], "tmpfs", "tmpfs", NULL);
         char want[96];
-        snprintf(want, sizeof(want), "mounts[%zu].destination: would cover the root or the "
-                                     "checkout at /workspace", at);
+        snprintf(want, sizeof(want),
+                 "mounts[%zu].destination: would cover the root or the "
+                 "checkout at /workspace",
+                 at);
         CHECK(refused(false, want));
     }
     /* A sibling sharing the prefix is not inside. */

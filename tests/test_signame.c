@@ -36,9 +36,10 @@ TEST(numbers_within_range)
 
 TEST(anything_else_is_refused)
 {
-    static const char *const bad[] = {"",    "0",     "-9",    "+9",   " 9",    "9 ",    "9x",
-                                      "SIG", "SIGSIGTERM", "TERMX", "ERM", "SIG TERM", "RTMIN",
-                                      "99999999999999999999", "0x9", "NULL", "SIGKILL\n"};
+    static const char *const bad[] = {
+        "",    "0",          "-9",       "+9",  " 9",       "9 ",    "9x",
+        "SIG", "SIGSIGTERM", "TERMX",    "ERM", "SIG TERM", "RTMIN", "99999999999999999999",
+        "0x9", "NULL",       "SIGKILL\n"};
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (!CHECK(signal_parse(bad[i]) == -1))

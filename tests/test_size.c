@@ -50,10 +50,10 @@ TEST(overflow_is_refused_not_clamped)
 
 TEST(junk_is_refused)
 {
-    static const char *const bad[] = {"",     "K",     "-1",   "+1",   " 1",   "1 ",  "1 K",
-                                      "1.5G", "1e3",   "0x10", "1B",   "1iB",  "1Ki", "1Kib",
-                                      "1Kb",  "1KBB",  "1KiBx", "1P",  "1E",   "1Z",  "1kk",
-                                      "1M\n", "1\xc2\xa0K"};
+    static const char *const bad[] = {"",    "K",    "-1",  "+1",   " 1",        "1 ",
+                                      "1 K", "1.5G", "1e3", "0x10", "1B",        "1iB",
+                                      "1Ki", "1Kib", "1Kb", "1KBB", "1KiBx",     "1P",
+                                      "1E",  "1Z",   "1kk", "1M\n", "1\xc2\xa0K"};
     uint64_t v = 7;
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

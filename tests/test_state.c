@@ -11,11 +11,27 @@ static struct rr_error err;
 
 TEST(container_ids)
 {
-    static const char *const good[] = {"a", "Z", "0", "abc-DEF_1.2", "a..b", "a-", "9_", "a.",
-                                       "0123456789012345678901234567890123456789012345678901234567890123"};
+    static const char *const good[] = {
+        "a",           "Z",    "0",
+        "abc-DEF_1.2", "a..b", "a-",
+        "9_",          "a.",   "0123456789012345678901234567890123456789012345678901234567890123"};
     static const char *const bad[] = {
-        "",    ".",    "..",    "-a",   "_a",   ".a",     "a/b",    "/a",   "a b",  "a\n",
-        "a\\b", "a:b", "a\x1b", "caf\xc3\xa9", "a*", "a%",
+        "",
+        ".",
+        "..",
+        "-a",
+        "_a",
+        ".a",
+        "a/b",
+        "/a",
+        "a b",
+        "a\n",
+        "a\\b",
+        "a:b",
+        "a\x1b",
+        "caf\xc3\xa9",
+        "a*",
+        "a%",
         "01234567890123456789012345678901234567890123456789012345678901234",
     };
 
@@ -155,7 +171,9 @@ TEST(state_limits)
 
 TEST(exit_record_round_trips_and_escapes_its_error)
 {
-    struct rr_exit in = {.wait_status = 9, .timed_out = true, .oom_killed = false,
+    struct rr_exit in = {.wait_status = 9,
+                         .timed_out = true,
+                         .oom_killed = false,
                          .finished = (char *)"2026-01-01T00:00:00Z",
                          .error = (char *)"exec \xff\\ failed"};
     struct rr_exit out;
@@ -182,6 +200,5 @@ TEST(timestamps_are_rfc3339_utc)
     char buf[64];
 
     rr_now_rfc3339(buf, sizeof(buf));
-    CHECK(strlen(buf) == 30 && buf[4] == '-' && buf[10] == 'T' && buf[19] == '.' &&
-          buf[29] == 'Z');
+    CHECK(strlen(buf) == 30 && buf[4] == '-' && buf[10] == 'T' && buf[19] == '.' && buf[29] == 'Z');
 }
