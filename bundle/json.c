@@ -13,6 +13,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/cleanup.h"
+#include "common/escape.h"
 
 const struct json_limits json_limits_config = {
     .max_bytes = 1024 * 1024,
@@ -565,35 +566,9 @@ const struct json_node *json_get(const struct json_node *obj, const char *key)
  * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
 static size_t utf8_seq_len(const unsigned char *s, size_t avail)
 {
-    unsigned char c = s[0];
-    size_t need;
     uint32_t cp;
 
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        need = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (avail < need)
-        return 0;
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return need;
+    return rr_utf8_decode(s, avail, &cp);
 }
 
 bool json_utf8_valid(const char *s, size_t len)
