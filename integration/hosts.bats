@@ -112,10 +112,11 @@ V2_RUN='
         run in_cgroup_v2 "$V2_RUN"
         assert_success
         assert_output_contains "memory limit not enforced (best effort)"
-        assert_output_contains "init 0::/revrun/$ID-$backend"
-        [ "$backend" = native ] || assert_output_contains "daemon 0::/revrun/$ID-$backend"
+        # /revrun/[state root's tag/]ID
+        grep -Eq "^init 0::/revrun/(.*/)?$ID-$backend\$" <<<"$output"
+        [ "$backend" = native ] || grep -Eq "^daemon 0::/revrun/(.*/)?$ID-$backend\$" <<<"$output"
         # seen from the host's own v2 mount: gone with destroy
-        [ ! -e "$unified/revrun/$ID-$backend" ]
+        [ -z "$(find "$unified/revrun" -name "$ID-$backend" 2>/dev/null)" ]
     done
 }
 
