@@ -5,6 +5,7 @@
 
 load helpers
 load fuse_helpers # the suite's setup and teardown too
+load wb_helpers   # wb_view: what write-back carries
 
 # The agent changes the checkout through fuse-overlayfs; the checkout itself
 # never changes.
@@ -272,4 +273,81 @@ auto_falls_back() {
     assert_output_contains "warn  /dev/fuse          mode 0600: Permission denied"
     assert_output_contains "sudo chmod 0666 /dev/fuse"
     assert_output_contains 'native only: "auto" uses native overlayfs'
+}
+
+# ---- write-back over either backend's upper ----
+
+# Every kind of change the write-back suites accept, made by the agent.
+WB_CHANGES='echo more >> README && rm keep.txt && rm -r docs/old && mkdir docs/old &&
+    echo c > docs/old/c.txt && mv src/lib src/library && chmod +x run.sh && ln -sfn keep2 link &&
+    mkdir -p empty/deeper && printf "\000\377" >> blob.bin && rm -r docs2 && echo doc > docs2 &&
+    rm keep2 && mkdir keep2 && echo in > keep2/in'
+
+wb_checkout() {
+    local mode=$1 d=$2
+    mkdir -p "$d/docs/old" "$d/docs2" "$d/src/lib"
+    printf 'hello\n' >"$d/README"
+    printf 'keep\n' >"$d/keep.txt"
+    printf 'keep2\n' >"$d/keep2"
+    printf 'old a\n' >"$d/docs/old/a.txt"
+    printf 'x\n' >"$d/docs2/x"
+    printf 'int lib;\n' >"$d/src/lib/lib.c"
+    printf '#!/bin/sh\n' >"$d/run.sh"
+    printf 'bin\000ary' >"$d/blob.bin"
+    ln -s README "$d/link"
+    chmod -R a+rX "$d"
+    if [ "$mode" = user ]; then chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$d"; fi
+}
+
+# revrun review over BACKEND: the verdict, and the digest of the change set.
+review_with() {
+    local mode=$1 backend=$2 out="$RR_TMP/out-$2"
+    make_bundle "$mode" "$backend" "$RR_TMP/co" "$RR_TMP/b-$backend" true
+    mkdir "$out"
+    if [ "$mode" = user ]; then chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$out"; fi
+    run rr_as "$mode" review --bundle "$RR_TMP/b-$backend" --lower "$RR_TMP/co" --out "$out" \
+        --id "$ID-$backend" -- sh -c "$3"
+}
+
+result_of() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" \
+        "$RR_TMP/out-$1/result.json" "$2"
+}
+
+# The same change set, to the digest, from either upper; applied, it makes
+# exactly what the agent's script makes of a plain copy.
+same_change_set() {
+    local mode=$1
+    wb_checkout "$mode" "$RR_TMP/co"
+    cp -a "$RR_TMP/co" "$RR_TMP/expected"
+    (cd "$RR_TMP/expected" && sh -c "$WB_CHANGES")
+    for backend in native fuse; do
+        review_with "$mode" "$backend" "$WB_CHANGES"
+        assert_success
+        [ "$(result_of "$backend" verdict)" = accept ]
+    done
+    [ "$(result_of fuse digest)" = "$(result_of native digest)" ]
+    [ "$(result_of fuse changes)" = "$(result_of native changes)" ]
+    cp -a "$RR_TMP/co" "$RR_TMP/target"
+    "$RR_BIN/revrun" apply "$RR_TMP/out-fuse/changeset" --to "$RR_TMP/target" \
+        --approve "$(result_of fuse digest)"
+    diff <(wb_view "$RR_TMP/target") <(wb_view "$RR_TMP/expected")
+}
+
+@test "write-back (root): fuse-overlayfs' upper gives the change set native's does, to the digest, and it applies byte for byte" {
+    same_change_set root
+}
+
+@test "write-back (rootless): fuse-overlayfs' upper gives the change set native's does, to the digest, and it applies byte for byte" {
+    same_change_set user
+}
+
+@test "write-back: each backend's upper refuses the other's opaque marker, planted by the agent" {
+    wb_checkout root "$RR_TMP/co"
+    review_with root fuse 'mkdir d && setfattr -n user.overlay.opaque -v y d'
+    [ "$status" -eq 2 ]
+    grep -q "REFUSED d: .*user.overlay.opaque" "$RR_TMP/out-fuse/summary.txt"
+    review_with root native 'mkdir d && setfattr -n user.fuseoverlayfs.opaque -v y d'
+    [ "$status" -eq 2 ]
+    grep -q "REFUSED d: .*user.fuseoverlayfs.opaque" "$RR_TMP/out-native/summary.txt"
 }
