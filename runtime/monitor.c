@@ -68,8 +68,8 @@ static int own_userns(struct rr_error *err)
 
     if (unshare(CLONE_NEWUSER) < 0)
         return rr_fail(err, errno,
-                       "user namespace (unprivileged user namespaces are refused here: on "
-                       "Ubuntu 24.04 by AppArmor; `revrun check` gives the remedy)");
+                       "user namespace (unprivileged user namespaces may be disabled: see "
+                       "`revrun check`)");
     if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
         return -1;
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
@@ -170,8 +170,11 @@ static int prepare(struct monitor *m, struct rr_error *err)
 
     if (backend_find(&m->backend, p, err) < 0)
         return -1;
+    /* Ubuntu 24.04's AppArmor restriction lets the unshare pass and refuses
+     * the id maps: the remedy is named whichever step fails. */
     if (p->rootless && own_userns(err) < 0)
-        return -1;
+        return rr_wrap(err, "a user namespace of our own (refused here: on Ubuntu 24.04 by "
+                            "AppArmor; `revrun check` gives the remedy)");
     if (own_mountns(err) < 0)
         return -1;
     /* Mount targets must belong to this new namespace: reopen by path. */

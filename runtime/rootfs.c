@@ -142,8 +142,10 @@ static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *
     _cleanup_close_ int ovl = -1;
     char proc_path[64];
 
-    if (fds->checkout_mfd >= 0) /* fuse-overlayfs serves it already (runtime/backend.c) */
-        return attach_checkout(root, p, fds->checkout_mfd, err);
+    if (fds->checkout_mfd >= 0) { /* fuse-overlayfs serves it already (runtime/backend.c) */
+        _cleanup_close_ int view = rr_steal_fd(&fds->checkout_mfd);
+        return attach_checkout(root, p, view, err);
+    }
 
     /* The lower is a detached mount made outside this user namespace; the
      * kernel only stacks an overlay on layers attached in the caller's own
