@@ -19,7 +19,7 @@ lifecycle() {
     cd "$RR_TMP/b"
     mkfifo "$RR_TMP/in"
     exec 5<>"$RR_TMP/in"
-    rr_as "$mode" create "$ID" <&5 >"$RR_TMP/out" 2>&1
+    rr_as "$mode" create "$ID" <&5 >"$RR_TMP/out" 2>&1 || { cat "$RR_TMP/out"; return 1; }
     [ "$(state_of "$mode" "$ID" 'd["status"]')" = created ]
     [ "$(state_of "$mode" "$ID" 'd["revrun"]["backend"]')" = "$backend" ]
     init=$(state_of "$mode" "$ID" 'd["pid"]')
