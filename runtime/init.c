@@ -24,6 +24,8 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "runtime/caps.h"
+#include "runtime/console.h"
+#include "runtime/landlock.h"
 #include "runtime/statedir.h"
 #include "runtime/sync.h"
 
@@ -33,6 +35,9 @@ static const int forwarded[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1,
                                 SIGUSR2, SIGWINCH, SIGCONT, SIGALRM, SIGPIPE};
 
 static char exe_path[4096];
+/* Made by pid 1 in setup, used by the agent's process just before exec. */
+static int landlock_fd = -1;
+static int pty_slave = -1;
 
 /* ---- setup, in the order the kernel sees it ---- */
 
@@ -169,6 +174,14 @@ static int setup(struct init_args *a, struct rr_error *err)
         return rr_fail(err, errno, "process.cwd %s", p->cwd);
     if (resolve_exe(p, err) < 0)
         return -1;
+    if (p->terminal) {
+        pty_slave = console_make_pty(a->console_fd, err);
+        a->console_fd = -1; /* closed by console_make_pty */
+        if (pty_slave < 0)
+            return -1;
+    }
+    if (landlock_prepare(p, &landlock_fd, err) < 0)
+        return -1;
     /* From here on this process holds nothing: no capability in any set,
      * no way to gain one, and no dumpable memory or /proc/1/exe for the
      * agent to open. */
@@ -225,14 +238,21 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    /* A new session and no controlling terminal: no TIOCSTI into anyone's
-     * terminal. */
+    /* A new session and no controlling terminal (no TIOCSTI into anyone's
+     * terminal), unless the config asked for one: then a fresh pty of the
+     * container's own. */
     if (setsid() < 0)
+        goto fail;
+    if (pty_slave >= 0 && console_attach(pty_slave) < 0)
         goto fail;
     umask(022);
     set_rlimits(p);
     /* Only 0, 1 and 2 cross the exec. */
     if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+        goto fail;
+    /* Last, in this order: Landlock needs its own syscalls, which seccomp
+     * leaves alone. */
+    if (landlock_enforce(landlock_fd) < 0)
         goto fail;
     if (seccomp_progs_load(a->seccomp) < 0)
         goto fail;
@@ -322,8 +342,9 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
     pid_t agent;
     int status;
 
-    const int keep[] = {a->sync_fd, a->fifo_fd, a->fds.mountpoint, a->fds.lower_mfd,
-                        a->fds.upper_fd, a->fds.work_fd};
+    const int keep[] = {a->sync_fd,         a->fifo_fd,      a->fds.mountpoint,
+                        a->fds.lower_mfd,   a->fds.upper_fd, a->fds.work_fd,
+                        a->console_fd};
 
     /* Nothing of the monitor's (or of revrun create's) reaches pid 1. */
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
@@ -355,6 +376,11 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         sync_send(a->sync_fd, SYNC_EXITED, 127 << 8, 0, rr_error_text(&err, text, sizeof(text)));
         _exit(0);
     }
+    /* The agent holds its own; pid 1 keeps nothing it could be reached by. */
+    if (pty_slave >= 0)
+        close(pty_slave);
+    if (landlock_fd >= 0)
+        close(landlock_fd);
     sync_send(a->sync_fd, SYNC_STARTED, agent, 0, NULL);
     status = reap_until_agent(sfd, agent);
     sync_send(a->sync_fd, SYNC_EXITED, status, 0, NULL);

@@ -145,6 +145,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
             .state_path = m->a->state_path,
             .seccomp = &m->seccomp,
             .clear_groups = !p->rootless,
+            .console_fd = m->a->console_fd,
         };
         close(sp[0]);
         close(m->a->cli_fd);
@@ -188,6 +189,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     overlay_store_close(&m->store);
     close(m->a->rootfs_dir);
     close(m->a->fifo_fd);
+    if (m->a->console_fd >= 0)
+        close(m->a->console_fd);
     if (write_maps(m, err) < 0)
         return -1;
     /* Before pid 1 runs a single step of its own: everything it and the
