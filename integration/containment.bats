@@ -264,29 +264,46 @@ assert_identity() {
 # ---- writes ----
 
 @test "writes: only the upper, the out-dir and the agent's tmpfs take writes; no host file changes" {
+    # a host directory bound read-only, where the host's permissions would
+    # let anyone write
+    mkdir -p "$RR_TMP/hostdir"
+    echo orig >"$RR_TMP/hostdir/ww"
+    chmod 0777 "$RR_TMP/hostdir"
+    chmod 0666 "$RR_TMP/hostdir/ww"
+    script writes.sh <<EOF
+#!/bin/sh
+for f in /$TAG /etc/$TAG /etc/ssl/$TAG /usr/$TAG /bin/$TAG /lib/$TAG /proc/sys/kernel/hostname \
+         /hostdir/ww /hostdir/new; do
+    echo "\$f \$($P/try write \$f)"
+done
+echo "trunc-ww \$($P/try trunc /hostdir/ww)"
+echo "trunc-env \$($P/try trunc /usr/bin/env)"
+echo "mkdir-etc \$($P/try mkdir /etc/$TAG.d)"
+for f in /workspace/new /workspace/a.txt /out/new /tmp/new /home/agent/new; do
+    echo "\$f \$($P/try write \$f)"
+done
+EOF
     before=$(cd "$RR_TMP/checkout" && find . -type f -exec sha256sum {} + | sort)
     env_sum=$(sha256sum /usr/bin/env)
-    run rr_run sh -c "
-        for f in /$TAG /etc/$TAG /etc/ssl/$TAG /usr/$TAG /bin/$TAG /lib/$TAG /proc/sys/kernel/hostname; do
-            echo \"\$f \$($P/try write \$f)\"
-        done
-        echo \"trunc-env \$($P/try trunc /usr/bin/env)\"
-        echo \"mkdir-etc \$($P/try mkdir /etc/$TAG.d)\"
-        for f in /workspace/new /out/new /tmp/new /home/agent/new; do echo \"\$f \$($P/try write \$f)\"; done"
+    make_bundle \
+        'c["mounts"].append({"destination": "/hostdir", "type": "bind", "source": "'"$RR_TMP/hostdir"'", "options": ["rbind", "ro"]})' \
+        "$(args "[\"$P/writes.sh\"]")"
+    run rr_bundle run w1-$X
     assert_success
     for f in /$TAG /etc/$TAG /etc/ssl/$TAG /usr/$TAG /bin/$TAG /lib/$TAG /proc/sys/kernel/hostname \
-        trunc-env mkdir-etc; do
+        /hostdir/ww /hostdir/new trunc-ww trunc-env mkdir-etc; do
         line=$(grep "^$f " <<<"$output")
         [[ "$line" == *" EROFS" || "$line" == *" EACCES" ]] || {
             echo "write to $f: $line" >&2
             return 1
         }
     done
-    for f in /workspace/new /out/new /tmp/new /home/agent/new; do
+    for f in /workspace/new /workspace/a.txt /out/new /tmp/new /home/agent/new; do
         grep -q "^$f ok$" <<<"$output"
     done
     # from the host: the out-dir got its file; nothing else changed
     [ "$(cat "$RR_TMP/out/new")" = x ]
+    [ "$(cat "$RR_TMP/hostdir/ww")" = orig ] && [ ! -e "$RR_TMP/hostdir/new" ]
     [ ! -e "/usr/$TAG" ] && [ ! -e "/etc/$TAG" ] && [ ! -e "/tmp/new" ] && [ ! -e "/$TAG" ]
     [ "$(sha256sum /usr/bin/env)" = "$env_sum" ]
     after=$(cd "$RR_TMP/checkout" && find . -type f -exec sha256sum {} + | sort)
@@ -872,12 +889,12 @@ EOF
 
 @test "limits: the wall-clock timeout kills the whole container, a detached grandchild included" {
     make_bundle 'c["revrun"]["timeout"] = 2' \
-        "$(args "[\"sh\", \"-c\", \"(setsid sh -c 'sleep 300 # $TAG' </dev/null >/dev/null 2>&1 &); exec sleep 300\"]")"
+        "$(args "[\"sh\", \"-c\", \"(setsid sh -c 'sleep 300 # $TAG' </dev/null >/dev/null 2>&1 &); exec sleep 20\"]")"
     start=$(date +%s)
     run rr_bundle run to1-$X
     [ "$status" -eq 137 ]
     assert_output_contains "timeout"
-    [ $(($(date +%s) - start)) -lt 30 ]
+    [ $(($(date +%s) - start)) -lt 15 ]
     assert_no_tagged_process
 }
 
