@@ -657,6 +657,8 @@ with open(out, "wb") as f:
 
 @test "self-protection: a symlink in a bound tree cannot carry a mount destination out of the root" {
     mkdir -p "$RR_TMP/data" "$RR_TMP/victim"
+    # the host would let anyone create there: only the resolution keeps it out
+    chmod 0777 "$RR_TMP/victim"
     ln -s "$RR_TMP/victim" "$RR_TMP/data/abs"
     ln -s ../../../../../../../../../../../.."$RR_TMP/victim" "$RR_TMP/data/rel"
     make_bundle \
@@ -665,7 +667,9 @@ with open(out, "wb") as f:
         'c["mounts"].append({"destination": "/data/rel/y", "type": "tmpfs", "source": "tmpfs", "options": ["size=1m"]})' \
         "$(args '["sh", "-c", "echo hi > /data/abs/x/f && echo hi > /data/rel/y/f && echo inside"]')"
     run rr_bundle run l1-$X
-    # created inside the new root or refused; never on the host
+    # created inside the new root, where the agent finds them; never on the host
+    assert_success
+    assert_output_contains inside
     [ -z "$(ls -A "$RR_TMP/victim")" ]
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
     [ "$(readlink "$RR_TMP/data/abs")" = "$RR_TMP/victim" ]
