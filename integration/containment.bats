@@ -33,6 +33,9 @@ teardown() {
     for d in "$RR_ROOT"/*/; do
         [ -d "$d" ] && rr destroy --force "$(basename "$d")"
     done
+    for d in "$RR_TMP/other-root"/*/; do
+        [ -d "$d" ] && "$RR_BIN/revrun" --root "$RR_TMP/other-root" destroy --force "$(basename "$d")"
+    done
     for d in "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun"/*/; do
         [ -d "$d" ] && as_user "$RR_BIN/revrun" destroy --force "$(basename "$d")"
     done
@@ -851,7 +854,7 @@ EOF
     [ "$n" -lt 64 ]
 }
 
-@test "limits: a memory bomb is killed at the memory limit, and the state says so" {
+@test "limits: a memory bomb is killed at the memory limit, and the exit record says so" {
     make_bundle 'c["linux"]["resources"]["memory"] = {"limit": 67108864, "swap": 67108864}' \
         "$(args "[\"$P/bomb\", \"mem\", \"1024\"]")"
     run rr_bundle run --keep m1-$X
@@ -928,6 +931,23 @@ EOF
     rr destroy --force cg1-$X
     [ ! -e "/sys/fs/cgroup/pids$cg" ] && [ ! -e "/sys/fs/cgroup/memory$cg" ] &&
         [ ! -e "/sys/fs/cgroup/cpu$cg" ] && [ ! -e "/sys/fs/cgroup$cg" ]
+}
+
+@test "limits: a container's cgroup is its own: the same ID under another --root is refused and kills nothing" {
+    make_bundle "$(args '["sh", "-c", "sleep 300 # '"$TAG"'"]')"
+    rr_bundle create dup-$X </dev/null
+    rr start dup-$X
+    wait_tagged_process
+    # (its output to a file: a create that worked would hold the pipe)
+    ! (cd "$RR_TMP/bundle" &&
+        "$RR_BIN/revrun" --root "$RR_TMP/other-root" create dup-$X </dev/null >"$RR_TMP/dup.out" 2>&1)
+    grep -q "already exists" "$RR_TMP/dup.out"
+    # the first container and its limits are untouched
+    pgrep -f "$TAG" >/dev/null
+    [ "$(state_field dup-$X '["status"]')" = running ]
+    [ ! -e "$RR_TMP/other-root/dup-$X" ]
+    rr destroy --force dup-$X
+    assert_no_tagged_process
 }
 
 # ---- revrun check ----
