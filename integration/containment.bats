@@ -788,6 +788,9 @@ echo "unshare=$?"
 bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
     --unshare-pid --proc /proc --dev /dev sh -c 'test $$ = 2 && test "$(cut -d" " -f1 /proc/self/stat)" -lt 10'
 echo "bwrap=$?"
+# root of a nested user namespace, still no write to revrun's read-only mounts
+unshare -Urm sh -c 'mount -o remount,bind,rw /usr || mount -o remount,bind,rw /; touch /usr/.w || touch /.w' 2>/dev/null
+echo "nested_write=$?"
 EOF
 }
 
@@ -808,6 +811,8 @@ EOF
     [ "$(kv unshare)" = 0 ]
     [ "$(kv bwrap)" = 0 ]
     # the rest of the boundary stays
+    [ "$(kv nested_write)" != 0 ]
+    [ ! -e /usr/.w ]
     assert_identity
     [ "$(kv keyctl)" = EPERM ]
     [ "$(kv setns)" = EPERM ]
