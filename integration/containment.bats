@@ -670,9 +670,10 @@ with open(out, "wb") as f:
         'c["mounts"].append({"destination": "/data/rel/y", "type": "tmpfs", "source": "tmpfs", "options": ["size=1m"]})' \
         "$(args '["sh", "-c", "echo hi > /data/abs/x/f && echo hi > /data/rel/y/f && echo inside"]')"
     run rr_bundle run l1-$X
-    # created inside the new root, where the agent finds them; never on the host
-    assert_success
-    assert_output_contains inside
+    # resolved inside the new root, where the target does not exist: refused,
+    # naming the destination; never created on the host
+    assert_failure
+    assert_output_contains "destination: open data/abs"
     [ -z "$(ls -A "$RR_TMP/victim")" ]
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
     [ "$(readlink "$RR_TMP/data/abs")" = "$RR_TMP/victim" ]
