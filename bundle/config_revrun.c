@@ -11,6 +11,9 @@
 
 #define DEFAULT_CHECKOUT_PATH "/workspace"
 #define DEFAULT_UPPER_SIZE (1ULL << 30)
+/* Below this much free space under the state root, create refuses: state
+ * written half-way on a full disk is exactly what must not happen. */
+#define DEFAULT_MIN_FREE (64ULL << 20)
 
 static const char *const best_effort_names[] = {"memory", "pids", "cpu", "upperSize", "landlock",
                                                 NULL};
@@ -122,6 +125,8 @@ static int apply_defaults(struct rr_config *cfg, struct rr_error *err)
         return rr_fail(err, ENOMEM, "revrun");
     if (cfg->revrun.upper_size == 0)
         cfg->revrun.upper_size = DEFAULT_UPPER_SIZE;
+    if (cfg->revrun.min_free_space == 0)
+        cfg->revrun.min_free_space = DEFAULT_MIN_FREE;
     return 0;
 }
 
@@ -131,7 +136,8 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
 {
     static const char *const keys[] = {"lower",   "checkoutPath", "overlay",    "upperSize",
                                        "timeout", "nestedSandboxes", "ptrace", "network",
-                                       "bestEffort", "writeback", "egress",     NULL};
+                                       "bestEffort", "writeback", "egress", "minFreeSpace",
+                                       NULL};
     static const char *const backends[] = {"auto", "native", "fuse", NULL};
     static const char *const networks[] = {"none", "host", NULL};
     const char *path = "revrun";
@@ -149,6 +155,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         parse_enum(rv, "overlay", path, backends, &backend, err) < 0 ||
         jf_size(rv, "upperSize", path, &cfg->revrun.upper_size, err) < 0 ||
         jf_u64(rv, "timeout", path, &cfg->revrun.timeout_seconds, NULL, err) < 0 ||
+        jf_size(rv, "minFreeSpace", path, &cfg->revrun.min_free_space, err) < 0 ||
         jf_bool(rv, "nestedSandboxes", path, &cfg->revrun.nested_sandboxes, NULL, err) < 0 ||
         jf_bool(rv, "ptrace", path, &cfg->revrun.ptrace, NULL, err) < 0 ||
         parse_enum(rv, "network", path, networks, &network, err) < 0 ||

@@ -142,3 +142,23 @@ int config_parse_seccomp(const struct json_node *sc, struct rr_seccomp *out,
     }
     return 0;
 }
+
+/* Names for config_write.c: the first name of an action is the one written. */
+const char *config_seccomp_action_name(enum rr_seccomp_action a);
+const char *config_seccomp_op_name(enum rr_seccomp_op op);
+
+const char *config_seccomp_action_name(enum rr_seccomp_action a)
+{
+    for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+        if (actions[i].action == a)
+            return actions[i].name;
+    return "?";
+}
+
+const char *config_seccomp_op_name(enum rr_seccomp_op op)
+{
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (ops[i].op == op)
+            return ops[i].name;
+    return "?";
+}

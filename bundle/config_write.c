@@ -163,6 +163,48 @@ static void w_resources(struct json_writer *w, const struct rr_resources *r)
     json_w_end_object(w);
 }
 
+const char *config_seccomp_action_name(enum rr_seccomp_action a);
+const char *config_seccomp_op_name(enum rr_seccomp_op op);
+
+static void w_seccomp_rule(struct json_writer *w, const struct rr_seccomp_rule *r)
+{
+    json_w_begin_object(w);
+    w_strv(w, "names", &r->names);
+    json_w_kv_string(w, "action", config_seccomp_action_name(r->action));
+    json_w_kv_uint(w, "errnoRet", r->errno_ret);
+    json_w_key(w, "args");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->n_args; i++) {
+        json_w_begin_object(w);
+        json_w_kv_uint(w, "index", r->args[i].index);
+        json_w_kv_uint(w, "value", r->args[i].value);
+        json_w_kv_uint(w, "valueTwo", r->args[i].value_two);
+        json_w_kv_string(w, "op", config_seccomp_op_name(r->args[i].op));
+        json_w_end_object(w);
+    }
+    json_w_end_array(w);
+    json_w_end_object(w);
+}
+
+/* Written when the config has it: dropping it would widen what a config
+ * that went through `revrun spec` or the create-time snapshot allows. */
+static void w_seccomp(struct json_writer *w, const struct rr_seccomp *s)
+{
+    if (!s->present)
+        return;
+    json_w_key(w, "seccomp");
+    json_w_begin_object(w);
+    json_w_kv_string(w, "defaultAction", config_seccomp_action_name(s->default_action));
+    json_w_kv_uint(w, "defaultErrnoRet", s->default_errno);
+    w_strv(w, "architectures", &s->architectures);
+    json_w_key(w, "syscalls");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < s->n_rules; i++)
+        w_seccomp_rule(w, &s->rules[i]);
+    json_w_end_array(w);
+    json_w_end_object(w);
+}
+
 static void w_linux(struct json_writer *w, const struct rr_config *c)
 {
     json_w_key(w, "linux");
@@ -171,6 +213,7 @@ static void w_linux(struct json_writer *w, const struct rr_config *c)
     w_idmaps(w, "uidMappings", c->linux.uid_mappings, c->linux.n_uid_mappings);
     w_idmaps(w, "gidMappings", c->linux.gid_mappings, c->linux.n_gid_mappings);
     w_resources(w, &c->linux.resources);
+    w_seccomp(w, &c->linux.seccomp);
     w_strv(w, "maskedPaths", &c->linux.masked_paths);
     w_strv(w, "readonlyPaths", &c->linux.readonly_paths);
     if (c->linux.cgroups_path != NULL)
@@ -226,6 +269,7 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_string(w, "overlay", backends[c->revrun.overlay]);
     json_w_kv_uint(w, "upperSize", c->revrun.upper_size);
     json_w_kv_uint(w, "timeout", c->revrun.timeout_seconds);
+    json_w_kv_uint(w, "minFreeSpace", c->revrun.min_free_space);
     json_w_kv_bool(w, "nestedSandboxes", c->revrun.nested_sandboxes);
     json_w_kv_bool(w, "ptrace", c->revrun.ptrace);
     json_w_kv_string(w, "network", c->revrun.network == RR_NET_HOST ? "host" : "none");

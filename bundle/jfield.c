@@ -213,8 +213,12 @@ int jf_check_abs_path(const char *value, const char *path, struct rr_error *err)
     if (strlen(value) >= PATH_MAX)
         return rr_fail(err, 0, "%s: path is too long", path);
     while (*c != '\0') {
-        while (*c == '/')
-            c++;
+        size_t slashes = strspn(c, "/");
+        /* "//x" is "/x" to the kernel but not to a string comparison (the
+         * profile's "/" and checkout rules compare strings). */
+        if (slashes > 1)
+            return rr_fail(err, 0, "%s: empty components (\"//\") are not allowed", path);
+        c += slashes;
         size_t len = strcspn(c, "/");
         if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
             return rr_fail(err, 0, "%s: \".\" and \"..\" components are not allowed", path);

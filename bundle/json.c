@@ -13,6 +13,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/cleanup.h"
+#include "common/escape.h"
 
 const struct json_limits json_limits_config = {
     .max_bytes = 1024 * 1024,
@@ -32,6 +33,8 @@ struct frame {
 
 struct builder {
     const struct json_limits *lim;
+    yajl_handle h;
+    size_t bad_escape; /* offset of the first unpaired \uD800-\uDFFF, or SIZE_MAX */
     struct frame *stack;
     unsigned depth;
     size_t nodes;
@@ -255,6 +258,19 @@ static char *checked_string(struct builder *b, const unsigned char *s, size_t le
         builder_fail(b, "string contains a NUL byte");
         return NULL;
     }
+    /* yajl decodes an unpaired surrogate escape to "?" or to a wrong code
+     * point. The first string that ends past the first such escape is the
+     * one that holds it. */
+    if (yajl_get_bytes_consumed(b->h) > b->bad_escape) {
+        builder_fail(b, "unpaired UTF-16 surrogate in a \\u escape");
+        return NULL;
+    }
+    /* yajl's own check lets overlongs, surrogates and code points above
+     * U+10FFFF through. */
+    if (!json_utf8_valid((const char *)s, len)) {
+        builder_fail(b, "string is not valid UTF-8");
+        return NULL;
+    }
     copy = malloc(len + 1);
     if (copy == NULL) {
         builder_fail(b, "out of memory");
@@ -366,13 +382,60 @@ static void builder_release(struct builder *b)
 static int syntax_error(yajl_handle h, const char *buf, size_t len, struct rr_error *err)
 {
     unsigned char *msg = yajl_get_error(h, 0, (const unsigned char *)buf, len);
+    const char *text = msg ? (const char *)msg : "parse error";
     size_t at = yajl_get_bytes_consumed(h);
 
-    rr_fail(err, 0, "malformed JSON near byte %zu: %s", at,
-            msg ? (const char *)msg : "parse error");
+    /* yajl ends its message with a newline: the error stays one line. */
+    rr_fail(err, 0, "malformed JSON near byte %zu: %.*s", at, (int)strcspn(text, "\n"), text);
     if (msg != NULL)
         yajl_free_error(h, msg);
     return -1;
+}
+
+/* The value of the \uXXXX escape at s (which starts at the backslash), or -1. */
+static long hex_escape(const char *s, size_t avail)
+{
+    long v = 0;
+
+    if (avail < 6 || s[0] != '\\' || s[1] != 'u')
+        return -1;
+    for (size_t i = 2; i < 6; i++) {
+        int c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Offset of the first \u escape in a string that is a surrogate not paired
+ * as high-then-low, or SIZE_MAX. Only a document yajl accepts needs the right
+ * answer, and there a '"' outside a string always opens one. */
+static size_t first_unpaired_surrogate(const char *buf, size_t len)
+{
+    bool in_string = false;
+
+    for (size_t i = 0; i < len; i++) {
+        if (buf[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && buf[i] == '\\') {
+            long cp = hex_escape(buf + i, len - i);
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                long lo = hex_escape(buf + i + 6, len - i - 6);
+                if (lo < 0xdc00 || lo > 0xdfff)
+                    return i;
+                i += 6;
+            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                return i;
+            }
+            i++; /* the escaped character */
+        }
+    }
+    return SIZE_MAX;
 }
 
 int json_parse(const char *buf, size_t len, const struct json_limits *lim, struct json_node **out,
@@ -394,6 +457,8 @@ int json_parse(const char *buf, size_t len, const struct json_limits *lim, struc
         free(b.stack);
         return rr_fail(err, ENOMEM, "parsing JSON");
     }
+    b.h = h;
+    b.bad_escape = first_unpaired_surrogate(buf, len);
     st = yajl_parse(h, (const unsigned char *)buf, len);
     if (st == yajl_status_ok)
         st = yajl_complete_parse(h);
@@ -501,35 +566,9 @@ const struct json_node *json_get(const struct json_node *obj, const char *key)
  * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
 static size_t utf8_seq_len(const unsigned char *s, size_t avail)
 {
-    unsigned char c = s[0];
-    size_t need;
     uint32_t cp;
 
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        need = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (avail < need)
-        return 0;
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return need;
+    return rr_utf8_decode(s, avail, &cp);
 }
 
 bool json_utf8_valid(const char *s, size_t len)
@@ -616,7 +655,14 @@ void json_w_key(struct json_writer *w, const char *key)
 
 void json_w_string(struct json_writer *w, const char *s)
 {
-    record(w, yajl_gen_string(w->gen, (const unsigned char *)s, strlen(s)), "string");
+    size_t len = strlen(s);
+
+    /* yajl_gen_validate_utf8 lets overlongs and surrogates through. */
+    if (!json_utf8_valid(s, len)) {
+        record(w, yajl_gen_invalid_string, "string");
+        return;
+    }
+    record(w, yajl_gen_string(w->gen, (const unsigned char *)s, len), "string");
 }
 
 void json_w_bytes(struct json_writer *w, const char *s, size_t len)

@@ -88,6 +88,16 @@ static int get_i64(const struct json_node *o, const char *k, int64_t *out, struc
     return 0;
 }
 
+/* Negative pids (kill() reads them as process groups or everyone), start
+ * times and an owner that the casts below would wrap: refused. A pid of 0
+ * is a state recorded before the process exists ("creating"). */
+static bool in_range(int64_t pid, int64_t monitor_pid, int64_t pid_start, int64_t monitor_start,
+                     int64_t owner)
+{
+    return pid >= 0 && pid <= INT32_MAX && monitor_pid >= 0 && monitor_pid <= INT32_MAX &&
+           pid_start >= 0 && monitor_start >= 0 && owner >= 0 && owner <= UINT32_MAX;
+}
+
 int state_from_json(const char *text, size_t len, struct rr_state *s, struct rr_error *err)
 {
     struct json_node *root = NULL;
@@ -99,7 +109,8 @@ int state_from_json(const char *text, size_t len, struct rr_state *s, struct rr_
     memset(s, 0, sizeof(*s));
     if (json_parse(text, len, &state_limits, &root, err) < 0)
         return rr_wrap(err, "state.json");
-    if (jf_string(root, "id", "", true, &id, err) < 0 || strlen(id) > RR_ID_MAX ||
+    if (jf_string(root, "id", "", true, &id, err) < 0 ||
+        (!rr_id_valid(id) && rr_fail(err, 0, "id: not a container ID") < 0) ||
         jf_string(root, "bundle", "", false, &s->bundle, err) < 0 ||
         jf_string(root, "lower", "", false, &s->lower, err) < 0 ||
         jf_string(root, "store", "", false, &s->store, err) < 0 ||
@@ -111,7 +122,9 @@ int state_from_json(const char *text, size_t len, struct rr_state *s, struct rr_
         get_i64(root, "monitorPid", &s->monitor_pid, err) < 0 ||
         get_i64(root, "monitorStart", &monitor_start, err) < 0 ||
         get_i64(root, "owner", &owner, err) < 0 ||
-        jf_bool(root, "rootless", "", &s->rootless, &dummy, err) < 0) {
+        jf_bool(root, "rootless", "", &s->rootless, &dummy, err) < 0 ||
+        (!in_range(s->pid, s->monitor_pid, pid_start, monitor_start, owner) &&
+         rr_fail(err, 0, "pid, monitorPid, pidStart, monitorStart or owner out of range") < 0)) {
         rr_wrap(err, "state.json");
         goto out;
     }

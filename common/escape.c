@@ -8,8 +8,7 @@
 
 #define TRUNC_MARK "...[truncated]"
 
-/* Decode one well-formed UTF-8 sequence; 0 when it is not one. */
-static size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
+size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
 {
     size_t need;
     uint32_t v;
@@ -46,20 +45,55 @@ static size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
 
 /* Code points a terminal may act on or that disguise the text around them:
  * C0/C1 controls, DEL, zero-width and bidi formatting characters (the
- * "Trojan Source" class), line/paragraph separators and the BOM. */
+ * "Trojan Source" class, with the Arabic letter mark), line/paragraph
+ * separators and the BOM. */
 static bool shown_as_is(uint32_t cp)
 {
     if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
         return false;
-    if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
-        (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff)
+    if (cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+        (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff)
         return false;
     return true;
 }
 
 size_t rr_escape_size(size_t len)
 {
+    /* rr_escape writes the whole text when it fits, so four bytes per
+     * input byte and the NUL are enough. */
     return len * 4 + 1;
+}
+
+/* The input sequence at p as it is shown, into piece (16 bytes: at most
+ * three bytes become \xHH each); *used is the input bytes it covers. */
+static size_t piece_at(const unsigned char *p, size_t avail, char *piece, size_t *used)
+{
+    uint32_t cp = 0;
+    size_t n = rr_utf8_decode(p, avail, &cp), plen = 0;
+
+    if (n > 0 && cp == '\\') {
+        memcpy(piece, "\\\\", 2);
+        plen = 2;
+    } else if (n > 0 && shown_as_is(cp)) {
+        memcpy(piece, p, n);
+        plen = n;
+    } else {
+        n = n ? n : 1;
+        for (size_t k = 0; k < n; k++)
+            plen += (size_t)snprintf(piece + plen, 16 - plen, "\\x%02x", p[k]);
+    }
+    *used = n;
+    return plen;
+}
+
+static size_t escaped_len(const unsigned char *p, size_t len)
+{
+    char piece[16];
+    size_t total = 0, n;
+
+    for (size_t i = 0; i < len; i += n)
+        total += piece_at(p + i, len - i, piece, &n);
+    return total;
 }
 
 char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
@@ -67,37 +101,27 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     const size_t mark = sizeof(TRUNC_MARK);
+    bool rest_fits = false;
 
     if (outlen == 0)
         return out;
     for (size_t i = 0; i < len;) {
         char piece[16];
-        size_t plen;
-        uint32_t cp = 0;
-        size_t n = utf8_decode(p + i, len - i, &cp);
+        size_t n;
+        size_t plen = piece_at(p + i, len - i, piece, &n);
 
-        if (n > 0 && cp == '\\') {
-            memcpy(piece, "\\\\", 2);
-            plen = 2;
-        } else if (n > 0 && shown_as_is(cp)) {
-            memcpy(piece, p + i, n);
-            plen = n;
-        } else {
-            n = n ? n : 1;
-            plen = 0;
-            for (size_t k = 0; k < n; k++)
-                plen += (size_t)snprintf(piece + plen, sizeof(piece) - plen, "\\x%02x", p[i + k]);
-        }
-        /* Keep room for the marker unless this is the last piece. */
-        size_t reserve = (i + n < len) ? mark : 1;
+        /* Keep room for the marker unless this is the last piece or all
+         * that is left fits (looked at once, when the room runs short). */
+        if (!rest_fits && i + n < len && o + plen + mark > outlen)
+            rest_fits = o + escaped_len(p + i, len - i) < outlen;
+        size_t reserve = (rest_fits || i + n == len) ? 1 : mark;
         if (o + plen + reserve > outlen) {
-            if (outlen >= mark + o) {
+            /* Every earlier piece left room for the marker, so it fits
+             * unless nothing was written and out is smaller than it. */
+            if (outlen >= mark + o)
                 memcpy(out + o, TRUNC_MARK, mark);
-            } else if (outlen >= mark) {
-                memcpy(out + outlen - mark, TRUNC_MARK, mark);
-            } else {
-                out[outlen - 1] = '\0';
-            }
+            else
+                out[o] = '\0';
             return out;
         }
         memcpy(out + o, piece, plen);

@@ -6,6 +6,7 @@
 #define REVRUN_ESCAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Escape s[0..len) into out (always NUL-terminated). Printable ASCII and
  * well-formed UTF-8 letters pass; a backslash becomes "\\"; everything else
@@ -18,5 +19,10 @@ size_t rr_escape_size(size_t len);
 
 /* The same, into a new allocation (NULL on ENOMEM). */
 char *rr_escape_dup(const char *s, size_t len);
+
+/* Decode one well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF) into *cp; returns its length, or 0 when
+ * the bytes are not one. */
+size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp);
 
 #endif

@@ -23,6 +23,9 @@ echo
 echo "== what it changed (vetted), bound to a digest"
 $REVRUN diff "$ID" || true
 echo
+echo "== the same as a patch for git apply"
+$REVRUN diff --patch "$ID" || true
+echo
 echo "== the bundle is destroyed"
 $REVRUN destroy "$ID"
 $REVRUN list

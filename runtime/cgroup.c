@@ -1,6 +1,7 @@
 #include "runtime/cgroup.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
@@ -60,8 +61,14 @@ int cg_mkdir(const char *mnt, const char *rel, struct rr_error *err)
 
     if (root < 0)
         return rr_fail(err, errno, "cgroup: open %s", mnt);
-    /* The hierarchy is the kernel's: no symlinks in it, resolved beneath. */
-    fd = rr_mkdir_p_in_root(root, rel, 0755, err);
+    /* The hierarchy is the kernel's: no symlinks in it, resolved beneath.
+     * A concurrent destroy may remove an empty parent between two mkdirs:
+     * try again a few times. */
+    for (int attempt = 0;; attempt++) {
+        fd = rr_mkdir_p_in_root(root, rel, 0755, err);
+        if (fd >= 0 || err->errnum != ENOENT || attempt == 5)
+            break;
+    }
     if (fd < 0)
         return rr_wrap(err, "cgroup %s%s", mnt, rel);
     return fd;
@@ -174,8 +181,43 @@ static unsigned wanted(const struct profile *p)
     return w;
 }
 
-int cgroup_create(const struct profile *p, const char *id, struct cgroup_plan *out,
-                  struct rr_strv *warnings, struct rr_error *err)
+void cgroup_scope_of(const char *state_root, char *out, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (const unsigned char *c = (const unsigned char *)state_root; *c; c++) {
+        h ^= *c;
+        h *= 1099511628211ULL;
+    }
+    snprintf(out, len, "%016llx", (unsigned long long)h);
+}
+
+int cgroup_scope_dir(enum cg_version v, bool rootless, const char *scope, char *out, size_t len,
+                     struct rr_error *err)
+{
+    char own[PATH_MAX];
+    char *slash;
+
+    if (!rootless) {
+        snprintf(out, len, "/revrun/%s", scope);
+        return 0;
+    }
+    if (v == CG_V1) {
+        snprintf(out, len, "/revrun-%u/%s", (unsigned)getuid(), scope);
+        return 0;
+    }
+    /* Unprivileged v2: next to our own cgroup, inside what was delegated. */
+    if (cgroup_v2_own(own, sizeof(own), err) < 0)
+        return -1;
+    slash = strrchr(own, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    snprintf(out, len, "%s/revrun-%s", own, scope);
+    return 0;
+}
+
+int cgroup_create(const struct profile *p, const char *scope, const char *id,
+                  struct cgroup_plan *out, struct rr_strv *warnings, struct rr_error *err)
 {
     static const char *const be_names[] = {"memory", "pids", "cpu"};
     struct cgroup_host h;
@@ -189,9 +231,19 @@ int cgroup_create(const struct profile *p, const char *id, struct cgroup_plan *o
     if (p->cfg->linux.cgroups_path != NULL && p->cfg->linux.cgroups_path[0] != '/')
         return rr_fail(err, EINVAL, "linux.cgroupsPath: must start with / (systemd slices are "
                                     "not supported)");
-    r = h.preferred == CG_V2   ? cgroup_v2_create(&h, p, want, id, out, err)
-        : h.preferred == CG_V1 ? cgroup_v1_create(&h, p, want, id, out, err)
-                               : rr_fail(err, ENOENT, "no cgroup hierarchy is mounted");
+    if (h.preferred == CG_NONE)
+        return rr_fail(err, ENOENT, "resource limits: no cgroup hierarchy is mounted");
+    if (p->cfg->linux.cgroups_path != NULL) {
+        snprintf(out->path, sizeof(out->path), "%s", p->cfg->linux.cgroups_path);
+    } else {
+        char base[PATH_MAX];
+        if (cgroup_scope_dir(h.preferred, p->rootless, scope, base, sizeof(base), err) < 0)
+            return rr_wrap(err, "resource limits");
+        if ((size_t)snprintf(out->path, sizeof(out->path), "%s/%s", base, id) >= sizeof(out->path))
+            return rr_fail(err, ENAMETOOLONG, "cgroup path");
+    }
+    r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want, out, err)
+                             : cgroup_v1_create(&h, p, want, out, err);
     if (r < 0 && out->version == CG_NONE)
         out->controllers = 0;
     if (r < 0)
@@ -232,8 +284,15 @@ int cgroup_join(const struct cgroup_plan *cg, pid_t pid, struct rr_error *err)
     for (int i = 0; i < (cg->version == CG_V2 ? 1 : 3); i++) {
         if (cg->version == CG_V1 && !(cg->controllers & (1u << i)))
             continue;
-        _cleanup_close_ int fd = cg_mkdir(mount_for(&h, cg->version, i), cg->path, err);
-        if (fd < 0 || cg_write(fd, "cgroup.procs", pidtxt, err) < 0)
+        /* Opened, never created: if a sweep removed it meanwhile, joining
+         * must fail rather than bring back a cgroup nobody records. */
+        _cleanup_close_ int root = open(mount_for(&h, cg->version, i),
+                                        O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd =
+            root < 0 ? -1 : rr_open_in_root(root, cg->path, O_PATH | O_DIRECTORY, true);
+        if (fd < 0)
+            return rr_fail(err, errno, "join cgroup %s", cg->path);
+        if (cg_write(fd, "cgroup.procs", pidtxt, err) < 0)
             return rr_wrap(err, "join cgroup");
     }
     return 0;
@@ -284,13 +343,48 @@ int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error
         const char *slash = strrchr(rel, '/');
         snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 0, rel);
         _cleanup_close_ int pfd = rr_open_in_root(root, parent, O_RDONLY | O_DIRECTORY, true);
-        if (pfd < 0 || unlinkat(pfd, slash ? slash + 1 : rel, AT_REMOVEDIR) < 0) {
+        int r = pfd < 0 ? -1 : unlinkat(pfd, slash ? slash + 1 : rel, AT_REMOVEDIR);
+        /* A killed process leaves its cgroup only once its exit completes:
+         * EBUSY for a moment after the list is already empty. */
+        for (int tries = 0; r < 0 && errno == EBUSY && tries < 100; tries++) {
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+            kill_members(fd, v2);
+            r = unlinkat(pfd, slash ? slash + 1 : rel, AT_REMOVEDIR);
+        }
+        if (r < 0) {
             if (errno == ENOENT)
                 return 0;
             return rr_fail(err, errno, "remove cgroup %s%s", mnt, rel);
         }
     }
     return 0;
+}
+
+/* Remove the now-empty parents revrun made (the scope, then the base named
+ * revrun*), stopping at the first one still in use. */
+static void remove_empty_parents(const char *mnt, const char *path)
+{
+    _cleanup_close_ int root = open(mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char p[PATH_MAX];
+
+    if (root < 0)
+        return;
+    snprintf(p, sizeof(p), "%s", path);
+    for (int level = 0; level < 2; level++) {
+        char *slash = strrchr(p, '/');
+        if (slash == NULL || slash == p)
+            return;
+        *slash = '\0';
+        char *name = strrchr(p, '/');
+        if (name == NULL || (level == 1 && strncmp(name + 1, "revrun", 6) != 0))
+            return;
+        *name = '\0';
+        _cleanup_close_ int pfd = rr_open_in_root(root, p[0] ? p : "/", O_RDONLY | O_DIRECTORY, true);
+        int r = pfd < 0 ? -1 : unlinkat(pfd, name + 1, AT_REMOVEDIR);
+        *name = '/';
+        if (r < 0)
+            return;
+    }
 }
 
 int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
@@ -304,6 +398,8 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
         const char *mnt = mount_for(&h, v, i);
         if (mnt[0] != '\0' && cg_kill_and_rmdir(mnt, path, v == CG_V2, err) < 0)
             return -1;
+        if (mnt[0] != '\0')
+            remove_empty_parents(mnt, path);
     }
     return 0;
 }

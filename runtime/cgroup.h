@@ -3,10 +3,12 @@
  * hosts). A limit the host cannot enforce is refused, unless the config
  * lists it in revrun.bestEffort, in which case it is skipped with a warning.
  *
- * Paths are relative to each hierarchy's root. Defaults: root uses
- * /revrun/ID; rootless uses a delegated place: on v2 a sibling of the
- * caller's own cgroup (systemd delegates user@UID.service), on v1 /revrun-UID/ID
- * (which an administrator delegates by creating and chowning it). */
+ * Paths are relative to each hierarchy's root: BASE/SCOPE/ID, where SCOPE
+ * names the state root (two revruns with different --root never share a
+ * cgroup, and sweep only judges its own). BASE is /revrun as root; rootless
+ * it is a delegated place: on v1 /revrun-UID (an administrator creates and
+ * chowns it), on v2 a sibling of the caller's own cgroup inside what systemd
+ * delegates (user@UID.service). linux.cgroupsPath replaces all of it. */
 #ifndef REVRUN_CGROUP_H
 #define REVRUN_CGROUP_H
 
@@ -45,8 +47,15 @@ int cgroup_host_probe(struct cgroup_host *h, struct rr_error *err);
 /* Create the cgroup and write the profile's limits. Warnings (best-effort
  * limits skipped) are appended to *warnings. out->version is CG_NONE when the
  * profile asks for no limit. */
-int cgroup_create(const struct profile *p, const char *id, struct cgroup_plan *out,
-                  struct rr_strv *warnings, struct rr_error *err);
+int cgroup_create(const struct profile *p, const char *scope, const char *id,
+                  struct cgroup_plan *out, struct rr_strv *warnings, struct rr_error *err);
+
+/* BASE/SCOPE for this caller and version (see above). */
+int cgroup_scope_dir(enum cg_version v, bool rootless, const char *scope, char *out, size_t len,
+                     struct rr_error *err);
+
+/* SCOPE for a state root path: 16 hex digits of its FNV-1a hash. */
+void cgroup_scope_of(const char *state_root, char *out, size_t len);
 
 /* Move pid into the cgroup (every hierarchy in use). */
 int cgroup_join(const struct cgroup_plan *cg, pid_t pid, struct rr_error *err);
@@ -69,9 +78,11 @@ int cg_mkdir(const char *mnt, const char *rel, struct rr_error *err);
 int cg_mkdir_leaf(const char *mnt, const char *rel, struct rr_error *err);
 int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error *err);
 
+/* cg->path is set by the caller. */
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
-                     const char *id, struct cgroup_plan *cg, struct rr_error *err);
+                     struct cgroup_plan *cg, struct rr_error *err);
 int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
-                     const char *id, struct cgroup_plan *cg, struct rr_error *err);
+                     struct cgroup_plan *cg, struct rr_error *err);
+int cgroup_v2_own(char *out, size_t len, struct rr_error *err);
 
 #endif

@@ -53,16 +53,8 @@ static void forget_own(const struct cgroup_host *h, struct cgroup_plan *cg)
 }
 
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
-                     const char *id, struct cgroup_plan *cg, struct rr_error *err)
+                     struct cgroup_plan *cg, struct rr_error *err)
 {
-    const char *custom = p->cfg->linux.cgroups_path;
-
-    if (custom != NULL)
-        snprintf(cg->path, sizeof(cg->path), "%s", custom);
-    else if (p->rootless)
-        snprintf(cg->path, sizeof(cg->path), "/revrun-%u/%s", (unsigned)getuid(), id);
-    else
-        snprintf(cg->path, sizeof(cg->path), "/revrun/%s", id);
     cg->version = CG_V1;
     for (int i = 0; i < 3; i++) {
         if (!(want & (1u << i)) || h->v1_mount[i][0] == '\0')

@@ -11,7 +11,7 @@
 #include "runtime/cgroup.h"
 
 /* Our own cgroup, from the "0::/path" line of /proc/self/cgroup. */
-static int own_cgroup(char *out, size_t len, struct rr_error *err)
+int cgroup_v2_own(char *out, size_t len, struct rr_error *err)
 {
     char buf[4096];
     _cleanup_close_ int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
@@ -64,30 +64,6 @@ static int enable_down(const char *mnt, const char *path, unsigned c, bool rootl
     return 0;
 }
 
-static int choose_path(const struct profile *p, const char *id, char *out, size_t len,
-                       struct rr_error *err)
-{
-    char own[PATH_MAX];
-    char *slash;
-
-    if (p->cfg->linux.cgroups_path != NULL) {
-        snprintf(out, len, "%s", p->cfg->linux.cgroups_path);
-        return 0;
-    }
-    if (!p->rootless) {
-        snprintf(out, len, "/revrun/%s", id);
-        return 0;
-    }
-    /* Unprivileged: next to our own cgroup, inside what systemd delegated. */
-    if (own_cgroup(own, sizeof(own), err) < 0)
-        return -1;
-    slash = strrchr(own, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    snprintf(out, len, "%s/revrun-%s", own, id);
-    return 0;
-}
-
 static int write_limits(int fd, unsigned have, const struct rr_resources *r,
                         struct rr_error *err)
 {
@@ -136,13 +112,11 @@ static unsigned controllers_of(int fd)
 }
 
 int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
-                     const char *id, struct cgroup_plan *cg, struct rr_error *err)
+                     struct cgroup_plan *cg, struct rr_error *err)
 {
     unsigned avail = want & h->v2_controllers;
     _cleanup_close_ int fd = -1;
 
-    if (choose_path(p, id, cg->path, sizeof(cg->path), err) < 0)
-        return -1;
     if (avail != 0 && enable_down(h->v2_mount, cg->path, avail, p->rootless, err) < 0)
         return -1;
     fd = cg_mkdir_leaf(h->v2_mount, cg->path, err);

@@ -1,10 +1,71 @@
-#include "runtime/cli.h"
+/* revrun diff [--json|--patch] [--deny-content FILE] (ID | --lower DIR --upper DIR --format F)
+ * Exit: 0 accepted (or nothing changed), 2 refused, 1 an error. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "runtime/cli_wb.h"
 #include "runtime/log.h"
+#include "writeback/patch.h"
+#include "writeback/report.h"
+
+enum { OUT_TEXT, OUT_JSON, OUT_PATCH };
+
+static int print(const struct cli_wb_run *run, int mode)
+{
+    const struct wb_changeset *cs = &run->scan.cs;
+    struct rr_error err;
+    int r;
+
+    if (mode == OUT_PATCH && wb_changeset_refused(cs)) {
+        cli_wb_print_refusal(cs);
+        return CLI_WB_REFUSED;
+    }
+    if (mode == OUT_PATCH)
+        r = wb_patch_write(stdout, &run->scan, &err);
+    else if (mode == OUT_JSON)
+        r = wb_report_json(stdout, cs, &err);
+    else
+        r = wb_report_text(stdout, cs, &err);
+    if (r < 0 || fflush(stdout) != 0) {
+        if (r == 0)
+            rr_fail(&err, 0, "writing the output");
+        rr_wrap(&err, "diff");
+        log_error(&err);
+        return CLI_WB_ERROR;
+    }
+    return wb_changeset_refused(cs) ? CLI_WB_REFUSED : CLI_WB_ACCEPT;
+}
 
 int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    log_msg(LOG_ERROR, "%s: not built yet", argv[0]);
-    return CLI_ERROR;
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"patch", no_argument, NULL, 'p'},
+        CLI_WB_SOURCE_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_wb_opts o = {0};
+    struct cli_wb_run run;
+    const char *id;
+    int c, mode = OUT_TEXT, r;
+    bool bad;
+
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j' || c == 'p') {
+            mode = c == 'j' ? OUT_JSON : OUT_PATCH;
+        } else if (!cli_wb_option(&o, c, optarg)) {
+            cli_wb_usage(argv[0], "unknown option");
+            return CLI_WB_ERROR;
+        }
+    }
+    id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
+    if (bad || optind != argc) {
+        if (!bad)
+            cli_wb_usage(argv[0], "unexpected operand");
+        return CLI_WB_ERROR;
+    }
+    if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0)
+        r = print(&run, mode);
+    cli_wb_release(&run);
+    return r;
 }

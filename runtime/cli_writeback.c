@@ -1,10 +1,60 @@
-#include "runtime/cli.h"
+/* revrun writeback [--deny-content FILE] (ID | --lower DIR --upper DIR --format F)
+ *                  --to TARGET --approve DIGEST
+ * Vets the upper and applies it straight from there (no export directory),
+ * all or nothing, when DIGEST is the digest of the vetted change set.
+ * Exit: 0 applied, 2 refused, 1 an error (TARGET restored). */
+#include <getopt.h>
+
+#include "runtime/cli_wb.h"
 #include "runtime/log.h"
+#include "writeback/manifest.h"
 
 int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    log_msg(LOG_ERROR, "%s: not built yet", argv[0]);
-    return CLI_ERROR;
+    static const struct option opts[] = {
+        {"to", required_argument, NULL, 't'},
+        {"approve", required_argument, NULL, 'a'},
+        CLI_WB_SOURCE_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *target = NULL, *approve = NULL, *id;
+    struct cli_wb_opts o = {0};
+    struct cli_wb_run run;
+    unsigned char digest[WB_SHA256_LEN];
+    struct wb_source src;
+    struct rr_error err;
+    int c, r;
+    bool bad;
+
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 't')
+            target = optarg;
+        else if (c == 'a')
+            approve = optarg;
+        else if (!cli_wb_option(&o, c, optarg)) {
+            cli_wb_usage(argv[0], "unknown option");
+            return CLI_WB_ERROR;
+        }
+    }
+    id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
+    if (bad || optind != argc || target == NULL || approve == NULL) {
+        if (!bad)
+            cli_wb_usage(argv[0], "usage: writeback (ID | --lower DIR --upper DIR --format F) "
+                                  "--to TARGET --approve DIGEST");
+        return CLI_WB_ERROR;
+    }
+    if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0) {
+        if (wb_changeset_refused(&run.scan.cs)) {
+            cli_wb_print_refusal(&run.scan.cs);
+            r = CLI_WB_REFUSED;
+        } else if (wb_changeset_digest(&run.scan.cs, digest, &err) < 0) {
+            log_error(&err);
+            r = CLI_WB_ERROR;
+        } else {
+            src = (struct wb_source){.rootfd = run.scan.upper_fd, .blobs = false};
+            r = cli_wb_apply(&run.scan.cs, digest, approve, &src, target);
+        }
+    }
+    cli_wb_release(&run);
+    return r;
 }

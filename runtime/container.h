@@ -37,6 +37,9 @@ int container_destroy(const struct cli_ctx *ctx, const char *id, bool force,
 int container_state_json(const struct cli_ctx *ctx, const char *id, char **out,
                          struct rr_error *err);
 
+/* Stop the monitor and pid 1 recorded in s (SIGTERM, then SIGKILL). */
+int container_stop_processes(const struct rr_state *s, struct rr_error *err);
+
 /* Status from the state directory (s may be NULL: not yet recorded). */
 enum container_status container_status_of(int dirfd, const struct rr_state *s);
 

@@ -10,11 +10,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "common/fsutil.h"
 #include "runtime/cgroup.h"
 #include "runtime/console.h"
@@ -87,10 +89,26 @@ static int load_bundle(struct creation *c, struct rr_error *err)
     return 0;
 }
 
+static int check_free_space(const struct creation *c, struct rr_error *err)
+{
+    struct statvfs sv;
+    uint64_t free_bytes;
+
+    if (fstatvfs(c->root_fd, &sv) < 0)
+        return rr_fail(err, errno, "statvfs %s", c->ctx->root);
+    free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+    if (free_bytes < c->use->revrun.min_free_space)
+        return rr_fail(err, ENOSPC,
+                       "only %llu MiB free under %s, below revrun.minFreeSpace (%llu MiB)",
+                       (unsigned long long)(free_bytes >> 20), c->ctx->root,
+                       (unsigned long long)(c->use->revrun.min_free_space >> 20));
+    return 0;
+}
+
 static int make_state_dir(struct creation *c, struct rr_error *err)
 {
     c->root_fd = container_root(c->ctx, true, err);
-    if (c->root_fd < 0)
+    if (c->root_fd < 0 || check_free_space(c, err) < 0)
         return -1;
     {
         char root[PATH_MAX];
@@ -203,7 +221,12 @@ static int make_cgroup(struct creation *c, struct rr_error *err)
     struct rr_strv warnings = {0};
     struct sync_msg none = {0};
 
-    if (cgroup_create(&c->profile, c->o->id, &c->cg, &warnings, err) < 0) {
+    char root[PATH_MAX], scope[32];
+
+    if (realpath(c->ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", c->ctx->root);
+    cgroup_scope_of(root, scope, sizeof(scope));
+    if (cgroup_create(&c->profile, scope, c->o->id, &c->cg, &warnings, err) < 0) {
         strv_free(&warnings);
         return -1;
     }
@@ -220,10 +243,9 @@ static int record_state(struct creation *c, const struct sync_msg *m, struct rr_
     char created[64];
     char bundle[PATH_MAX];
 
-    if (m->value != 0 && proc_ref_of(c->monitor, &mon, err) < 0)
+    mon = (struct proc_ref){0, 0};
+    if (c->monitor > 0 && proc_ref_of(c->monitor, &mon, err) < 0)
         return -1;
-    if (m->value == 0)
-        mon = (struct proc_ref){0, 0};
     rr_now_rfc3339(created, sizeof(created));
     if (c->o->cfg != NULL)
         snprintf(bundle, sizeof(bundle), "%s/%s/%s", c->ctx->root, c->o->id, BUNDLE_DIR);
@@ -319,14 +341,26 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         return -1;
     if (make_state_dir(c, err) < 0)
         return -1;
+    crash_point("create:state-dir");
     if (c->o->cfg != NULL && write_bundle(c, err) < 0)
         return -1;
     if (snapshot_config(c, err) < 0 || make_cgroup(c, err) < 0)
         return -1;
-    if (fork_monitor(c, cli_fd, err) < 0 || await_created(*cli_fd, m, err) < 0)
+    crash_point("create:cgroup");
+    if (fork_monitor(c, cli_fd, err) < 0)
         return -1;
+    /* The monitor is on record before it does anything, so a destroy or
+     * sweep after a crash here can stop it. */
+    struct sync_msg none = {0};
+    if (record_state(c, &none, err) < 0)
+        return -1;
+    crash_point("create:monitor");
+    if (await_created(*cli_fd, m, err) < 0)
+        return -1;
+    crash_point("create:ready");
     if (record_state(c, m, err) < 0)
         return -1;
+    crash_point("create:recorded");
     if (c->o->pid_file != NULL && write_pid_file(c->o->pid_file, m->value, err) < 0)
         return -1;
     if (sync_send(*cli_fd, SYNC_ACK, 0, 0, NULL) < 0)

@@ -14,6 +14,7 @@
 
 #include "bundle/json.h"
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/proc.h"
@@ -132,6 +133,7 @@ static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
         if (pfd[1].revents & POLLIN)
             return rr_fail(err, ESRCH, "the container's process ended before it started");
     }
+    crash_point("start:fifo");
     if (read(fifo, &c, 1) != 1)
         return rr_fail(err, EPROTO, "the container did not confirm its start");
     if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
@@ -180,7 +182,7 @@ out:
 }
 
 /* Stop the monitor (which kills pid 1 first); escalate if either lingers. */
-static int stop_processes(const struct rr_state *s, struct rr_error *err)
+int container_stop_processes(const struct rr_state *s, struct rr_error *err)
 {
     struct proc_ref mon = monitor_ref(s), init = init_ref(s);
 
@@ -221,11 +223,13 @@ int container_destroy(const struct cli_ctx *ctx, const char *id, bool force,
             rr_fail(err, EBUSY, "container %s is running (stop it, or destroy --force)", id);
             goto out;
         }
-        if (stop_processes(&o.state, err) < 0)
+        if (container_stop_processes(&o.state, err) < 0)
             goto out;
+        crash_point("destroy:stopped");
         if (cgroup_remove(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, err) < 0)
             goto out;
     }
+    crash_point("destroy:cgroup");
     r = statedir_remove(o.root, id, err);
 out:
     opened_close(&o);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
@@ -181,8 +183,10 @@ static int prepare(struct monitor *m, struct rr_error *err)
                                       p->host_uid, p->host_gid, err);
     if (m->lower_mfd < 0)
         return -1;
+    crash_point("monitor:store");
     if (spawn_init(m, err) < 0)
         return -1;
+    crash_point("monitor:spawned");
     /* The container holds its own copies now. */
     close(m->lower_mfd);
     m->lower_mfd = -1;
@@ -306,10 +310,15 @@ static void event_loop(struct monitor *m)
             }
         }
         if (pfd[3].revents & (POLLIN | POLLHUP)) {
-            /* The attached `run` went away (or was killed): so does the
-             * container; its state is left for `destroy` or `sweep`. */
-            kill_init(m);
-            break;
+            /* The attached `run` went away. While the container runs, that
+             * kills it (its state is left for `destroy` or `sweep`); once it
+             * has exited, the bundle stays for `run --keep`'s diff. */
+            close(m->a->cli_fd);
+            m->a->cli_fd = -1;
+            if (!m->exited) {
+                kill_init(m);
+                break;
+            }
         }
     }
     /* Reap pid 1 before leaving, so its exit is on record. */
@@ -381,6 +390,9 @@ __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;
+    /* Recognisable in ps; the container's processes are in their own pid
+     * namespace and cannot see it. */
+    prctl(PR_SET_NAME, "revrun-monitor", 0, 0, 0);
     if (setsid() < 0 || setup_signals(&m, &err) < 0 || prepare(&m, &err) < 0) {
         sync_send_error(a->cli_fd, &err);
         kill_init(&m);

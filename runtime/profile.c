@@ -179,6 +179,7 @@ int profile_default_config(struct rr_config *c, const char *lower, bool rootless
     c->revrun.overlay = RR_BACKEND_AUTO;
     c->revrun.upper_size = 1ULL << 30;
     c->revrun.timeout_seconds = 3600;
+    c->revrun.min_free_space = 64ULL << 20;
     c->linux.namespaces = RR_NS_USER | RR_NS_MOUNT | RR_NS_PID | RR_NS_NET | RR_NS_IPC |
                           RR_NS_UTS | RR_NS_CGROUP;
     if (c->oci_version == NULL || c->root.path == NULL || c->hostname == NULL ||

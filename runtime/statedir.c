@@ -53,6 +53,13 @@ int statedir_create(int rootfd, const char *id, struct rr_error *err)
     fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return rr_fail(err, errno, "open state for %s", id);
+    int lock = openat(fd, LOCK_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock < 0) {
+        int e = errno;
+        close(fd);
+        return rr_fail(err, e, "create lock for %s", id);
+    }
+    close(lock);
     return fd;
 }
 
@@ -69,8 +76,12 @@ int statedir_open(int rootfd, const char *id, struct rr_error *err)
 
 int statedir_lock(int dirfd, struct rr_error *err)
 {
-    int fd = openat(dirfd, LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    /* Created once, by statedir_create: a command racing a destroy must not
+     * bring the lock file back into a directory being removed. */
+    int fd = openat(dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 
+    if (fd < 0 && errno == ENOENT)
+        return rr_fail(err, ENOENT, "container is being removed or does not exist");
     if (fd < 0)
         return rr_fail(err, errno, "lock");
     while (flock(fd, LOCK_EX) < 0) {

@@ -1,0 +1,110 @@
+#!/bin/bash
+# revrun diff beside the tools a user would reach for instead, on the same tree:
+# a synthetic checkout of FILES files (default 100,000: 1,000 directories of
+# 100), changed through a real overlay mount in 10, 1,000 and 10,000 files.
+#
+#   revrun diff --lower L --upper U   reads the upper and the lower paths it touches
+#   git status --porcelain            stats the whole merged checkout against its index
+#   diff -rq L MERGED                 walks and compares both whole trees
+#
+# Prints the median of RUNS runs of each, and how many times faster revrun
+# is. The target: with 10 changes, at least 50x faster than git status.
+# Needs root (or runs itself in a user namespace with a userxattr mount).
+#
+#   bench/diffstage.sh [FILES] [RUNS]        REVRUN=path/to/revrun to pick a build
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+REVRUN=${REVRUN:-$here/../revrun}
+FILES=${1:-100000}
+RUNS=${2:-5}
+DIRS=$(((FILES + 99) / 100))
+
+if [ "${BENCH_IN_NS:-}" != 1 ]; then
+    export BENCH_IN_NS=1 REVRUN
+    if [ "$(id -u)" = 0 ]; then
+        exec unshare -m --propagation private -- "$0" "$@"
+    fi
+    exec unshare -Urm --propagation private -- "$0" "$@"
+fi
+if [ "$(awk '{print $3}' /proc/self/uid_map)" != 4294967295 ]; then # in a user namespace
+    FORMAT=overlay-userxattr
+    OPTS=userxattr,redirect_dir=nofollow,metacopy=off,index=off,volatile
+else
+    FORMAT=overlay
+    OPTS=redirect_dir=nofollow,metacopy=off,index=off,volatile
+fi
+
+work=$(mktemp -d /tmp/revrun-bench.XXXXXX)
+cleanup() {
+    umount "$work/merged" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "making a checkout of $FILES files in $DIRS directories..." >&2
+python3 - "$work/lower" "$FILES" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "pkg%04d" % (i // 100))
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "file%03d.c" % (i % 100)), "w") as f:
+        f.write("/* file %d */\nint f%d(void)\n{\n    return %d;\n}\n" % (i, i, i))
+PY
+git -C "$work/lower" init -q
+git -C "$work/lower" add -A
+git -C "$work/lower" -c user.name=bench -c user.email=bench@localhost commit -qm base
+sync # the 100,000 new files are written back now, not under the timings
+
+# Median wall time of a command, in milliseconds.
+median_ms() {
+    local t=() s e
+    for _ in $(seq "$RUNS"); do
+        s=$EPOCHREALTIME
+        "$@" >/dev/null 2>&1 || true
+        e=$EPOCHREALTIME
+        t+=("$(echo "($e - $s) * 1000" | bc -l)")
+    done
+    printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.1f", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
+
+ratio() {
+    echo "$1 / $2" | bc -l | awk '{printf "%.0fx", $1}'
+}
+
+printf '%-8s %14s %14s %14s %12s %12s\n' changed "revrun diff" "git status" "diff -rq" \
+    "vs git" "vs diff -rq"
+for n in 10 1000 10000; do
+    [ "$n" -le "$FILES" ] || continue
+    rm -rf "$work/upper" "$work/work" "$work/merged"
+    mkdir -p "$work/upper" "$work/work" "$work/merged"
+    mount -t overlay overlay -o "lowerdir=$work/lower,upperdir=$work/upper,workdir=$work/work,$OPTS" \
+        "$work/merged"
+    # n changes spread over the tree, as a review touches files here and there
+    python3 - "$work/merged" "$FILES" "$n" <<'PY'
+import os, sys
+root, total, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+step = max(1, total // n)
+for k in range(n):
+    i = (k * step) % total
+    with open(os.path.join(root, "pkg%04d" % (i // 100), "file%03d.c" % (i % 100)), "a") as f:
+        f.write("/* reviewed */\n")
+PY
+    sync
+    if ! "$REVRUN" diff --lower "$work/lower" --upper "$work/upper" --format "$FORMAT" \
+        | tail -2 | grep -q "verdict: accept"; then
+        echo "revrun diff did not accept the benchmark's changes" >&2
+        exit 1
+    fi
+    r=$(median_ms "$REVRUN" diff --lower "$work/lower" --upper "$work/upper" --format "$FORMAT")
+    # git status after revrun: refreshing its index writes .git/index into the
+    # upper, which is the benchmark's doing, not the agent's.
+    git -C "$work/merged" status --porcelain >/dev/null 2>&1 || true # warm: git at its best
+    g=$(median_ms git -C "$work/merged" status --porcelain)
+    d=$(median_ms diff -rq "$work/lower" "$work/merged")
+    printf '%-8s %12sms %12sms %12sms %12s %12s\n' "$n" "$r" "$g" "$d" "$(ratio "$g" "$r")" \
+        "$(ratio "$d" "$r")"
+    umount "$work/merged"
+done

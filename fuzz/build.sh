@@ -1,0 +1,18 @@
+#!/bin/sh
+# Build the libFuzzer harnesses with clang (ASan + UBSan + libFuzzer).
+#   fuzz/build.sh            -> build/fuzz/json_config_fuzz
+# Needs clang and its fuzzer runtime (Debian: clang, libclang-rt-14-dev).
+# Only bundle/ and common/ are compiled in: the harness never touches runtime/.
+set -eu
+cd "$(dirname "$0")/.."
+CC=${FUZZ_CC:-clang}
+out=build/fuzz
+mkdir -p "$out"
+pkgs="yajl"
+flags="-std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer
+       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+       -Wall -Wextra -Werror"
+# shellcheck disable=SC2086
+$CC $flags $(pkg-config --cflags $pkgs) -o "$out/json_config_fuzz" \
+    fuzz/json_config_fuzz.c bundle/*.c common/*.c $(pkg-config --libs $pkgs) "$@"
+echo "built $out/json_config_fuzz"

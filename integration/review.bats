@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# revrun review, the CI job: exit codes, outputs, the agent's output kept out
+# of the job's control, the approval step, and nothing left behind.
+
+load helpers
+
+setup() {
+    rr_setup_tmp
+    mkdir -p "$RR_TMP/checkout"
+    echo "hello" >"$RR_TMP/checkout/a.txt"
+    echo "keep" >"$RR_TMP/checkout/b.txt"
+    chmod -R a+rX "$RR_TMP/checkout"
+    MOUNTS_BEFORE=$(mount_points)
+}
+
+teardown() {
+    rr_teardown_tmp
+}
+
+rr() {
+    "$RR_BIN/revrun" --root "$RR_ROOT" "$@"
+}
+
+result() {
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d' + sys.argv[2]))" \
+        "$1/result.json" "$2"
+}
+
+assert_nothing_left() {
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "review: accepted changes are exported, approved and applied byte for byte" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
+        sh -c 'echo changed >> a.txt; printf "new\n" > c.txt; rm b.txt'
+    [ "$status" -eq 0 ]
+    [ "$(result "$RR_TMP/out" '["verdict"]')" = accept ]
+    [ "$(result "$RR_TMP/out" '["changes"]')" = 3 ]
+    [ -f "$RR_TMP/out/changeset/manifest.json" ]
+    grep -q "^digest: " "$RR_TMP/out/summary.txt"
+    assert_nothing_left
+    # the operator approves later, on another copy of the checkout
+    cp -a "$RR_TMP/checkout" "$RR_TMP/target"
+    digest=$(result "$RR_TMP/out" '["digest"]')
+    rr apply "$RR_TMP/out/changeset" --to "$RR_TMP/target" --approve "$digest"
+    [ "$(cat "$RR_TMP/target/a.txt")" = "$(printf 'hello\nchanged')" ]
+    [ "$(cat "$RR_TMP/target/c.txt")" = new ]
+    [ ! -e "$RR_TMP/target/b.txt" ]
+    # the checkout itself never changed
+    [ "$(cat "$RR_TMP/checkout/a.txt")" = hello ]
+}
+
+@test "review: no change exits 0 and exports nothing" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
+    [ "$status" -eq 0 ]
+    [ "$(result "$RR_TMP/out" '["changes"]')" = 0 ]
+    [ ! -e "$RR_TMP/out/changeset" ]
+}
+
+@test "review: an agent that fails exits 1 with its status on record" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c 'exit 9'
+    [ "$status" -eq 1 ]
+    [ "$(result "$RR_TMP/out" '["agent"]["exitStatus"]')" = 9 ]
+    assert_nothing_left
+}
+
+@test "review: a refused change set exits 2, names the reason and exports nothing" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c 'mkfifo pipe'
+    [ "$status" -eq 2 ]
+    [ "$(result "$RR_TMP/out" '["verdict"]')" = refuse ]
+    grep -q "pipe" "$RR_TMP/out/summary.txt"
+    [ ! -e "$RR_TMP/out/changeset" ]
+    assert_nothing_left
+}
+
+@test "review: a sandbox that cannot be set up exits 3 and says why" {
+    run rr review --lower "$RR_TMP/no-such-checkout" --out "$RR_TMP/out" -- true
+    [ "$status" -eq 3 ]
+    assert_output_contains "no-such-checkout"
+    grep -q setupError "$RR_TMP/out/result.json"
+    assert_nothing_left
+}
+
+@test "review: the timeout kills the whole container and exits 4" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" --timeout 1 -- \
+        sh -c '(setsid sh -c "sleep 3; touch /tmp/never" &); sleep 30'
+    [ "$status" -eq 4 ]
+    [ "$(result "$RR_TMP/out" '["limitsHit"]')" = "['timeout']" ]
+    assert_nothing_left
+}
+
+@test "review: the agent's output is escaped, prefixed and kept raw in agent.log" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
+        sh -c 'echo "::set-env name=PATH::/evil"; printf "\033]0;title\007\n"'
+    [ "$status" -eq 0 ]
+    # no line of the job's log starts with a workflow command, no raw ESC
+    ! printf '%s\n' "$output" | grep -q '^::'
+    assert_output_contains 'agent| ::set-env name=PATH::/evil'
+    assert_output_contains 'agent| \x1b]0;title\x07'
+    ! printf '%s' "$output" | grep -q "$(printf '\033')"
+    grep -q "$(printf '\033')" "$RR_TMP/out/agent.log"
+}
+
+@test "review: refuses an --out that already holds results" {
+    rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
+    [ "$status" -eq 3 ]
+    assert_output_contains "already holds"
+}
+
+@test "review: rootless, end to end" {
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/checkout"
+    mkdir "$RR_TMP/uout"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/uout"
+    run as_user "$RR_BIN/revrun" review --lower "$RR_TMP/checkout" --out "$RR_TMP/uout" -- \
+        sh -c 'echo rootless >> a.txt'
+    [ "$status" -eq 0 ]
+    [ "$(result "$RR_TMP/uout" '["verdict"]')" = accept ]
+    [ -f "$RR_TMP/uout/changeset/manifest.json" ]
+}

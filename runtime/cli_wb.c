@@ -1,0 +1,195 @@
+#include "runtime/cli_wb.h"
+
+#include "common/crashpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/escape.h"
+#include "runtime/log.h"
+#include "writeback/manifest.h"
+#include "writeback/report.h"
+#include "writeback/rules.h"
+
+void cli_wb_usage(const char *cmd, const char *what)
+{
+    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, what);
+}
+
+bool cli_wb_option(struct cli_wb_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case CLI_WB_OPT_LOWER:
+        o->lower = arg;
+        return true;
+    case CLI_WB_OPT_UPPER:
+        o->upper = arg;
+        return true;
+    case CLI_WB_OPT_FORMAT:
+        o->format = arg;
+        return true;
+    case CLI_WB_OPT_DENY:
+        o->deny = arg;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool parse_format(const char *s, enum wb_format *f)
+{
+    static const struct {
+        const char *name;
+        enum wb_format f;
+    } names[] = {{"overlay", WB_FORMAT_OVERLAY},
+                 {"overlay-userxattr", WB_FORMAT_OVERLAY_USERXATTR},
+                 {"fuse-overlayfs", WB_FORMAT_FUSE_OVERLAYFS}};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(s, names[i].name) == 0) {
+            *f = names[i].f;
+            return true;
+        }
+    return false;
+}
+
+const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, int argc,
+                                  char **argv, int *next, bool *bad)
+{
+    bool pair = o->lower || o->upper || o->format;
+
+    *bad = false;
+    if (pair && !(o->lower && o->upper && o->format)) {
+        cli_wb_usage(cmd, "a bare pair needs --lower DIR --upper DIR --format "
+                          "overlay|overlay-userxattr|fuse-overlayfs");
+        *bad = true;
+        return NULL;
+    }
+    if (pair)
+        return NULL;
+    if (*next >= argc) {
+        cli_wb_usage(cmd, "expected a container ID or --lower/--upper/--format");
+        *bad = true;
+        return NULL;
+    }
+    return argv[(*next)++];
+}
+
+/* The pair: both directories opened once, by the operator's paths. */
+static int open_pair(const struct cli_wb_opts *o, struct container_upper *cu, struct rr_error *err)
+{
+    if (!parse_format(o->format, &cu->format))
+        return rr_fail(err, EINVAL,
+                       "--format %s: expected overlay, overlay-userxattr or "
+                       "fuse-overlayfs",
+                       o->format);
+    cu->lower_fd = open(o->lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cu->lower_fd < 0)
+        return rr_fail(err, errno, "--lower %s", o->lower);
+    cu->upper_fd = open(o->upper, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cu->upper_fd < 0)
+        return rr_fail(err, errno, "--upper %s", o->upper);
+    return writeback_policy_defaults(&cu->policy, err);
+}
+
+int cli_wb_vet(struct cli_ctx *ctx, const char *cmd, const struct cli_wb_opts *o, const char *id,
+               struct cli_wb_run *run)
+{
+    struct wb_scan_input in;
+    struct rr_error err;
+    int r;
+
+    *run = (struct cli_wb_run){.cu = {.lower_fd = -1, .upper_fd = -1}};
+    if (o->deny && wb_deny_load(o->deny, &run->deny, &err) < 0) {
+        rr_wrap(&err, "%s: --deny-content", cmd);
+        log_error(&err);
+        return CLI_WB_ERROR;
+    }
+    r = id ? container_open_upper(ctx, id, &run->cu, &err) : open_pair(o, &run->cu, &err);
+    if (r < 0) {
+        rr_wrap(&err, "%s", cmd);
+        log_error(&err);
+        return CLI_WB_ERROR;
+    }
+    in = (struct wb_scan_input){.lower_fd = run->cu.lower_fd,
+                                .upper_fd = run->cu.upper_fd,
+                                .format = run->cu.format,
+                                .pol = &run->cu.policy,
+                                .deny = o->deny ? &run->deny : NULL};
+    run->scanned = true;
+    crash_point("diff:opened");
+    if (wb_vet(&in, &run->scan, &err) < 0) {
+        rr_wrap(&err, "%s: vetting the upper", cmd);
+        log_error(&err);
+        return CLI_WB_ERROR;
+    }
+    return 0;
+}
+
+void cli_wb_release(struct cli_wb_run *run)
+{
+    if (run->scanned)
+        wb_scan_free(&run->scan);
+    container_upper_release(&run->cu);
+    wb_deny_free(&run->deny);
+}
+
+void cli_wb_print_refusal(const struct wb_changeset *cs)
+{
+    struct rr_error err;
+
+    fflush(stdout);
+    if (wb_report_text(stderr, cs, &err) < 0)
+        log_error(&err);
+}
+
+static void print_conflicts(const struct wb_notes *n)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        char *p = rr_escape_dup(n->v[i].path, n->v[i].path_len);
+        log_msg(LOG_ERROR, "apply: conflict: %s: %s", p ? p : "?", n->v[i].detail);
+        free(p);
+    }
+}
+
+int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SHA256_LEN],
+                 const char *approve, const struct wb_source *src, const char *target)
+{
+    unsigned char want[WB_SHA256_LEN];
+    char hex[WB_SHA256_HEX];
+    struct wb_apply_result res;
+    struct rr_error err;
+    int r;
+
+    wb_hex(digest, WB_SHA256_LEN, hex);
+    if (!wb_digest_parse(approve, want) || memcmp(want, digest, WB_SHA256_LEN) != 0) {
+        log_msg(LOG_ERROR,
+                "apply: --approve is not the digest of this change set (%s): "
+                "nothing applied",
+                hex);
+        return CLI_WB_REFUSED;
+    }
+    r = wb_apply(cs, src, target, &res, &err);
+    if (r == 1) {
+        print_conflicts(&res.conflicts);
+        log_msg(LOG_ERROR, "apply: TARGET no longer holds the base of %zu path%s: nothing applied",
+                res.conflicts.n, res.conflicts.n == 1 ? "" : "s");
+    } else if (r < 0) {
+        log_error(&err);
+        if (res.restore_failed)
+            log_msg(LOG_ERROR,
+                    "apply: TARGET could NOT be fully restored; what was moved aside "
+                    "is in TARGET/%s",
+                    res.stage);
+        else
+            log_msg(LOG_ERROR, "apply: TARGET was restored to what it was: nothing applied");
+    } else if (res.stage[0] != '\0') {
+        log_msg(LOG_WARN, "apply: applied, but TARGET/%s could not be removed", res.stage);
+    }
+    wb_apply_result_free(&res);
+    return r == 0 ? CLI_WB_ACCEPT : r == 1 ? CLI_WB_REFUSED : CLI_WB_ERROR;
+}

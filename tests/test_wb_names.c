@@ -1,0 +1,101 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle/config.h"
+#include "tests/tap.h"
+#include "writeback/names.h"
+
+#define S(x) x, sizeof(x) - 1
+
+static bool same_key(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t ka, kb;
+    char *x = wb_fold_key(a, alen, &ka), *y = wb_fold_key(b, blen, &kb);
+    bool same = x && y && ka == kb && memcmp(x, y, ka) == 0;
+
+    free(x);
+    free(y);
+    return same;
+}
+
+TEST(name_refuses_controls_newlines_and_bad_utf8)
+{
+    CHECK(wb_name_problem(S("ok-name.c"), 255) == NULL);
+    CHECK(wb_name_problem(S("caf\xc3\xa9"), 255) == NULL);
+    CHECK(wb_name_problem(S("a\nb"), 255) != NULL);
+    CHECK(wb_name_problem(S("\x1b]0;pwned\x07"), 255) != NULL);
+    CHECK(wb_name_problem(S("del\x7f"), 255) != NULL);
+    CHECK(wb_name_problem(S("c1\xc2\x85"), 255) != NULL);      /* NEL */
+    CHECK(wb_name_problem(S("ls\xe2\x80\xa8x"), 255) != NULL); /* U+2028 */
+    CHECK(wb_name_problem(S("bad\xff"), 255) != NULL);
+    CHECK(wb_name_problem(S("over\xc0\xaf"), 255) != NULL); /* overlong "/" */
+    CHECK(wb_name_problem(S(".."), 255) != NULL);
+    CHECK(wb_name_problem(S("."), 255) != NULL);
+    CHECK(wb_name_problem(S(""), 255) != NULL);
+}
+
+TEST(name_length_cap)
+{
+    char name[300];
+
+    memset(name, 'a', sizeof(name));
+    CHECK(wb_name_problem(name, 255, 255) == NULL);
+    CHECK(wb_name_problem(name, 256, 255) != NULL);
+}
+
+TEST(path_caps_depth_and_length)
+{
+    struct rr_writeback_policy pol = {.max_depth = 3, .max_name_bytes = 255, .max_path_bytes = 10};
+
+    CHECK(wb_path_problem(S("a/b/c"), &pol) == NULL);
+    CHECK(wb_path_problem(S("a/b/c/d"), &pol) != NULL);
+    CHECK(wb_path_problem(S("abcdefghijk"), &pol) != NULL);
+    CHECK(wb_path_problem(S("a//b"), &pol) != NULL);
+    CHECK(wb_path_problem(S("/a"), &pol) != NULL);
+    CHECK(wb_path_problem(S("a/"), &pol) != NULL);
+    CHECK(wb_path_problem(S("a/../b"), &pol) != NULL);
+}
+
+TEST(dotgit_spellings)
+{
+    CHECK(wb_name_is_dotgit(S(".git")));
+    CHECK(wb_name_is_dotgit(S(".GiT")));
+    CHECK(wb_name_is_dotgit(S(".git.")));
+    CHECK(wb_name_is_dotgit(S(".git . ")));
+    CHECK(wb_name_is_dotgit(S("GIT~1")));
+    CHECK(wb_name_is_dotgit(S(".git::$INDEX_ALLOCATION")));
+    CHECK(wb_name_is_dotgit(S(".g\xe2\x80\x8cit"))); /* ZWNJ, HFS+ ignores it */
+    CHECK(!wb_name_is_dotgit(S(".github")));
+    CHECK(!wb_name_is_dotgit(S(".gitignore")));
+    CHECK(!wb_name_is_dotgit(S("git")));
+    CHECK(wb_path_has_dotgit(S("sub/.git/config")));
+    CHECK(wb_path_has_dotgit(S("sub/.GIT")));
+    CHECK(!wb_path_has_dotgit(S("sub/.gitmodules")));
+}
+
+TEST(fold_case_and_normalisation_collide)
+{
+    CHECK(same_key(S("README"), S("readme")));
+    CHECK(same_key(S("caf\xc3\xa9"), S("cafe\xcc\x81")));                  /* NFC vs NFD */
+    CHECK(same_key(S("CAF\xc3\x89"), S("cafe\xcc\x81")));                  /* and case */
+    CHECK(same_key(S("\xe1\xba\xa0\xcc\x81"), S("\xe1\xba\xa1\xcc\x81"))); /* Vietnamese */
+    CHECK(same_key(S("\xce\x86"), S("\xce\xb1\xcc\x81")));                 /* Greek tonos */
+    CHECK(same_key(S("\xd0\x81"), S("\xd0\xb5\xcc\x88")));                 /* Cyrillic YO */
+    CHECK(same_key(S("\xe2\x84\xab"), S("\xc3\xa5")));                     /* Angstrom sign */
+    CHECK(same_key(S("\xe2\x84\xaa"), S("k")));                            /* Kelvin sign */
+    CHECK(same_key(S("\xcf\x82"), S("\xce\xa3")));                         /* final sigma */
+    CHECK(same_key(S("a\xe2\x80\x8d"
+                     "b"),
+                   S("ab"))); /* ZWJ ignored */
+    /* canonical order of marks: dot below (220) sorts before acute (230) */
+    CHECK(same_key(S("e\xcc\x81\xcc\xa3"), S("e\xcc\xa3\xcc\x81")));
+    CHECK(!same_key(S("a"), S("b")));
+    CHECK(!same_key(S("e"), S("\xc3\xa9")));
+}
+
+TEST(fold_key_rejects_invalid_utf8)
+{
+    size_t k;
+
+    CHECK(wb_fold_key(S("a\xff"), &k) == NULL);
+}

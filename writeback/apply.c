@@ -1,0 +1,223 @@
+#include "writeback/apply.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "writeback/apply_int.h"
+#include "writeback/fsutil.h"
+
+int ap_open_parent(const struct applier *a, const char *path, size_t len, const char **name)
+{
+    const char *slash = memrchr(path, '/', len);
+    _cleanup_free_ char *parent = NULL;
+
+    *name = slash ? slash + 1 : path;
+    if (slash == NULL)
+        return openat(a->tfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if ((parent = strndup(path, (size_t)(slash - path))) == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return wb_openat_beneath(a->tfd, parent, O_PATH | O_DIRECTORY, 0);
+}
+
+static int conflict(struct applier *a, const struct wb_change *c, const char *why)
+{
+    return wb_note_add(&a->res->conflicts, c->path, c->path_len, "conflict", a->err, "%s", why);
+}
+
+/* The closest change above c, or -1. */
+static long nearest_ancestor(const struct wb_changeset *cs, const struct wb_change *c)
+{
+    for (size_t end = c->path_len; end > 0;) {
+        const char *slash = memrchr(c->path, '/', end);
+        long j;
+        if (slash == NULL)
+            return -1;
+        end = (size_t)(slash - c->path);
+        if ((j = wb_changeset_find(cs, c->path, end)) >= 0)
+            return j;
+    }
+    return -1;
+}
+
+/* c must fit the closest change above it: a directory the set creates holds
+ * only new paths, one it removes only removed paths. Returns 1 when c lies
+ * in a directory the set creates (TARGET has nothing there to compare), 0
+ * when TARGET is to be compared, 2 after a conflict, -1 on error. */
+static int ancestry(struct applier *a, const struct wb_change *c)
+{
+    long j = nearest_ancestor(a->cs, c);
+    const struct wb_change *p;
+
+    if (j < 0)
+        return 0;
+    p = &a->cs->v[j];
+    if (p->new.type == WB_T_DIR && p->base.type != WB_T_DIR && c->base.type == WB_T_NONE &&
+        c->new.type != WB_T_NONE)
+        return 1;
+    if (p->base.type == WB_T_DIR && p->new.type != WB_T_DIR && c->new.type == WB_T_NONE &&
+        c->base.type != WB_T_NONE)
+        return 0;
+    return conflict(a, c, "the manifest's directories do not hold its paths") < 0 ? -1 : 2;
+}
+
+static int same_file(struct applier *a, const struct wb_change *c, int pfd, const char *name,
+                     const struct stat *st)
+{
+    _cleanup_close_ int fd = -1;
+    struct wb_content got;
+
+    if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size != c->base.size)
+        return 0;
+    if ((fd = wb_openat_beneath(pfd, name, O_RDONLY | O_NONBLOCK, 0)) < 0)
+        return rr_fail(a->err, errno, "TARGET %s", c->path);
+    if (wb_hash_fd(fd, c->base.size, c->base.size, NULL, &got, a->err) < 0)
+        return rr_wrap(a->err, "TARGET %s", c->path);
+    return memcmp(got.sha256, c->base.sha256, WB_SHA256_LEN) == 0;
+}
+
+static int same_link(struct applier *a, const struct wb_change *c, int pfd, const char *name,
+                     const struct stat *st)
+{
+    _cleanup_free_ char *t = NULL;
+    size_t len;
+
+    if (!S_ISLNK(st->st_mode))
+        return 0;
+    if (wb_readlink(pfd, name, 4096, &t, &len, a->err) < 0)
+        return rr_wrap(a->err, "TARGET %s", c->path);
+    return len == c->base.size && memcmp(t, c->base.target, len) == 0;
+}
+
+/* Does TARGET's directory hold only what the set removes from it? */
+static int dir_covered(struct applier *a, const struct wb_change *c, int pfd, const char *name)
+{
+    _cleanup_close_ int fd = wb_openat_beneath(pfd, name, O_RDONLY | O_DIRECTORY, 0);
+    _cleanup_free_ char *p = malloc(c->path_len + 2 + 256);
+    char **names = NULL;
+    size_t n = 0;
+    int ok = 1;
+
+    if (fd < 0 || p == NULL)
+        return rr_fail(a->err, fd < 0 ? errno : ENOMEM, "TARGET %s", c->path);
+    if (wb_read_names(fd, a->cs->n, &names, &n, a->err) < 0)
+        return a->err->errnum == E2BIG ? 0 : rr_wrap(a->err, "TARGET %s", c->path);
+    memcpy(p, c->path, c->path_len);
+    p[c->path_len] = '/';
+    for (size_t i = 0; i < n && ok; i++) {
+        size_t nl = strlen(names[i]);
+        long j;
+        memcpy(p + c->path_len + 1, names[i], nl); /* a name is at most 255 bytes */
+        j = wb_changeset_find(a->cs, p, c->path_len + 1 + nl);
+        ok = j >= 0 && a->cs->v[j].new.type == WB_T_NONE;
+    }
+    wb_free_names(names, n);
+    return ok;
+}
+
+static int compare_base(struct applier *a, size_t i, int pfd, const char *name)
+{
+    const struct wb_change *c = &a->cs->v[i];
+    struct stat st;
+    int same;
+
+    if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (errno != ENOENT)
+            return rr_fail(a->err, errno, "TARGET %s", c->path);
+        return c->base.type == WB_T_NONE ? 0 : conflict(a, c, "missing in TARGET");
+    }
+    a->found[i] = (struct found){st.st_ino, st.st_dev, st.st_mode};
+    switch (c->base.type) {
+    case WB_T_NONE:
+        return conflict(a, c, "already exists in TARGET");
+    case WB_T_FILE:
+        if ((same = same_file(a, c, pfd, name, &st)) < 0)
+            return -1;
+        if (same && ((st.st_mode & S_IXUSR) != 0) != c->base.exec)
+            return conflict(a, c, "its executable bit in TARGET is not the base's");
+        return same ? 0 : conflict(a, c, "TARGET's content is not the base");
+    case WB_T_SYMLINK:
+        if ((same = same_link(a, c, pfd, name, &st)) < 0)
+            return -1;
+        return same ? 0 : conflict(a, c, "TARGET's symlink is not the base");
+    default:
+        if (!S_ISDIR(st.st_mode))
+            return conflict(a, c, "not a directory in TARGET");
+        if (c->new.type == WB_T_DIR)
+            return 0;
+        if ((same = dir_covered(a, c, pfd, name)) < 0)
+            return -1;
+        return same ? 0
+                    : conflict(a, c,
+                               "TARGET's directory holds paths the change set "
+                               "does not remove");
+    }
+}
+
+static int verify_one(struct applier *a, size_t i)
+{
+    const struct wb_change *c = &a->cs->v[i];
+    const char *name;
+    _cleanup_close_ int pfd = -1;
+    int r = ancestry(a, c);
+
+    if (r != 0)
+        return r < 0 ? -1 : 0;
+    if ((pfd = ap_open_parent(a, c->path, c->path_len, &name)) >= 0)
+        return compare_base(a, i, pfd, name);
+    if (errno == ELOOP)
+        return conflict(a, c, "a symlink in TARGET is on its path");
+    if (errno == EXDEV)
+        return conflict(a, c, "a mount point in TARGET is on its path");
+    if (errno == ENOENT || errno == ENOTDIR)
+        return conflict(a, c, "its directory is missing in TARGET");
+    return rr_fail(a->err, errno, "TARGET %s", c->path);
+}
+
+int ap_verify(struct applier *a)
+{
+    for (size_t i = 0; i < a->cs->n; i++)
+        if (verify_one(a, i) < 0)
+            return -1;
+    return 0;
+}
+
+int wb_apply(const struct wb_changeset *cs, const struct wb_source *src, const char *target,
+             struct wb_apply_result *res, struct rr_error *err)
+{
+    struct applier a = {.cs = cs, .src = src, .res = res, .stage_fd = -1, .err = err};
+    int r = -1;
+
+    *res = (struct wb_apply_result){0};
+    a.tfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    a.found = calloc(cs->n + 1, sizeof(*a.found));
+    a.undo = calloc(2 * cs->n + 1, sizeof(*a.undo));
+    if (a.tfd < 0)
+        rr_fail(err, errno, "TARGET %s", target);
+    else if (a.found == NULL || a.undo == NULL)
+        rr_fail(err, ENOMEM, "apply");
+    else if (ap_verify(&a) == 0)
+        r = res->conflicts.n > 0 ? 1 : 0;
+    if (r == 0 && cs->n > 0 && (r = ap_stage(&a)) == 0 && (r = ap_commit(&a)) < 0 &&
+        !ap_rollback(&a))
+        res->restore_failed = true;
+    if (!res->restore_failed)
+        ap_remove_stage(&a);
+    if (a.stage_fd >= 0)
+        close(a.stage_fd);
+    if (a.tfd >= 0)
+        close(a.tfd);
+    free(a.found);
+    free(a.undo);
+    return r;
+}
+
+void wb_apply_result_free(struct wb_apply_result *res)
+{
+    wb_notes_free(&res->conflicts);
+}

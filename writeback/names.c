@@ -1,0 +1,134 @@
+#include "writeback/names.h"
+
+#include <string.h>
+
+#include "common/escape.h"
+
+/* Code points a name may not hold: they end a line or drive a terminal in the
+ * tools that print names (git, shells, CI logs). */
+static bool cp_refused(uint32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029;
+}
+
+bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c, size_t *clen)
+{
+    const char *slash;
+    size_t end;
+
+    if (*pos > len)
+        return false;
+    slash = memchr(path + *pos, '/', len - *pos);
+    end = slash ? (size_t)(slash - path) : len;
+    *c = path + *pos;
+    *clen = end - *pos;
+    *pos = end + 1;
+    return true;
+}
+
+const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
+{
+    const unsigned char *p = (const unsigned char *)name;
+
+    if (len == 0)
+        return "empty name";
+    if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+        return "name is . or ..";
+    if (len > max_bytes)
+        return "name longer than the cap";
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = rr_utf8_decode(p + i, len - i, &cp);
+        if (n == 0)
+            return "name is not valid UTF-8";
+        if (cp == '/')
+            return "name holds a slash";
+        if (cp_refused(cp))
+            return "name holds a control character or newline";
+        i += n;
+    }
+    return NULL;
+}
+
+const char *wb_path_problem(const char *path, size_t len, const struct rr_writeback_policy *pol)
+{
+    size_t depth = 0, pos = 0, n;
+    const char *c, *why;
+
+    if (len == 0)
+        return "empty path";
+    if (len > pol->max_path_bytes)
+        return "path longer than the cap";
+    while (wb_next_component(path, len, &pos, &c, &n)) {
+        if ((why = wb_name_problem(c, n, pol->max_name_bytes)) != NULL)
+            return why;
+        if (++depth > pol->max_depth)
+            return "path deeper than the cap";
+    }
+    return NULL;
+}
+
+const char *wb_target_problem(const char *target, size_t len, const struct rr_writeback_policy *pol)
+{
+    size_t pos = 0, n;
+    const char *c, *why;
+
+    if (len == 0)
+        return "empty symlink target";
+    if (len > pol->max_path_bytes)
+        return "symlink target longer than the path cap";
+    while (wb_next_component(target, len, &pos, &c, &n)) {
+        bool dots = n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.');
+        if (!dots && (why = wb_name_problem(c, n, pol->max_name_bytes)) != NULL)
+            return why;
+    }
+    return NULL;
+}
+
+/* Lower-case ASCII of name with ignorable code points dropped, into out
+ * (NUL-terminated, at most outlen-1 bytes); false when it does not fit. */
+static bool plain_lower(const char *name, size_t len, char *out, size_t outlen)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    size_t o = 0;
+
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = rr_utf8_decode(p + i, len - i, &cp);
+        if (n == 0)
+            n = 1, cp = 0xfffd;
+        i += n;
+        if (wb_cp_ignorable(cp))
+            continue;
+        if (o + 1 >= outlen)
+            return false;
+        out[o++] = cp < 0x80 ? (char)(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp) : '?';
+    }
+    out[o] = '\0';
+    return true;
+}
+
+bool wb_name_is_dotgit(const char *name, size_t len)
+{
+    char buf[64];
+    size_t n;
+
+    if (!plain_lower(name, len, buf, sizeof(buf)))
+        return false;
+    n = strcspn(buf, ":"); /* NTFS: ".git::$INDEX_ALLOCATION" is the directory */
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '.' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    return strcmp(buf, ".git") == 0 || strcmp(buf, "git~1") == 0;
+}
+
+bool wb_path_has_dotgit(const char *path, size_t len)
+{
+    size_t pos = 0, n;
+    const char *c;
+
+    while (wb_next_component(path, len, &pos, &c, &n))
+        if (wb_name_is_dotgit(c, n))
+            return true;
+    return false;
+}

@@ -1,0 +1,61 @@
+/* Internals shared by the walk (scan.c), the lower side (scan_lower.c) and
+ * the per-entry checks (scan_entry.c). Not for other parts. */
+#ifndef REVRUN_WB_SCAN_INT_H
+#define REVRUN_WB_SCAN_INT_H
+
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "writeback/scan.h"
+
+struct scanner {
+    const struct wb_scan_input *in;
+    struct wb_scan *out;
+    const struct rr_writeback_policy *pol;
+    char *path; /* the entry being looked at, relative to the top */
+    size_t path_cap;
+    size_t entries, walk_cap;
+    uint64_t total_bytes;
+    bool total_refused;
+    struct rr_error *err;
+};
+
+/* Refuse the path sc->path[0..len) (len 0: the whole set); returns 0, or -1
+ * on ENOMEM. */
+int sc_refuse(struct scanner *sc, size_t len, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int sc_warn(struct scanner *sc, size_t len, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* sc->path = sc->path[0..plen) + "/" + name; false when it would not fit
+ * (the path is then longer than any cap allows). */
+bool sc_child_path(struct scanner *sc, size_t plen, const char *name, size_t *len);
+
+/* Count one visited entry; false (and the set refused) past the walk cap. */
+bool sc_count(struct scanner *sc);
+
+/* What the lower has at dirfd/name (dirfd -1: nothing), as a change side;
+ * *skip when it cannot be one (a special file: refused). */
+int sc_lower_obj(struct scanner *sc, int dirfd, const char *name, size_t plen, struct wb_obj *o,
+                 bool *skip);
+
+/* The lower subtree under the directory lfd (at sc->path[0..plen)) is gone
+ * from the merged view except where the upper directory ufd (or -1: nothing)
+ * still has an entry: every such lower path becomes a delete. */
+int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen);
+
+/* wb_read_names failed for the directory at sc->path[0..len): past the walk
+ * cap that is a refusal (and the walk stops), anything else an error. */
+int sc_names_failed(struct scanner *sc, size_t len);
+
+/* Record a change at sc->path[0..len); takes ownership of nothing. */
+int sc_change(struct scanner *sc, size_t len, const struct wb_obj *base, const struct wb_obj *new);
+
+/* Record an upper entry for merged lookups. */
+int sc_index(struct scanner *sc, size_t len, enum wb_upper_kind kind, bool opaque,
+             const char *target);
+
+/* Open dirfd/name as a directory for reading, no symlink, no mount. */
+int sc_open_dir(int dirfd, const char *name);
+
+#endif
