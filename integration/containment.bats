@@ -939,21 +939,36 @@ EOF
         [ ! -e "/sys/fs/cgroup/cpu$cg" ] && [ ! -e "/sys/fs/cgroup$cg" ]
 }
 
-@test "limits: a container's cgroup is its own: the same ID under another --root is refused and kills nothing" {
+@test "limits: a container's cgroup is its own; one that exists is never joined, and nothing of its owner is killed" {
     make_bundle "$(args '["sh", "-c", "sleep 300 # '"$TAG"'"]')"
     rr_bundle create dup-$X </dev/null
     rr start dup-$X
     wait_tagged_process
-    # (its output to a file: a create that worked would hold the pipe)
-    ! (cd "$RR_TMP/bundle" &&
+    # the same ID under another --root: a cgroup of its own; its destroy
+    # leaves the first container alone
+    (cd "$RR_TMP/bundle" &&
         "$RR_BIN/revrun" --root "$RR_TMP/other-root" create dup-$X </dev/null >"$RR_TMP/dup.out" 2>&1)
-    grep -q "already exists" "$RR_TMP/dup.out"
-    # the first container and its limits are untouched
+    "$RR_BIN/revrun" --root "$RR_TMP/other-root" destroy --force dup-$X
     pgrep -f "$TAG" >/dev/null
     [ "$(state_field dup-$X '["status"]')" = running ]
-    [ ! -e "$RR_TMP/other-root/dup-$X" ]
     rr destroy --force dup-$X
+    # two configs naming the same linux.cgroupsPath: the second is refused
+    make_bundle 'c["linux"]["cgroupsPath"] = "/revrun-test-'"$X"'"' \
+        "$(args '["sh", "-c", "sleep 300 # '"$TAG"'"]')"
+    rr_bundle create cp1-$X </dev/null
+    rr start cp1-$X
+    wait_tagged_process
+    # (its output to a file: a create that worked would hold the pipe)
+    run bash -c "cd '$RR_TMP/bundle' && '$RR_BIN/revrun' --root '$RR_TMP/other-root' create cp2-$X \
+        </dev/null >'$RR_TMP/dup.out' 2>&1"
+    assert_failure
+    grep -q "already exists" "$RR_TMP/dup.out"
+    pgrep -f "$TAG" >/dev/null
+    [ "$(state_field cp1-$X '["status"]')" = running ]
+    [ ! -e "$RR_TMP/other-root/cp2-$X" ]
+    rr destroy --force cp1-$X
     assert_no_tagged_process
+    [ ! -e "/sys/fs/cgroup/pids/revrun-test-$X" ] && [ ! -e "/sys/fs/cgroup/revrun-test-$X" ]
 }
 
 # ---- revrun check ----
