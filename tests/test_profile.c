@@ -491,12 +491,17 @@ TEST(the_lower_owner_and_mode_are_recorded)
           prof.lower_mode == (st.st_mode & 0777));
 }
 
-static bool has_rule(const char *name)
+static const struct syscall_rule *rule_of(const char *name)
 {
     for (size_t i = 0; i < prof.n_syscall_rules; i++)
         if (strcmp(prof.syscall_rules[i].name, name) == 0)
-            return true;
-    return false;
+            return &prof.syscall_rules[i];
+    return NULL;
+}
+
+static bool has_rule(const char *name)
+{
+    return rule_of(name) != NULL;
 }
 
 TEST(seccomp_floor_follows_the_switches)
@@ -509,14 +514,6 @@ TEST(seccomp_floor_follows_the_switches)
     cfg.revrun.nested_sandboxes = true;
     CHECK(accepted(false) && !has_rule("mount") && !has_rule("clone3") && has_rule("bpf") &&
           has_rule("keyctl"));
-}
-
-static const struct syscall_rule *rule_of(const char *name)
-{
-    for (size_t i = 0; i < prof.n_syscall_rules; i++)
-        if (strcmp(prof.syscall_rules[i].name, name) == 0)
-            return &prof.syscall_rules[i];
-    return NULL;
 }
 
 TEST(the_floor_denies_the_issue_list_with_eperm_and_clone3_with_enosys)
