@@ -33,8 +33,8 @@ static int send_fd(int sock, int fd)
     char name[] = "/dev/ptmx";
     char ctl[CMSG_SPACE(sizeof(int))] = {0};
     struct iovec iov = {.iov_base = name, .iov_len = sizeof(name) - 1};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-                         .msg_controllen = sizeof(ctl)};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     ssize_t n;
 

@@ -31,13 +31,13 @@
 #define LL_FS_MAKE_FIFO (1ULL << 10)
 #define LL_FS_MAKE_BLOCK (1ULL << 11)
 #define LL_FS_MAKE_SYM (1ULL << 12)
-#define LL_FS_REFER (1ULL << 13)    /* ABI 2 */
-#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
-#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_FS_REFER (1ULL << 13)                  /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14)               /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15)              /* ABI 5 */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 
 /* Rights a rule on a file (not a directory) may carry. */
-#define LL_FILE_RIGHTS                                                                            \
+#define LL_FILE_RIGHTS                                                                             \
     (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
 struct ll_ruleset_attr {
@@ -82,14 +82,13 @@ static uint64_t rights_of(enum landlock_access a)
     case LANDLOCK_WRITE:
         /* No MAKE_CHAR or MAKE_BLOCK: a device node is nothing the agent makes. */
         return LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR |
-               LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM |
-               LL_FS_REFER | LL_FS_TRUNCATE;
+               LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER |
+               LL_FS_TRUNCATE;
     }
     return 0;
 }
 
-int landlock_judge_host(const struct profile *p, char *warning, size_t len,
-                        struct rr_error *err)
+int landlock_judge_host(const struct profile *p, char *warning, size_t len, struct rr_error *err)
 {
     warning[0] = '\0';
     if (p->landlock == LANDLOCK_OFF || landlock_abi() > 0)
@@ -133,8 +132,7 @@ static int add_stdio_rules(int ruleset, uint64_t handled, struct rr_error *err)
             continue;
         if (S_ISCHR(st.st_mode) && tcgetattr(fd, &t) == 0)
             continue;
-        if (add_rule(ruleset, fd, LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled) <
-            0)
+        if (add_rule(ruleset, fd, LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled) < 0)
             return rr_fail(err, errno, "Landlock: rule for fd %d", fd);
     }
     return 0;

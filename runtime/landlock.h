@@ -19,8 +19,7 @@ int landlock_abi(void);
 /* At create, before anything runs: refuse a profile that requires Landlock
  * on a host without it. A best-effort profile gets a warning in warning
  * (empty when there is nothing to say). */
-int landlock_judge_host(const struct profile *p, char *warning, size_t len,
-                        struct rr_error *err);
+int landlock_judge_host(const struct profile *p, char *warning, size_t len, struct rr_error *err);
 
 /* pid 1, after the pivot: build the ruleset. *ruleset_fd is -1 when the
  * profile does not use Landlock or (best-effort) the kernel has none. */

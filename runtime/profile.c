@@ -468,8 +468,9 @@ static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_p
 
 /* OCI mount options -> mount attributes. nosuid and nodev are forced on
  * every mount but devpts (the device nodes revrun binds into /dev are
- * separate mounts that keep their own flags); binds are read-only unless "rw" is explicit;
- * shared propagation (which could leak mounts back to the host) is refused. */
+ * separate mounts that keep their own flags); binds are read-only unless
+ * "rw" is explicit; shared propagation (which could leak mounts back to the
+ * host) is refused. */
 static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
                          struct rr_error *err)
 {
@@ -634,7 +635,8 @@ static int landlock_rule(struct profile *p, const char *path, enum landlock_acce
 /* Landlock, under the mounts: the agent reads everywhere, and writes only to
  * the checkout (the overlay), to read-write tmpfs and binds (/tmp, $HOME,
  * /dev/shm, --out) and to the existing nodes of /dev, whatever a mount would
- * allow: a mistake in the mount plan does not become write access.
+ * allow: a mistake in setting the mounts up (a root or a /dev left
+ * writable, a bind missing its read-only flag) does not become write access.
  * Its own stdio files (a log file it was started with) stay reopenable
  * through /dev/stdout, terminals do not (reopening one would make it the
  * controlling terminal). Off with nested sandboxes: the kernel never lets a

@@ -25,8 +25,8 @@
 
 static void status_lines(void)
 {
-    static const char *const keys[] = {"CapInh:", "CapPrm:", "CapEff:", "CapBnd:",
-                                       "CapAmb:", "NoNewPrivs:", "Seccomp:"};
+    static const char *const keys[] = {
+        "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:"};
     char line[256];
     FILE *f = fopen("/proc/self/status", "re");
 
@@ -92,7 +92,9 @@ static void rlimit_lines(void)
     static const struct {
         const char *name;
         int res;
-    } lims[] = {{"NOFILE", RLIMIT_NOFILE}, {"NPROC", RLIMIT_NPROC}, {"CORE", RLIMIT_CORE},
+    } lims[] = {{"NOFILE", RLIMIT_NOFILE},
+                {"NPROC", RLIMIT_NPROC},
+                {"CORE", RLIMIT_CORE},
                 {"FSIZE", RLIMIT_FSIZE}};
 
     for (size_t i = 0; i < sizeof(lims) / sizeof(lims[0]); i++) {

@@ -87,8 +87,8 @@ static const struct {
     const char *name;
     long flag;
 } ns_flags[] = {
-    {"user", CLONE_NEWUSER_}, {"mnt", CLONE_NEWNS_},  {"pid", CLONE_NEWPID_},
-    {"net", CLONE_NEWNET_},   {"uts", CLONE_NEWUTS_}, {"ipc", CLONE_NEWIPC_},
+    {"user", CLONE_NEWUSER_},     {"mnt", CLONE_NEWNS_},   {"pid", CLONE_NEWPID_},
+    {"net", CLONE_NEWNET_},       {"uts", CLONE_NEWUTS_},  {"ipc", CLONE_NEWIPC_},
     {"cgroup", CLONE_NEWCGROUP_}, {"time", CLONE_NEWTIME},
 };
 
