@@ -751,7 +751,7 @@ EOF
     [ "$(cat "$RR_TMP/out/w")" = x ]
 }
 
-@test "landlock (rootless): writes outside the writable set fail; the process's own stdio file stays reopenable" {
+@test "landlock (rootless): writes outside the writable set fail; the process's own stdout file stays writable, not readable" {
     [ -n "$(landlock_abi)" ] || skip "this kernel has no Landlock"
     script landlock.sh <<EOF
 #!/bin/sh
@@ -760,6 +760,7 @@ echo "dev=\$($P/try write /dev/$TAG)"
 echo "ws=\$($P/try write /workspace/w)"
 # fd 3: the process's stdout, a file of the caller's; inside \$(), 1 is a pipe
 exec 3>&1
+echo "stdout_read=\$($P/try read /proc/self/fd/3)"
 r=\$($P/try write /proc/self/fd/3)
 echo
 echo "stdout=\$r"
@@ -773,7 +774,9 @@ EOF
     [ "$(kv root)" = EACCES ]
     [ "$(kv dev)" = EACCES ]
     [ "$(kv ws)" = ok ]
+    # reopenable with the access it was given: written, not read
     [ "$(kv stdout)" = ok ]
+    [ "$(kv stdout_read)" = EACCES ]
 }
 
 # ---- nested sandboxes ----

@@ -121,18 +121,25 @@ static int add_rule(int ruleset, int fd, uint64_t rights, uint64_t handled)
 }
 
 /* The files the process was started with (a log file, /dev/null) stay
- * reopenable through /dev/stdout; pipes and sockets need no rule, and a
- * terminal gets none. */
+ * reopenable through /dev/stdout, with the access they were opened with (a
+ * log opened for writing is not readable that way); pipes and sockets need
+ * no rule, and a terminal gets none. */
 static int add_stdio_rules(int ruleset, uint64_t handled, struct rr_error *err)
 {
     for (int fd = 0; fd <= 2; fd++) {
         struct stat st;
         struct termios t;
-        if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+        int mode = fcntl(fd, F_GETFL);
+        uint64_t rights = 0;
+        if (mode < 0 || fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
             continue;
         if (S_ISCHR(st.st_mode) && tcgetattr(fd, &t) == 0)
             continue;
-        if (add_rule(ruleset, fd, LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE, handled) < 0)
+        if ((mode & O_ACCMODE) != O_WRONLY)
+            rights |= LL_FS_READ_FILE;
+        if ((mode & O_ACCMODE) != O_RDONLY)
+            rights |= LL_FS_WRITE_FILE | LL_FS_TRUNCATE;
+        if (add_rule(ruleset, fd, rights, handled) < 0)
             return rr_fail(err, errno, "Landlock: rule for fd %d", fd);
     }
     return 0;
