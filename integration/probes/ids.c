@@ -1,7 +1,8 @@
 /* ids: what the process is, as key=value lines for containment.bats.
  *
  *   uid= euid= gid= egid= groups=      real and effective ids, supplementary count
- *   CapInh= CapPrm= CapEff= CapBnd= CapAmb= NoNewPrivs= Seccomp=   from /proc/self/status
+ *   CapInh= CapPrm= CapEff= CapBnd= CapAmb= NoNewPrivs= Seccomp= Seccomp_filters=
+ *                                      from /proc/self/status
  *   session_leader=1|0                 getsid(0) == getpid()
  *   tty_nr=                            controlling terminal (0: none)
  *   devtty=ok|ERRNO                    open("/dev/tty")
@@ -25,8 +26,8 @@
 
 static void status_lines(void)
 {
-    static const char *const keys[] = {
-        "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:"};
+    static const char *const keys[] = {"CapInh:", "CapPrm:",     "CapEff:",  "CapBnd:",
+                                       "CapAmb:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:"};
     char line[256];
     FILE *f = fopen("/proc/self/status", "re");
 
