@@ -8,6 +8,10 @@
 load helpers
 
 P=/workspace/.probes
+# An unprivileged identity nobody delegates a cgroup to (as_user delegates to
+# REVRUN_TEST_UID, and suites running side by side share that one).
+NODELEG_UID=$((REVRUN_TEST_UID + 17))
+NODELEG_GID=$((REVRUN_TEST_GID + 17))
 
 setup() {
     rr_setup_tmp
@@ -20,6 +24,8 @@ setup() {
     # Container IDs name cgroups host-wide: unique ones keep parallel runs apart.
     X="ct$RANDOM$BATS_TEST_NUMBER"
     ROOTLESS=
+    SPEC_UID=$REVRUN_TEST_UID
+    SPEC_GID=$REVRUN_TEST_GID
     KILL_PIDS=()
     CANARIES=()
     MOUNTS_BEFORE=$(mount_points)
@@ -59,11 +65,20 @@ rootless_checkout() {
     ROOTLESS=1
 }
 
-# The unprivileged test identity with no cgroup delegated to it (as_user
-# delegates), its state under $RR_TMP/nodeleg.
+# Run as NODELEG_UID, its state under $RR_TMP/nodeleg; bundles made after
+# nodeleg_setup are its own.
 undelegated() {
-    setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --clear-groups --reset-env -- \
+    setpriv --reuid="$NODELEG_UID" --regid="$NODELEG_GID" --clear-groups --reset-env -- \
         env HOME="$RR_TMP/nodeleg" XDG_RUNTIME_DIR="$RR_TMP/nodeleg" PATH=/usr/bin:/bin "$@"
+}
+
+nodeleg_setup() {
+    mkdir -p "$RR_TMP/nodeleg"
+    chown "$NODELEG_UID:$NODELEG_GID" "$RR_TMP/nodeleg"
+    chmod 0700 "$RR_TMP/nodeleg"
+    ROOTLESS=1
+    SPEC_UID=$NODELEG_UID
+    SPEC_GID=$NODELEG_GID
 }
 
 # An executable script in the checkout, run inside as $P/NAME (stdin: its text).
@@ -81,7 +96,7 @@ rr_run_rootless() {
 make_bundle() {
     mkdir -p "$RR_TMP/bundle/rootfs"
     if [ -n "$ROOTLESS" ]; then
-        setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --clear-groups -- \
+        setpriv --reuid="$SPEC_UID" --regid="$SPEC_GID" --clear-groups -- \
             env XDG_RUNTIME_DIR="$RR_TMP" "$RR_BIN/revrun" spec --lower "$RR_TMP/checkout" \
             >"$RR_TMP/bundle/config.json"
     else
@@ -917,23 +932,21 @@ EOF
 
 @test "limits: a limit the host cannot enforce is refused unless best-effort; no cgroup is left" {
     if cgroup_is_v2; then skip "this host delegates cgroup v2 to the user"; fi
-    rootless_checkout
     # rootless, with no delegated cgroup: the default limits cannot be enforced
-    mkdir -p "$RR_TMP/nodeleg"
-    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/nodeleg"
-    chmod 0700 "$RR_TMP/nodeleg"
+    nodeleg_setup
     run undelegated "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- true
     assert_failure
     assert_output_contains "revrun.bestEffort"
     make_bundle 'c["revrun"]["bestEffort"] = ["memory", "pids", "cpu", "landlock"]' "$(args '["true"]')"
-    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/bundle"
+    chown -R "$NODELEG_UID:$NODELEG_GID" "$RR_TMP/bundle"
     run bash -c "cd '$RR_TMP/bundle' && $(declare -f undelegated) && RR_TMP='$RR_TMP' \
-        REVRUN_TEST_UID=$REVRUN_TEST_UID REVRUN_TEST_GID=$REVRUN_TEST_GID \
-        undelegated '$RR_BIN/revrun' run be1-$X"
+        NODELEG_UID=$NODELEG_UID NODELEG_GID=$NODELEG_GID undelegated '$RR_BIN/revrun' run be1-$X"
     assert_success
     assert_output_contains "best effort"
     # as root: the container's cgroups go with destroy
     ROOTLESS=
+    SPEC_UID=$REVRUN_TEST_UID
+    SPEC_GID=$REVRUN_TEST_GID
     make_bundle "$(args '["sleep", "300"]')"
     rr_bundle create cg1-$X </dev/null
     cg=$(python3 -c "import json;print(json.load(open('$RR_ROOT/cg1-$X/state.json'))['cgroup'])")
@@ -984,11 +997,9 @@ EOF
         assert_output_contains "$item"
     done
     if cgroup_is_v2; then skip "this host delegates cgroup v2 to the user"; fi
-    rootless_checkout
+    nodeleg_setup
     make_bundle
-    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/bundle"
-    mkdir -p "$RR_TMP/nodeleg"
-    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/nodeleg"
+    chown -R "$NODELEG_UID:$NODELEG_GID" "$RR_TMP/bundle"
     run undelegated "$RR_BIN/revrun" check --bundle "$RR_TMP/bundle"
     assert_failure
     assert_output_contains "remedy:"
