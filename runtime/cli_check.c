@@ -13,7 +13,7 @@
 
 /* Every probe, in the order the report shows them. */
 static void (*const probes[])(struct check_report *) = {
-    check_kernel, check_userns, check_overlay, check_seccomp, check_cgroups, check_landlock,
+    check_kernel, check_userns, check_overlay, check_seccomp, check_cgroups, check_landlock, check_egress,
 };
 
 static void print_report(const struct check_report *r)

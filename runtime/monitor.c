@@ -23,6 +23,7 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
+#include "runtime/egress_wire.h"
 #include "runtime/init.h"
 #include "runtime/proc.h"
 #include "runtime/statedir.h"
@@ -30,6 +31,8 @@
 
 struct monitor {
     struct monitor_args *a;
+    pid_t broker_pid;   /* egress broker, or -1 */
+    int broker_stop;    /* closing it stops the broker */
     struct seccomp_progs seccomp;
     struct overlay_store store;
     int lower_mfd;
@@ -148,6 +151,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
             .seccomp = &m->seccomp,
             .clear_groups = !p->rootless,
             .console_fd = m->a->console_fd,
+            .egress_sock = -1,
         };
         close(sp[0]);
         close(m->a->cli_fd);
@@ -184,6 +188,9 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (m->lower_mfd < 0)
         return -1;
     crash_point("monitor:store");
+    /* The broker is listening before the container's first process. */
+    if (egress_wire_broker(p, m->a->state_path, &m->broker_pid, &m->broker_stop, err) < 0)
+        return -1;
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
@@ -386,7 +393,8 @@ static int handshake(struct monitor *m, struct rr_error *err)
 
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
-    struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1};
+    struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
+                        .broker_pid = -1, .broker_stop = -1};
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;

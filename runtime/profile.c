@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "egress/egress.h"
 
 /* ---- the default hardened config (`revrun spec`) ---- */
 
@@ -319,6 +320,70 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
     if (r < 0)
         return rr_fail(err, ENOMEM, "seccomp rules");
     return 0;
+}
+
+/* ---- egress ---- */
+
+static bool env_has(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return true;
+    return false;
+}
+
+/* With a broker, the agent reaches exactly one endpoint: the relay on
+ * loopback, which only talks to the broker on the host. Its address goes
+ * into the environment under revrun.egress.baseUrlEnv (unless process.env
+ * sets that variable itself). Without one, nothing leaves the loopback-only
+ * network namespace. */
+static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_egress *eg = &c->revrun.egress;
+    char var[512], url[64];
+
+    p->env = &c->process.env;
+    if (eg->mode != RR_EGRESS_BROKER)
+        return 0;
+    if (egress_config_validate(eg, c->revrun.network, err) < 0)
+        return rr_wrap(err, "revrun.egress");
+    p->egress = eg;
+    p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
+    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
+        return 0;
+    for (size_t i = 0; i < c->process.env.n; i++)
+        if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    egress_base_url(p->egress_port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
+    if (strv_push(&p->env_owned, var) < 0)
+        return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
+int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err)
+{
+    struct rr_egress *e = &c->revrun.egress;
+    char var[128], url[64];
+
+    e->mode = RR_EGRESS_BROKER;
+    e->port = EGRESS_DEFAULT_PORT;
+    e->upstream = strdup(upstream);
+    e->header = strdup(EGRESS_DEFAULT_HEADER);
+    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
+    e->credential_file = cred_file ? strdup(cred_file) : NULL;
+    e->credential_env = cred_env ? strdup(cred_env) : NULL;
+    egress_base_url(e->port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
+    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
+        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
+        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
+        return rr_fail(err, ENOMEM, "egress");
+    return egress_config_validate(e, c->revrun.network, err);
 }
 
 /* ---- judging a config ---- */
@@ -700,14 +765,13 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0) {
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
         profile_free(p);
         return -1;
     }
     p->root_readonly = c->root.readonly;
     p->hostname = c->hostname;
     p->args = &c->process.args;
-    p->env = &c->process.env;
     p->cwd = c->process.cwd;
     p->rlimits = c->process.rlimits;
     p->n_rlimits = c->process.n_rlimits;
@@ -736,4 +800,5 @@ void profile_free(struct profile *p)
     p->n_landlock_rules = 0;
     strv_free(&p->masked);
     strv_free(&p->readonly);
+    strv_free(&p->env_owned);
 }

@@ -133,6 +133,12 @@ struct profile {
     size_t n_landlock_rules;
     bool landlock_stdio;
 
+    /* egress: NULL, or the one brokered upstream (revrun.egress) and the
+     * loopback port its relay listens on inside */
+    const struct rr_egress *egress;
+    uint16_t egress_port;
+    struct rr_strv env_owned; /* process.env plus what the profile adds */
+
     /* limits */
     struct rr_resources resources;
     uint64_t timeout_seconds;
@@ -150,5 +156,11 @@ int profile_default_config(struct rr_config *cfg, const char *lower, bool rootle
                            struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
+
+/* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
+ * the brokered model endpoint with revrun's defaults (relay on
+ * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
+int profile_add_egress(struct rr_config *cfg, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err);
 
 #endif
