@@ -25,6 +25,7 @@ static void egress_free(struct rr_egress *e)
     free(e->header);
     free(e->header_prefix);
     free(e->base_url_env);
+    free(e->ca_file);
 }
 
 static void seccomp_free(struct rr_seccomp *s)

@@ -118,6 +118,7 @@ struct rr_egress {
     char *header_prefix;         /* text before the secret, e.g. "Bearer " (may be NULL) */
     uint16_t port;               /* loopback port inside the container */
     char *base_url_env;          /* variable set in process.env, e.g. ANTHROPIC_BASE_URL */
+    char *ca_file;               /* trust anchors for the upstream; NULL: the system's */
 };
 
 /* Write-back policy: which changes are refused or flagged, and the caps that

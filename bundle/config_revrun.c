@@ -63,7 +63,7 @@ static int parse_egress(const struct json_node *eg, struct rr_egress *e, struct 
 {
     static const char *const keys[] = {"mode",   "upstream",     "allow", "credentialFile",
                                        "credentialEnv", "header", "headerPrefix", "port",
-                                       "baseUrlEnv", NULL};
+                                       "baseUrlEnv", "caFile", NULL};
     static const char *const modes[] = {"none", "broker", NULL};
     const char *path = "revrun.egress";
     int mode = RR_EGRESS_NONE;
@@ -78,7 +78,10 @@ static int parse_egress(const struct json_node *eg, struct rr_egress *e, struct 
         jf_string(eg, "header", path, false, &e->header, err) < 0 ||
         jf_string(eg, "headerPrefix", path, false, &e->header_prefix, err) < 0 ||
         jf_u32(eg, "port", path, false, &port, err) < 0 ||
-        jf_string(eg, "baseUrlEnv", path, false, &e->base_url_env, err) < 0)
+        jf_string(eg, "baseUrlEnv", path, false, &e->base_url_env, err) < 0 ||
+        jf_string(eg, "caFile", path, false, &e->ca_file, err) < 0)
+        return -1;
+    if (e->ca_file != NULL && jf_check_abs_path(e->ca_file, "revrun.egress.caFile", err) < 0)
         return -1;
     e->mode = (enum rr_egress_mode)mode;
     if (e->mode == RR_EGRESS_NONE)

@@ -254,6 +254,8 @@ static void w_egress(struct json_writer *w, const struct rr_egress *e)
         json_w_kv_uint(w, "port", e->port);
         if (e->base_url_env != NULL)
             json_w_kv_string(w, "baseUrlEnv", e->base_url_env);
+        if (e->ca_file != NULL)
+            json_w_kv_string(w, "caFile", e->ca_file);
     }
     json_w_end_object(w);
 }

@@ -74,6 +74,41 @@ int cg_mkdir(const char *mnt, const char *rel, struct rr_error *err)
     return fd;
 }
 
+/* The container's own cgroup is made here, never joined: one that exists
+ * belongs to another container (two configs naming the same
+ * linux.cgroupsPath) or to a crashed run, and taking it would share its
+ * limits and let this container's destroy kill its processes. */
+int cg_mkdir_leaf(const char *mnt, const char *rel, struct rr_error *err)
+{
+    const char *slash = strrchr(rel, '/');
+    const char *leaf = slash ? slash + 1 : rel;
+    char parent[PATH_MAX];
+    int r, fd;
+
+    snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 0, rel);
+    /* A concurrent destroy may remove the empty parent between the two
+     * steps (see cg_mkdir): make both again. */
+    for (int attempt = 0;; attempt++) {
+        _cleanup_close_ int pfd = cg_mkdir(mnt, parent[0] != '\0' ? parent : "/", err);
+        if (pfd < 0)
+            return -1;
+        r = mkdirat(pfd, leaf, 0755);
+        if (r < 0 && errno == ENOENT && attempt < 5)
+            continue;
+        if (r < 0 && errno == EEXIST)
+            return rr_fail(err, EEXIST,
+                           "cgroup %s%s already exists: another container uses it (the same "
+                           "linux.cgroupsPath?), or a crashed run left it (`revrun sweep`)",
+                           mnt, rel);
+        if (r < 0)
+            return rr_fail(err, errno, "cgroup %s%s", mnt, rel);
+        fd = openat(pfd, leaf, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return rr_fail(err, errno, "cgroup %s%s", mnt, rel);
+        return fd;
+    }
+}
+
 /* Mount points of the cgroup hierarchies, read from mountinfo with libmount. */
 static void find_mounts(struct cgroup_host *h)
 {

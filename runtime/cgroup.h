@@ -74,6 +74,8 @@ int cg_write(int dirfd, const char *file, const char *value, struct rr_error *er
 int cg_read(int dirfd, const char *file, char *buf, size_t len);
 /* mkdir -p of rel below the hierarchy mounted at mnt; returns a dir fd. */
 int cg_mkdir(const char *mnt, const char *rel, struct rr_error *err);
+/* The same, but the last component must be new (EEXIST otherwise). */
+int cg_mkdir_leaf(const char *mnt, const char *rel, struct rr_error *err);
 int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error *err);
 
 /* cg->path is set by the caller. */

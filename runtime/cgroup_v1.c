@@ -37,6 +37,21 @@ static int write_limits(int fd, int i, const struct rr_resources *r, struct rr_e
     return cg_write(fd, "cpu.cfs_quota_us", v, err);
 }
 
+/* Remove the (still empty) directories this create made, and disown the
+ * plan, so that cleaning up after the failure removes nothing else. */
+static void forget_own(const struct cgroup_host *h, struct cgroup_plan *cg)
+{
+    for (int i = 0; i < 3; i++) {
+        char path[PATH_MAX];
+        if (!(cg->controllers & (1u << i)))
+            continue;
+        snprintf(path, sizeof(path), "%s%s", h->v1_mount[i], cg->path);
+        rmdir(path);
+    }
+    cg->controllers = 0;
+    cg->version = CG_NONE;
+}
+
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
                      struct cgroup_plan *cg, struct rr_error *err)
 {
@@ -44,9 +59,11 @@ int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsig
     for (int i = 0; i < 3; i++) {
         if (!(want & (1u << i)) || h->v1_mount[i][0] == '\0')
             continue;
-        _cleanup_close_ int fd = cg_mkdir(h->v1_mount[i], cg->path, err);
+        _cleanup_close_ int fd = cg_mkdir_leaf(h->v1_mount[i], cg->path, err);
         if (fd < 0 && (err->errnum == EACCES || err->errnum == EPERM) && p->rootless)
             continue; /* not delegated to us: judged as unavailable */
+        if (fd < 0 && err->errnum == EEXIST)
+            forget_own(h, cg); /* someone else's: remove ours, touch nothing of theirs */
         if (fd < 0)
             return -1;
         cg->controllers |= 1u << i;

@@ -119,7 +119,7 @@ int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsig
 
     if (avail != 0 && enable_down(h->v2_mount, cg->path, avail, p->rootless, err) < 0)
         return -1;
-    fd = cg_mkdir(h->v2_mount, cg->path, err);
+    fd = cg_mkdir_leaf(h->v2_mount, cg->path, err);
     if (fd < 0)
         return -1;
     cg->version = CG_V2;

@@ -44,6 +44,8 @@ void check_userns(struct check_report *r);
 void check_overlay(struct check_report *r);
 void check_seccomp(struct check_report *r);
 void check_cgroups(struct check_report *r);
+void check_egress(struct check_report *r);
+void check_landlock(struct check_report *r);
 void check_fuse(struct check_report *r);
 
 #endif

@@ -195,9 +195,16 @@ void check_userns(struct check_report *r)
                        "kernel refuses a new procfs as \"too revealing\"): run the outer "
                        "container with an unmasked /proc (docker: --security-opt "
                        "systempaths=unconfined; podman: --security-opt unmask=ALL). revrun "
-                       "cannot give the agent its own /proc otherwise.",
-              "%s%s%s", e == 0 ? "a new pid namespace gets its own /proc" : msg, e ? ": " : "",
-              e ? strerror(e) : "");
+                       "cannot give the agent its own /proc otherwise, and revrun.nestedSandboxes "
+                       "cannot help: the agent's bwrap --proc and unshare --mount-proc need the "
+                       "same unmasked /proc; the nested profile only leaves out revrun's own "
+                       "masks.",
+              "%s%s%s%s", e == 0 ? "a new pid namespace gets its own /proc" : msg, e ? ": " : "",
+              e ? strerror(e) : "",
+              e == 0 && r->profile != NULL && r->profile->allow_nested_sandboxes
+                  ? "; so do the agent's nested sandboxes (the nested profile leaves /proc "
+                    "unmasked)"
+                  : "");
 }
 
 /* ---- overlay ---- */

@@ -13,7 +13,8 @@
 
 /* Every probe, in the order the report shows them. */
 static void (*const probes[])(struct check_report *) = {
-    check_kernel, check_userns, check_overlay, check_fuse, check_seccomp, check_cgroups,
+    check_kernel,  check_userns,   check_overlay,  check_fuse,
+    check_seccomp, check_cgroups,  check_landlock, check_egress,
 };
 
 static void print_report(const struct check_report *r)

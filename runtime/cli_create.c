@@ -9,6 +9,7 @@ int cli_create(struct cli_ctx *ctx, int argc, char **argv)
     static const struct option opts[] = {
         {"bundle", required_argument, NULL, 'b'},
         {"pid-file", required_argument, NULL, 'p'},
+        {"console-socket", required_argument, NULL, 'c'},
         {NULL, 0, NULL, 0},
     };
     struct create_opts o = {.bundle = "."};
@@ -20,6 +21,8 @@ int cli_create(struct cli_ctx *ctx, int argc, char **argv)
             o.bundle = optarg;
         } else if (c == 'p') {
             o.pid_file = optarg;
+        } else if (c == 'c') {
+            o.console_socket = optarg;
         } else {
             cli_usage_error("create", "unknown option");
             return CLI_USAGE;

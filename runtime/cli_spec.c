@@ -13,8 +13,12 @@ int cli_spec(struct cli_ctx *ctx, int argc, char **argv)
     static const struct option opts[] = {
         {"lower", required_argument, NULL, 'l'},
         {"rootless", no_argument, NULL, 'r'},
+        {"egress-upstream", required_argument, NULL, 'u'},
+        {"credential-file", required_argument, NULL, 'f'},
+        {"credential-env", required_argument, NULL, 'e'},
         {NULL, 0, NULL, 0},
     };
+    const char *upstream = NULL, *cred_file = NULL, *cred_env = NULL;
     const char *lower = NULL;
     char abs[PATH_MAX];
     bool rootless = ctx->rootless;
@@ -28,6 +32,12 @@ int cli_spec(struct cli_ctx *ctx, int argc, char **argv)
             lower = optarg;
         } else if (c == 'r') {
             rootless = true;
+        } else if (c == 'u') {
+            upstream = optarg;
+        } else if (c == 'f') {
+            cred_file = optarg;
+        } else if (c == 'e') {
+            cred_env = optarg;
         } else {
             cli_usage_error("spec", "unknown option");
             return CLI_USAGE;
@@ -44,7 +54,13 @@ int cli_spec(struct cli_ctx *ctx, int argc, char **argv)
         }
         lower = abs;
     }
+    if ((upstream == NULL) != (cred_file == NULL && cred_env == NULL)) {
+        cli_usage_error("spec", "--egress-upstream goes with --credential-file or "
+                                "--credential-env");
+        return CLI_USAGE;
+    }
     if (profile_default_config(&cfg, lower, rootless, &err) < 0 ||
+        (upstream != NULL && profile_add_egress(&cfg, upstream, cred_file, cred_env, &err) < 0) ||
         config_to_json(&cfg, &json, &err) < 0) {
         log_error(&err);
         return CLI_ERROR;

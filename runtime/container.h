@@ -19,6 +19,7 @@ struct create_opts {
     const char *bundle;            /* bundle directory; NULL with cfg */
     const struct rr_config *cfg;   /* in place of a bundle: written into the state dir */
     const char *pid_file;          /* NULL: none */
+    const char *console_socket;    /* process.terminal: where the pty master goes */
     bool attached;                 /* run: keep a channel for the exit status */
 };
 

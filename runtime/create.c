@@ -20,7 +20,9 @@
 #include "common/fsutil.h"
 #include "runtime/backend.h"
 #include "runtime/cgroup.h"
+#include "runtime/console.h"
 #include "runtime/container.h"
+#include "runtime/landlock.h"
 #include "runtime/log.h"
 #include "runtime/monitor.h"
 #include "runtime/proc.h"
@@ -41,6 +43,7 @@ struct creation {
     int dir_fd;
     int lock_fd;
     int bundle_fd;
+    int console_fd;
     pid_t monitor;
 };
 
@@ -170,8 +173,8 @@ static int fork_monitor(struct creation *c, int *cli_fd, struct rr_error *err)
                                   .cli_fd = sp[1],
                                   .state_dir = c->dir_fd, .rootfs_dir = rootfs,
                                   .fifo_fd = fifo, .attached = c->o->attached,
-                                  .cgroup = &c->cg};
-        const int keep[] = {sp[1], c->dir_fd, rootfs, fifo};
+                                  .cgroup = &c->cg, .console_fd = c->console_fd};
+        const int keep[] = {sp[1], c->dir_fd, rootfs, fifo, c->console_fd};
         /* The lock, the log and everything else of this command stay here. */
         rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
         monitor_main(&ma);
@@ -301,6 +304,28 @@ static void abandon(struct creation *c)
         statedir_remove(c->root_fd, c->o->id, &ignored);
 }
 
+/* What the profile needs of this host and this caller beyond cgroups: a
+ * console socket exactly when the process has a terminal; Landlock unless
+ * best-effort. */
+static int judge_extras(struct creation *c, struct rr_error *err)
+{
+    char note[512];
+
+    if (c->profile.terminal != (c->o->console_socket != NULL))
+        return rr_fail(err, EINVAL, c->profile.terminal
+                                        ? "process.terminal needs `revrun create "
+                                          "--console-socket PATH`"
+                                        : "--console-socket needs process.terminal: true");
+    if (c->o->console_socket != NULL &&
+        (c->console_fd = console_connect(c->o->console_socket, err)) < 0)
+        return -1;
+    if (landlock_judge_host(&c->profile, note, sizeof(note), err) < 0)
+        return -1;
+    if (note[0] != '\0')
+        log_msg(LOG_WARN, "%s", note);
+    return 0;
+}
+
 static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
                         struct rr_error *err)
 {
@@ -312,7 +337,8 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         c->use = c->o->cfg;
     else if (load_bundle(c, err) < 0)
         return -1;
-    if (profile_build(c->use, c->ctx->rootless, &c->profile, err) < 0)
+    if (profile_build(c->use, c->ctx->rootless, &c->profile, err) < 0 ||
+        judge_extras(c, err) < 0)
         return -1;
     if (make_state_dir(c, err) < 0)
         return -1;
@@ -348,7 +374,7 @@ int container_create(const struct cli_ctx *ctx, const struct create_opts *o, int
                      struct rr_error *err)
 {
     struct creation c = {.ctx = ctx, .o = o, .root_fd = -1, .dir_fd = -1, .lock_fd = -1,
-                         .bundle_fd = -1, .monitor = -1};
+                         .bundle_fd = -1, .console_fd = -1, .monitor = -1};
     struct sync_msg m;
     int cli_fd = -1;
     int r = create_steps(&c, &cli_fd, &m, err);
@@ -371,6 +397,8 @@ int container_create(const struct cli_ctx *ctx, const struct create_opts *o, int
         close(c.lock_fd); /* after the state is on disk: others may look now */
     if (c.bundle_fd >= 0)
         close(c.bundle_fd);
+    if (c.console_fd >= 0)
+        close(c.console_fd);
     if (c.dir_fd >= 0)
         close(c.dir_fd);
     if (c.root_fd >= 0)

@@ -24,6 +24,10 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "runtime/caps.h"
+#include "runtime/egress_wire.h"
+#include "runtime/console.h"
+#include "runtime/landlock.h"
+#include "egress/egress.h"
 #include "runtime/statedir.h"
 #include "runtime/sync.h"
 
@@ -33,6 +37,10 @@ static const int forwarded[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1,
                                 SIGUSR2, SIGWINCH, SIGCONT, SIGALRM, SIGPIPE};
 
 static char exe_path[4096];
+/* Made by pid 1 in setup, used by the agent's process just before exec. */
+static int landlock_fd = -1;
+static int relay_listen = -1; /* 127.0.0.1:PORT for the egress relay, or -1 */
+static int pty_slave = -1;
 
 /* ---- setup, in the order the kernel sees it ---- */
 
@@ -132,6 +140,8 @@ static int reopen_layers(struct init_args *a, struct rr_error *err)
 
     if (state < 0)
         return rr_fail(err, errno, "open %s", a->state_path);
+    if (a->p->egress != NULL && (a->egress_sock = egress_wire_open_socket(a->state_path, err)) < 0)
+        return -1;
     for (size_t i = 0; i < 3; i++) {
         int fd = rr_reopen_same(state, names[i], *fds[i], err);
         if (fd < 0)
@@ -165,9 +175,22 @@ static int setup(struct init_args *a, struct rr_error *err)
         return rr_fail(err, errno, "sethostname");
     if (!p->net_host && loopback_up(err) < 0)
         return -1;
+    /* Bound while pid 1 still may (a port below 1024 needs it): the agent
+     * finds the relay listening from its first instruction. */
+    if (p->egress != NULL &&
+        (relay_listen = egress_listen_loopback(p->egress_port, err)) < 0)
+        return rr_wrap(err, "egress relay");
     if (chdir(p->cwd) < 0)
         return rr_fail(err, errno, "process.cwd %s", p->cwd);
     if (resolve_exe(p, err) < 0)
+        return -1;
+    if (p->terminal) {
+        pty_slave = console_make_pty(a->console_fd, err);
+        a->console_fd = -1; /* closed by console_make_pty */
+        if (pty_slave < 0)
+            return -1;
+    }
+    if (landlock_prepare(p, &landlock_fd, err) < 0)
         return -1;
     /* From here on this process holds nothing: no capability in any set,
      * no way to gain one, and no dumpable memory or /proc/1/exe for the
@@ -215,6 +238,15 @@ static void set_rlimits(const struct profile *p)
     }
 }
 
+/* The last layers, in this order: Landlock needs its own syscalls, which
+ * seccomp leaves alone; seccomp last of all. */
+static int seal(const struct init_args *a)
+{
+    if (landlock_enforce(landlock_fd) < 0)
+        return -1;
+    return seccomp_progs_load(a->seccomp);
+}
+
 /* The agent's side of the fork: the last steps, then exec. Failures are
  * reported through errpipe (close-on-exec: silence means exec worked). */
 __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int errpipe)
@@ -225,16 +257,19 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    /* A new session and no controlling terminal: no TIOCSTI into anyone's
-     * terminal. */
+    /* A new session and no controlling terminal (no TIOCSTI into anyone's
+     * terminal), unless the config asked for one: then a fresh pty of the
+     * container's own. */
     if (setsid() < 0)
+        goto fail;
+    if (pty_slave >= 0 && console_attach(pty_slave) < 0)
         goto fail;
     umask(022);
     set_rlimits(p);
     /* Only 0, 1 and 2 cross the exec. */
     if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
         goto fail;
-    if (seccomp_progs_load(a->seccomp) < 0)
+    if (seal(a) < 0)
         goto fail;
     execve(exe_path, p->args->v, p->env->v);
 fail:
@@ -274,6 +309,39 @@ static pid_t spawn_agent(const struct init_args *a, struct rr_error *err)
         return rr_fail(err, e, "exec %s", a->p->args->v[0]);
     }
     return pid;
+}
+
+/* The egress relay: confined like the agent (its own session, the same
+ * rlimits, Landlock and seccomp, nothing but its two sockets), then the
+ * relay loop instead of an exec. Non-dumpable like pid 1, so the agent, the
+ * same uid, cannot take its broker fd through /proc. */
+static int spawn_relay(const struct init_args *a, struct rr_error *err)
+{
+    pid_t pid;
+
+    if (relay_listen < 0)
+        return 0;
+    pid = fork();
+    if (pid < 0)
+        return rr_fail(err, errno, "fork the egress relay");
+    if (pid == 0) {
+        const int keep[] = {relay_listen, a->egress_sock, landlock_fd};
+        struct rr_error rerr;
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (setsid() < 0)
+            _exit(126);
+        set_rlimits(a->p);
+        rr_close_all_except(keep, 3);
+        if (seal(a) < 0)
+            _exit(126);
+        _exit(egress_wire_relay(relay_listen, a->egress_sock, &rerr) < 0 ? 1 : 0);
+    }
+    close(relay_listen);
+    relay_listen = -1;
+    close(a->egress_sock);
+    return 0;
 }
 
 /* ---- pid 1's loop ---- */
@@ -322,8 +390,9 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
     pid_t agent;
     int status;
 
-    const int keep[] = {a->sync_fd, a->fds.checkout_mfd, a->fifo_fd, a->fds.mountpoint,
-                        a->fds.lower_mfd, a->fds.upper_fd, a->fds.work_fd};
+    const int keep[] = {a->sync_fd,         a->fifo_fd,      a->fds.mountpoint,
+                        a->fds.lower_mfd,   a->fds.upper_fd, a->fds.work_fd,
+                        a->console_fd,      a->fds.checkout_mfd};
 
     /* Nothing of the monitor's (or of revrun create's) reaches pid 1. */
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
@@ -348,6 +417,11 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         sync_send(a->sync_fd, SYNC_EXITED, 127 << 8, 0, "signalfd failed");
         _exit(1);
     }
+    if (spawn_relay(a, &err) < 0) {
+        char text[SYNC_TEXT_MAX];
+        sync_send(a->sync_fd, SYNC_EXITED, 127 << 8, 0, rr_error_text(&err, text, sizeof(text)));
+        _exit(0);
+    }
     agent = spawn_agent(a, &err);
     if (agent < 0) {
         char text[SYNC_TEXT_MAX];
@@ -355,6 +429,11 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         sync_send(a->sync_fd, SYNC_EXITED, 127 << 8, 0, rr_error_text(&err, text, sizeof(text)));
         _exit(0);
     }
+    /* The agent holds its own; pid 1 keeps nothing it could be reached by. */
+    if (pty_slave >= 0)
+        close(pty_slave);
+    if (landlock_fd >= 0)
+        close(landlock_fd);
     sync_send(a->sync_fd, SYNC_STARTED, agent, 0, NULL);
     status = reap_until_agent(sfd, agent);
     sync_send(a->sync_fd, SYNC_EXITED, status, 0, NULL);

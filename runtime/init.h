@@ -21,6 +21,8 @@ struct init_args {
     const char *state_path;           /* to reopen the layers in this mount namespace */
     const struct seccomp_progs *seccomp; /* compiled by the monitor; loaded just before exec */
     bool clear_groups;                /* root: drop the caller's supplementary groups */
+    int console_fd;                   /* process.terminal: the caller's console socket; else -1 */
+    int egress_sock;                  /* O_PATH of the broker's socket (set by pid 1); else -1 */
 };
 
 __attribute__((noreturn)) void init_main(struct init_args *a);

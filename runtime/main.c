@@ -28,6 +28,7 @@ static void usage(FILE *out)
     fputs("usage: revrun [--root DIR] [--log FILE] [--log-format text|json] COMMAND ...\n"
           "  spec     [--lower DIR] [--rootless]         write a default hardened config.json\n"
           "  create   [--bundle DIR] [--pid-file F] ID   set up; the process waits, not yet exec'd\n"
+          "           [--console-socket PATH]           process.terminal: where the pty master goes\n"
           "  start    ID                                 let it run\n"
           "  state    ID                                 OCI state JSON\n"
           "  kill     ID [SIGNAL]\n"

@@ -24,6 +24,7 @@
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
 #include "runtime/backend.h"
+#include "runtime/egress_wire.h"
 #include "runtime/init.h"
 #include "runtime/proc.h"
 #include "runtime/statedir.h"
@@ -31,6 +32,8 @@
 
 struct monitor {
     struct monitor_args *a;
+    pid_t broker_pid;   /* egress broker, or -1 */
+    int broker_stop;    /* closing it stops the broker */
     struct seccomp_progs seccomp;
     struct overlay_store store;
     int lower_mfd;
@@ -152,6 +155,8 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
             .state_path = m->a->state_path,
             .seccomp = &m->seccomp,
             .clear_groups = !p->rootless,
+            .console_fd = m->a->console_fd,
+            .egress_sock = -1,
         };
         close(sp[0]);
         close(m->a->cli_fd);
@@ -200,6 +205,9 @@ static int prepare(struct monitor *m, struct rr_error *err)
             return -1;
     }
     crash_point("monitor:store");
+    /* The broker is listening before the container's first process. */
+    if (egress_wire_broker(p, m->a->state_path, &m->broker_pid, &m->broker_stop, err) < 0)
+        return -1;
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
@@ -210,6 +218,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     overlay_store_close(&m->store);
     close(m->a->rootfs_dir);
     close(m->a->fifo_fd);
+    if (m->a->console_fd >= 0)
+        close(m->a->console_fd);
     if (write_maps(m, err) < 0)
         return -1;
     /* Before pid 1 runs a single step of its own: everything it and the
@@ -405,7 +415,8 @@ static int handshake(struct monitor *m, struct rr_error *err)
 
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
-    struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1};
+    struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
+                        .broker_pid = -1, .broker_stop = -1};
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;

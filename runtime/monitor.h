@@ -26,6 +26,7 @@ struct monitor_args {
     int fifo_fd;     /* O_PATH of the exec fifo */
     bool attached;   /* `run`: the CLI going away kills the container */
     const struct cgroup_plan *cgroup; /* made by create; pid 1 joins it */
+    int console_fd;  /* process.terminal: the caller's console socket, for pid 1; else -1 */
 };
 
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a);

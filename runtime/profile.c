@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "egress/egress.h"
 
 /* ---- the default hardened config (`revrun spec`) ---- */
 
@@ -189,6 +190,9 @@ int profile_default_config(struct rr_config *c, const char *lower, bool rootless
                  sizeof(default_masked) / sizeof(default_masked[0])) < 0 ||
         push_all(&c->linux.readonly_paths, default_readonly,
                  sizeof(default_readonly) / sizeof(default_readonly[0])) < 0 ||
+        /* Landlock is a second layer under the mounts: applied wherever the
+         * kernel has it (5.13+), skipped with a warning where it does not. */
+        strv_push(&c->revrun.best_effort, "landlock") < 0 ||
         writeback_policy_defaults(&c->revrun.writeback, err) < 0) {
         config_free(c);
         return rr_fail(err, ENOMEM, "default config");
@@ -316,6 +320,70 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
     if (r < 0)
         return rr_fail(err, ENOMEM, "seccomp rules");
     return 0;
+}
+
+/* ---- egress ---- */
+
+static bool env_has(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return true;
+    return false;
+}
+
+/* With a broker, the agent reaches exactly one endpoint: the relay on
+ * loopback, which only talks to the broker on the host. Its address goes
+ * into the environment under revrun.egress.baseUrlEnv (unless process.env
+ * sets that variable itself). Without one, nothing leaves the loopback-only
+ * network namespace. */
+static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_egress *eg = &c->revrun.egress;
+    char var[512], url[64];
+
+    p->env = &c->process.env;
+    if (eg->mode != RR_EGRESS_BROKER)
+        return 0;
+    if (egress_config_validate(eg, c->revrun.network, err) < 0)
+        return rr_wrap(err, "revrun.egress");
+    p->egress = eg;
+    p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
+    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
+        return 0;
+    for (size_t i = 0; i < c->process.env.n; i++)
+        if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    egress_base_url(p->egress_port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
+    if (strv_push(&p->env_owned, var) < 0)
+        return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
+int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err)
+{
+    struct rr_egress *e = &c->revrun.egress;
+    char var[128], url[64];
+
+    e->mode = RR_EGRESS_BROKER;
+    e->port = EGRESS_DEFAULT_PORT;
+    e->upstream = strdup(upstream);
+    e->header = strdup(EGRESS_DEFAULT_HEADER);
+    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
+    e->credential_file = cred_file ? strdup(cred_file) : NULL;
+    e->credential_env = cred_env ? strdup(cred_env) : NULL;
+    egress_base_url(e->port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
+    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
+        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
+        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
+        return rr_fail(err, ENOMEM, "egress");
+    return egress_config_validate(e, c->revrun.network, err);
 }
 
 /* ---- judging a config ---- */
@@ -464,9 +532,10 @@ static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_p
 }
 
 /* OCI mount options -> mount attributes. nosuid and nodev are forced on
- * every mount (the device nodes revrun binds into /dev are separate mounts
- * that keep their own flags); binds are read-only unless "rw" is explicit;
- * shared propagation (which could leak mounts back to the host) is refused. */
+ * every mount but devpts (the device nodes revrun binds into /dev are
+ * separate mounts that keep their own flags); binds are read-only unless
+ * "rw" is explicit; shared propagation (which could leak mounts back to the
+ * host) is refused. */
 static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
                          struct rr_error *err)
 {
@@ -486,7 +555,9 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
     if (flags & (MS_SHARED | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
         return rr_fail(err, 0, "%s.options: shared propagation, move and remount are refused",
                        path);
-    mp->attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    /* devpts holds only the pty nodes of its own instance, which nodev
+     * would make unusable. */
+    mp->attr = MOUNT_ATTR_NOSUID | (mp->kind == MOUNT_DEVPTS ? 0 : MOUNT_ATTR_NODEV);
     if (flags & MS_NOEXEC)
         mp->attr |= MOUNT_ATTR_NOEXEC;
     if (flags & MS_NOATIME)
@@ -559,6 +630,107 @@ static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_
     return 0;
 }
 
+/* process.terminal: the agent gets a fresh pty of a devpts instance of its
+ * own (never a terminal of the host) as its controlling terminal and stdio;
+ * the master goes to the caller through --console-socket. A devpts is added
+ * at /dev/pts unless the config mounts one there. Without it, the agent has
+ * no controlling terminal at all. */
+static int judge_terminal(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    static const char *const devpts_opts[] = {"newinstance", "ptmxmode=0666", "mode=0620"};
+    struct mount_plan *mp;
+    bool have_dev = false;
+
+    p->terminal = c->process.terminal;
+    if (!p->terminal)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        if (p->mounts[i].kind == MOUNT_DEVPTS && strcmp(p->mounts[i].destination, "/dev/pts") == 0)
+            return 0;
+        have_dev = have_dev || p->mounts[i].is_dev;
+    }
+    if (!have_dev)
+        return rr_fail(err, 0, "process.terminal: needs a tmpfs mounted at /dev for the pty");
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room for one */
+    *mp = (struct mount_plan){.kind = MOUNT_DEVPTS, .destination = "/dev/pts",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+    if (push_all(&mp->fs_options, devpts_opts, sizeof(devpts_opts) / sizeof(devpts_opts[0])) < 0)
+        return rr_fail(err, ENOMEM, "process.terminal");
+    return 0;
+}
+
+/* linux.maskedPaths and linux.readonlyPaths, as the config lists them, except
+ * under /proc with revrun.nestedSandboxes: the kernel mounts a fresh procfs
+ * for a nested pid namespace only while an existing procfs is fully visible
+ * (a mask makes it "too revealing"), so bwrap --proc and unshare --mount-proc
+ * need /proc unmasked. What that exposes is read-only host information
+ * (/proc/interrupts, /proc/timer_list, /proc/acpi, ...): the writable files
+ * there (/proc/sys, /proc/sysrq-trigger) belong to the host's root, which is
+ * not mapped in the container, so the kernel still refuses the agent's
+ * writes. THREAT_MODEL.md weighs it. */
+static int judge_hardening(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_strv *from[] = {&c->linux.masked_paths, &c->linux.readonly_paths};
+    struct rr_strv *to[] = {&p->masked, &p->readonly};
+
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < from[k]->n; i++) {
+            if (p->allow_nested_sandboxes && path_within(from[k]->v[i], "/proc"))
+                continue;
+            if (strv_push(to[k], from[k]->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+        }
+    p->masked_paths = &p->masked;
+    p->readonly_paths = &p->readonly;
+    return 0;
+}
+
+static int landlock_rule(struct profile *p, const char *path, enum landlock_access access)
+{
+    struct landlock_rule *v =
+        realloc(p->landlock_rules, (p->n_landlock_rules + 1) * sizeof(*p->landlock_rules));
+
+    if (v == NULL)
+        return -1;
+    p->landlock_rules = v;
+    v[p->n_landlock_rules++] = (struct landlock_rule){path, access};
+    return 0;
+}
+
+/* Landlock, under the mounts: the agent reads everywhere, and writes only to
+ * the checkout (the overlay), to read-write tmpfs and binds (/tmp, $HOME,
+ * /dev/shm, --out) and to the existing nodes of /dev, whatever a mount would
+ * allow: a mistake in setting the mounts up (a root or a /dev left
+ * writable, a bind missing its read-only flag) does not become write access.
+ * Its own stdio files (a log file it was started with) stay reopenable
+ * through /dev/stdout, terminals do not (reopening one would make it the
+ * controlling terminal). Off with nested sandboxes: the kernel never lets a
+ * Landlock-restricted process mount, and bwrap and unshare must. Required
+ * unless revrun.bestEffort lists "landlock". */
+static int judge_landlock(struct profile *p, struct rr_error *err)
+{
+    int r;
+
+    p->landlock = LANDLOCK_OFF;
+    if (p->allow_nested_sandboxes)
+        return 0;
+    p->landlock = profile_best_effort(p, "landlock") ? LANDLOCK_BEST_EFFORT : LANDLOCK_REQUIRED;
+    p->landlock_stdio = !p->terminal;
+    r = landlock_rule(p, "/", LANDLOCK_READ);
+    if (r == 0)
+        r = landlock_rule(p, p->checkout_path, LANDLOCK_WRITE);
+    for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        if (m->is_dev || m->kind == MOUNT_DEVPTS)
+            r = landlock_rule(p, m->destination, LANDLOCK_DEVICES);
+        else if (m->kind != MOUNT_PROC && !(m->attr & MOUNT_ATTR_RDONLY))
+            r = landlock_rule(p, m->destination, LANDLOCK_WRITE);
+    }
+    if (r < 0)
+        return rr_fail(err, ENOMEM, "landlock rules");
+    return 0;
+}
+
 /* The checkout: where it is on the host and who owns it. */
 static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
@@ -587,27 +759,22 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     memset(p, 0, sizeof(*p));
     p->cfg = c;
     p->rootless = rootless;
-    if (c->process.terminal) {
-        profile_free(p);
-        return rr_fail(err, 0, "process.terminal: not supported yet; the agent runs without "
-                               "a terminal");
-    }
+    p->best_effort = &c->revrun.best_effort;
+    p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
+    p->allow_ptrace = c->revrun.ptrace;
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
-        judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0) {
+        judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
+        judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
         profile_free(p);
         return -1;
     }
-    p->masked_paths = &c->linux.masked_paths;
-    p->readonly_paths = &c->linux.readonly_paths;
     p->root_readonly = c->root.readonly;
     p->hostname = c->hostname;
     p->args = &c->process.args;
-    p->env = &c->process.env;
     p->cwd = c->process.cwd;
     p->rlimits = c->process.rlimits;
     p->n_rlimits = c->process.n_rlimits;
-    p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
-    p->allow_ptrace = c->revrun.ptrace;
     p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
     if (build_syscall_rules(p, err) < 0) {
         profile_free(p);
@@ -615,7 +782,6 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     }
     p->resources = c->linux.resources;
     p->timeout_seconds = c->revrun.timeout_seconds;
-    p->best_effort = &c->revrun.best_effort;
     return 0;
 }
 
@@ -629,4 +795,10 @@ void profile_free(struct profile *p)
     free(p->syscall_rules);
     p->syscall_rules = NULL;
     p->n_syscall_rules = 0;
+    free(p->landlock_rules);
+    p->landlock_rules = NULL;
+    p->n_landlock_rules = 0;
+    strv_free(&p->masked);
+    strv_free(&p->readonly);
+    strv_free(&p->env_owned);
 }

@@ -42,6 +42,26 @@ struct syscall_rule {
 
 enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE };
 
+/* Landlock, the second filesystem layer: how the profile uses it. */
+enum landlock_mode {
+    LANDLOCK_OFF,         /* not applied (nested sandboxes: the kernel forbids mounting under it) */
+    LANDLOCK_REQUIRED,    /* a host without Landlock refuses the config */
+    LANDLOCK_BEST_EFFORT, /* applied where the kernel has it, skipped with a warning elsewhere */
+};
+
+/* What one Landlock rule grants beneath its path. Every access right the
+ * kernel knows is handled: what no rule grants is denied. */
+enum landlock_access {
+    LANDLOCK_READ,    /* read files, list directories, execute */
+    LANDLOCK_DEVICES, /* write, truncate and ioctl existing nodes; create or remove nothing */
+    LANDLOCK_WRITE,   /* create, write, remove, rename: a tree the agent owns */
+};
+
+struct landlock_rule {
+    const char *path; /* inside the container (borrowed) */
+    enum landlock_access access;
+};
+
 struct mount_plan {
     enum mount_kind kind;
     const char *source;      /* bind: host path (borrowed from the config) */
@@ -80,8 +100,10 @@ struct profile {
 
     struct mount_plan *mounts;
     size_t n_mounts;
-    const struct rr_strv *masked_paths;
-    const struct rr_strv *readonly_paths;
+    const struct rr_strv *masked_paths;   /* -> masked (the config's, minus what the */
+    const struct rr_strv *readonly_paths; /*    nested profile leaves out) */
+    struct rr_strv masked;
+    struct rr_strv readonly;
     bool root_readonly;
     const char *hostname;
 
@@ -91,6 +113,9 @@ struct profile {
     const char *cwd;
     const struct rr_rlimit *rlimits;
     size_t n_rlimits;
+    /* process.terminal: a fresh pty from the container's own devpts, its
+     * master sent to the caller's console socket; otherwise no terminal. */
+    bool terminal;
 
     /* seccomp: revrun's floor (rules below, always loaded) and, stacked on
      * it, the config's linux.seccomp when present */
@@ -99,6 +124,20 @@ struct profile {
     struct syscall_rule *syscall_rules;
     size_t n_syscall_rules;
     const struct rr_seccomp *oci_seccomp;
+
+    /* Landlock: read everywhere, write only where a rule says. stdio: the
+     * process's own stdio files (not terminals) may be reopened through
+     * /dev/stdout and /proc/self/fd. */
+    enum landlock_mode landlock;
+    struct landlock_rule *landlock_rules;
+    size_t n_landlock_rules;
+    bool landlock_stdio;
+
+    /* egress: NULL, or the one brokered upstream (revrun.egress) and the
+     * loopback port its relay listens on inside */
+    const struct rr_egress *egress;
+    uint16_t egress_port;
+    struct rr_strv env_owned; /* process.env plus what the profile adds */
 
     /* limits */
     struct rr_resources resources;
@@ -117,5 +156,11 @@ int profile_default_config(struct rr_config *cfg, const char *lower, bool rootle
                            struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
+
+/* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
+ * the brokered model endpoint with revrun's defaults (relay on
+ * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
+int profile_add_egress(struct rr_config *cfg, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err);
 
 #endif

@@ -25,6 +25,7 @@
 #include "common/fsutil.h"
 #include "runtime/container.h"
 #include "runtime/container_upper.h"
+#include "runtime/egress_wire.h"
 #include "runtime/log.h"
 #include "runtime/profile.h"
 #include "runtime/statedir.h"
@@ -308,6 +309,20 @@ static void read_exit_record(struct review *r)
     }
 }
 
+/* The broker's request log (method, path, status) goes with the results:
+ * the state directory holding it is about to be destroyed. */
+static void keep_egress_log(struct review *r)
+{
+    struct rr_error ignored;
+    _cleanup_close_ int root = container_root(r->ctx, false, &ignored);
+    _cleanup_close_ int dir = root < 0 ? -1 : statedir_open(root, r->id, &ignored);
+    _cleanup_free_ char *text = NULL;
+    size_t len;
+
+    if (dir >= 0 && rr_read_file(dir, EGRESS_LOG, 4u << 20, &text, &len, &ignored) == 0)
+        rr_write_atomic(r->out_fd, EGRESS_LOG, text, len, 0600, &ignored);
+}
+
 static int write_result(struct review *r, int code, struct rr_error *err)
 {
     static const char *const verdicts[] = {"accept", "refuse"};
@@ -406,6 +421,8 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
     }
     if (r.t_vet.tv_sec == 0)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
+    if (r.created)
+        keep_egress_log(&r);
     progress(&r, 5, "destroying the bundle");
     if (r.created && container_destroy(ctx, r.id, true, &err) < 0)
         record_setup_error(&r, &err);

@@ -159,11 +159,38 @@ TEST(no_new_privileges_cannot_be_turned_off)
     CHECK(accepted(false));
 }
 
-TEST(a_terminal_is_refused)
+static const struct mount_plan *plan_at(const char *dest)
+{
+    for (size_t i = 0; i < prof.n_mounts; i++)
+        if (strcmp(prof.mounts[i].destination, dest) == 0)
+            return &prof.mounts[i];
+    return NULL;
+}
+
+TEST(a_terminal_gets_a_devpts_instance_that_keeps_its_devices)
+{
+    const struct mount_plan *pts;
+
+    fresh(false);
+    CHECK(accepted(false) && !prof.terminal && plan_at("/dev/pts") == NULL);
+    cfg.process.terminal = true;
+    CHECK(accepted(false) && prof.terminal);
+    pts = plan_at("/dev/pts");
+    CHECK(pts != NULL && pts->kind == MOUNT_DEVPTS);
+    CHECK(pts != NULL && !(pts->attr & MOUNT_ATTR_NODEV) && (pts->attr & MOUNT_ATTR_NOSUID));
+    CHECK(pts != NULL && strv_contains(&pts->fs_options, "newinstance"));
+}
+
+TEST(a_terminal_without_a_dev_tmpfs_is_refused)
 {
     fresh(false);
     cfg.process.terminal = true;
-    CHECK(refused(false, "process.terminal: not supported"));
+    for (size_t i = 0; i < cfg.n_mounts; i++)
+        if (strcmp(cfg.mounts[i].destination, "/dev") == 0) {
+            free(cfg.mounts[i].destination);
+            cfg.mounts[i].destination = strdup("/elsewhere");
+        }
+    CHECK(refused(false, "process.terminal: needs a tmpfs mounted at /dev"));
 }
 
 TEST(identity_mapping_rules)
@@ -464,12 +491,17 @@ TEST(the_lower_owner_and_mode_are_recorded)
           prof.lower_mode == (st.st_mode & 0777));
 }
 
-static bool has_rule(const char *name)
+static const struct syscall_rule *rule_of(const char *name)
 {
     for (size_t i = 0; i < prof.n_syscall_rules; i++)
         if (strcmp(prof.syscall_rules[i].name, name) == 0)
-            return true;
-    return false;
+            return &prof.syscall_rules[i];
+    return NULL;
+}
+
+static bool has_rule(const char *name)
+{
+    return rule_of(name) != NULL;
 }
 
 TEST(seccomp_floor_follows_the_switches)
@@ -482,6 +514,82 @@ TEST(seccomp_floor_follows_the_switches)
     cfg.revrun.nested_sandboxes = true;
     CHECK(accepted(false) && !has_rule("mount") && !has_rule("clone3") && has_rule("bpf") &&
           has_rule("keyctl"));
+}
+
+TEST(the_floor_denies_the_issue_list_with_eperm_and_clone3_with_enosys)
+{
+    static const char *const denied[] = {
+        "mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
+        "fsmount", "fspick", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
+        "userfaultfd", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+        "delete_module", "open_by_handle_at", "setns", "acct", "swapon", "swapoff", "reboot",
+        "syslog", "settimeofday", "clock_settime", "iopl", "ioperm", "quotactl", "personality",
+        "ptrace", "ioctl", "unshare", "clone"};
+
+    fresh(false);
+    CHECK(accepted(false));
+    for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+        const struct syscall_rule *r = rule_of(denied[i]);
+        if (!CHECK(r != NULL && r->errnum == EPERM))
+            tap_note("not denied with EPERM: %s", denied[i]);
+    }
+    CHECK(rule_of("clone3") != NULL && rule_of("clone3")->errnum == ENOSYS);
+}
+
+TEST(proc_is_masked_except_in_the_nested_profile)
+{
+    fresh(false);
+    CHECK(accepted(false) && strv_contains(prof.masked_paths, "/proc/kcore") &&
+          strv_contains(prof.readonly_paths, "/proc/sys"));
+    cfg.revrun.nested_sandboxes = true;
+    CHECK(accepted(false));
+    for (size_t i = 0; i < prof.masked_paths->n; i++)
+        CHECK(strncmp(prof.masked_paths->v[i], "/proc/", 6) != 0);
+    CHECK(strv_contains(prof.masked_paths, "/sys/firmware"));
+    CHECK(prof.readonly_paths->n == 0);
+}
+
+static int landlock_access_of(const char *path)
+{
+    for (size_t i = 0; i < prof.n_landlock_rules; i++)
+        if (strcmp(prof.landlock_rules[i].path, path) == 0)
+            return (int)prof.landlock_rules[i].access;
+    return -1;
+}
+
+TEST(landlock_writes_only_the_overlay_tmpfs_and_rw_binds)
+{
+    static const char *const rw[] = {"bind", "rw", NULL};
+    static const char *const ro[] = {"bind", "ro", NULL};
+
+    fresh(false);
+    add_mount("/out", "bind", "/usr", rw);
+    add_mount("/ro", "bind", "/usr", ro);
+    CHECK(accepted(false));
+    CHECK(prof.landlock == LANDLOCK_BEST_EFFORT); /* the default spec's choice */
+    CHECK(landlock_access_of("/") == LANDLOCK_READ);
+    CHECK(landlock_access_of("/workspace") == LANDLOCK_WRITE);
+    CHECK(landlock_access_of("/tmp") == LANDLOCK_WRITE);
+    CHECK(landlock_access_of("/home/agent") == LANDLOCK_WRITE);
+    CHECK(landlock_access_of("/dev/shm") == LANDLOCK_WRITE);
+    CHECK(landlock_access_of("/out") == LANDLOCK_WRITE);
+    CHECK(landlock_access_of("/dev") == LANDLOCK_DEVICES);
+    CHECK(landlock_access_of("/ro") == -1 && landlock_access_of("/usr") == -1);
+    CHECK(landlock_access_of("/proc") == -1);
+    CHECK(prof.landlock_stdio);
+    cfg.process.terminal = true;
+    CHECK(accepted(false) && !prof.landlock_stdio &&
+          landlock_access_of("/dev/pts") == LANDLOCK_DEVICES);
+}
+
+TEST(landlock_is_required_unless_best_effort_and_off_when_nested)
+{
+    fresh(false);
+    strv_free(&cfg.revrun.best_effort);
+    CHECK(accepted(false) && prof.landlock == LANDLOCK_REQUIRED);
+    /* a Landlock-restricted process can never mount */
+    cfg.revrun.nested_sandboxes = true;
+    CHECK(accepted(false) && prof.landlock == LANDLOCK_OFF && prof.n_landlock_rules == 0);
 }
 
 TEST(cleanup)

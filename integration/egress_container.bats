@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# Egress from inside real revrun containers: the agent reaches its model API
+# only through the relay on loopback and the broker on the host, the real
+# key is injected on the host side, and nothing else is reachable. Every
+# agent action below is a `revrun run` of the bundle with that command.
+
+load helpers
+load egress_helpers
+
+EG_KEY="sk-revrun-test-REAL-0123456789abcdef"
+DUMMY="sk-dummy-agent-key-000000"
+
+setup_file() {
+    export EG_CERTS="$BATS_FILE_TMPDIR/certs"
+    eg_make_certs "$EG_CERTS"
+}
+
+setup() {
+    eg_setup
+    mkdir -p "$RR_TMP/checkout" "$RR_TMP/bundle/rootfs"
+    echo hello >"$RR_TMP/checkout/a.txt"
+    chmod -R a+rX "$RR_TMP/checkout"
+    CTR_N=0
+    make_config "https://localhost:$EG_UP_PORT"
+}
+
+teardown() {
+    eg_teardown
+}
+
+# The default spec (as root, or with CTR_USER=1 as the test user) with a
+# broker for UPSTREAM, the probes bound at /probes.
+make_config() {
+    if [ "${CTR_USER:-}" = 1 ]; then
+        as_user "$RR_BIN/revrun" spec --lower "$RR_TMP/checkout" >"$RR_TMP/bundle/config.json"
+    else
+        "$RR_BIN/revrun" spec --lower "$RR_TMP/checkout" >"$RR_TMP/bundle/config.json"
+    fi
+    # where the broker (the test user's, rootless) can read it
+    cp "$EG_CERTS/ca.pem" "$EG/ca.pem"
+    chmod 0644 "$EG/ca.pem"
+    python3 - "$RR_TMP/bundle/config.json" "$1" "$EG/key" "$EG/ca.pem" "$RR_BIN" \
+        "$DUMMY" <<'EOF'
+import json, sys
+path, upstream, key, ca, probes, dummy = sys.argv[1:]
+c = json.load(open(path))
+c["revrun"]["egress"] = {"mode": "broker", "upstream": upstream, "credentialFile": key,
+                         "port": 8080, "baseUrlEnv": "ANTHROPIC_BASE_URL", "caFile": ca}
+c["process"]["env"].append("ANTHROPIC_API_KEY=" + dummy)
+c["mounts"].append({"destination": "/probes", "type": "bind", "source": probes,
+                    "options": ["rbind", "ro"]})
+json.dump(c, open(path, "w"), indent=1)
+EOF
+}
+
+set_args() {
+    python3 - "$RR_TMP/bundle/config.json" "$@" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["args"] = sys.argv[2:]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+EOF
+}
+
+# ctr CMD...: run CMD as the agent in a fresh container of the bundle.
+ctr() {
+    CTR_N=$((CTR_N + 1))
+    set_args "$@"
+    (cd "$RR_TMP/bundle" && "$RR_BIN/revrun" --root "$RR_ROOT" run "eg$CTR_N")
+}
+
+# ctr_send 'RAW REQUEST' [probe args]: through the relay, as bats `run`.
+ctr_send() {
+    printf '%b' "$1" >"$RR_TMP/request"
+    shift
+    run ctr_request /probes/egress_http -p 8080 "$@"
+}
+
+ctr_request() {
+    ctr "$@" <"$RR_TMP/request"
+}
+
+@test "egress container: the real key arrives upstream, the agent's dummy key never does" {
+    ctr_send 'POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: '"$DUMMY"'\r\nAuthorization: Bearer '"$DUMMY"'\r\nContent-Length: 2\r\n\r\n{}'
+    assert_success
+    eg_expect_status 200
+    eg_expect_recorded 1
+    grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+    ! grep -q "$DUMMY" "$EG/up.rec"
+    ! grep -qi "^authorization:" "$EG/up.rec"
+}
+
+@test "egress container: the agent finds the relay in its environment and cannot read the key" {
+    run ctr sh -c 'echo "$ANTHROPIC_BASE_URL"; cat /proc/*/environ /proc/*/cmdline 2>/dev/null | tr "\0" "\n";
+                   env; ls -la / /run 2>&1; cat '"$EG/key"' 2>&1;
+                   cat /proc/1/fd/* /proc/*/mem 2>&1 | head -c 2000'
+    assert_output_contains "http://127.0.0.1:8080"
+    [[ "$output" != *"$EG_KEY"* ]]
+    assert_output_contains "No such file or directory"
+}
+
+@test "egress container: paths outside the allowlist and dot segments never reach upstream" {
+    ctr_send 'GET /v2/models HTTP/1.1\r\nHost: x\r\n\r\n'
+    eg_expect_status 404
+    for p in '/v1/../admin' '/v1/%2e%2e/admin' '/v1/%2E%2e/admin' '/v1/..%2fadmin' '/v1\\..\\admin'; do
+        ctr_send "GET $p HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+        eg_expect_status 400
+    done
+    eg_expect_recorded 0
+}
+
+@test "egress container: request smuggling shapes get 400 and never reach upstream" {
+    ctr_send 'POST /v1/m HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
+    eg_expect_status 400
+    ctr_send 'POST /v1/m HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc'
+    eg_expect_status 400
+    ctr_send 'GET /v1/m HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n'
+    eg_expect_status 400
+    ctr_send 'CONNECT api.example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n'
+    [ "$(eg_status)" = 400 ] || [ "$(eg_status)" = 405 ]
+    ctr_send 'GET http://evil.example/v1/m HTTP/1.1\r\nHost: x\r\n\r\n'
+    eg_expect_status 400
+    eg_expect_recorded 0
+}
+
+@test "egress container: server-sent events arrive as they are produced" {
+    ctr_send 'GET /v1/sse?n=4&ms=300 HTTP/1.1\r\nHost: x\r\n\r\n' -t
+    assert_success
+    # the first event arrives long before the stream ends (4 x 300 ms)
+    first=$(printf '%s\n' "$output" | grep -m1 'data:' | cut -d' ' -f1)
+    last=$(printf '%s\n' "$output" | grep 'data:' | tail -1 | cut -d' ' -f1)
+    [ "$first" -lt 600 ]
+    [ "$last" -ge 800 ]
+}
+
+@test "egress container: a mid-stream disconnect leaves the broker serving the next request" {
+    run ctr sh -c 'printf "GET /v1/sse?n=20&ms=100 HTTP/1.1\r\nHost: x\r\n\r\n" | /probes/egress_http -p 8080 -n 200 >/dev/null;
+                   printf "GET /v1/next HTTP/1.1\r\nHost: x\r\n\r\n" | /probes/egress_http -p 8080'
+    assert_success
+    assert_output_contains '"path":"/v1/next"'
+}
+
+@test "egress container: an upstream with a wrong certificate is refused" {
+    wrong=$(eg_start_upstream wrong wrong)
+    make_config "https://localhost:$wrong"
+    ctr_send 'GET /v1/m HTTP/1.1\r\nHost: x\r\n\r\n'
+    eg_expect_status 502
+    eg_expect_recorded 0 wrong
+}
+
+@test "egress container: nothing but the relay is reachable, not even host loopback" {
+    python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+import time; time.sleep(60)' >"$EG/listener.port" 3>&- &
+    eg_track $!
+    eg_wait test -s "$EG/listener.port"
+    lport=$(cat "$EG/listener.port")
+    run ctr sh -c "/probes/egress_http -p $lport -c; echo host-loopback=\$?;
+                   /probes/egress_http -p $EG_UP_PORT -c; echo upstream=\$?;
+                   /probes/egress_http -p 8080 -c; echo relay=\$?"
+    assert_output_contains "host-loopback=3"
+    assert_output_contains "upstream=3"
+    assert_output_contains "relay=0"
+}
+
+@test "egress container: the log names method, path and status, never the key, query or body" {
+    set_args sh -c 'printf "POST /v1/messages?q=secretquery HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nsecret-body" | /probes/egress_http -p 8080'
+    (cd "$RR_TMP/bundle" && "$RR_BIN/revrun" --root "$RR_ROOT" run --keep keptlog >/dev/null)
+    log="$RR_ROOT/keptlog/egress.log"
+    grep -q "POST /v1/messages 200" "$log"
+    ! grep -q "$EG_KEY" "$log"
+    ! grep -q "secretquery" "$log"
+    ! grep -q "secret-body" "$log"
+    "$RR_BIN/revrun" --root "$RR_ROOT" destroy keptlog
+}
+
+@test "egress container: check validates the egress settings" {
+    run "$RR_BIN/revrun" check --bundle "$RR_TMP/bundle"
+    assert_success
+    python3 - "$RR_TMP/bundle/config.json" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["revrun"]["egress"]["upstream"] = "https://user@host:99999"
+json.dump(c, open(sys.argv[1], "w"))
+EOF
+    run "$RR_BIN/revrun" check --bundle "$RR_TMP/bundle"
+    assert_failure
+    assert_output_contains "egress"
+}
+
+@test "egress container: rootless, the same path out" {
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$EG" "$EG/key"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/checkout" "$RR_TMP/bundle"
+    CTR_USER=1 make_config "https://localhost:$EG_UP_PORT"
+    set_args sh -c "printf 'GET /v1/rootless HTTP/1.1\r\nHost: x\r\n\r\n' | /probes/egress_http -p 8080"
+    cd "$RR_TMP/bundle"
+    run as_user "$RR_BIN/revrun" run rl1
+    assert_success
+    assert_output_contains '"path":"/v1/rootless"'
+    grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+}

@@ -1,0 +1,162 @@
+/* Egress for one container (see egress/egress.h for the pieces):
+ *
+ *   the broker  a child of the monitor, on the host side of every namespace
+ *               boundary: it alone reads the credential, listens on
+ *               STATE/egress.sock (0600, owned by the container user's host
+ *               uid) and talks TLS to the one upstream. It ends when the
+ *               monitor does (its stop pipe closes; PR_SET_PDEATHSIG too).
+ *   the relay   a child of the container's pid 1, confined exactly like the
+ *               agent, listening on 127.0.0.1:PORT inside the container's
+ *               network namespace. It reaches the broker's socket through an
+ *               fd pid 1 opened before it gave up its identity, never by a
+ *               path the agent can see; it is not dumpable, so the agent
+ *               cannot borrow that fd through /proc.
+ * The monitor's side is here; the relay is started by init.c. */
+#include "runtime/egress_wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/escape.h"
+#include "common/fsutil.h"
+#include "egress/egress.h"
+
+/* One line per request: method, path, status (and the broker's note), with
+ * the agent's bytes escaped. Never a header or a body. */
+static void log_request(void *arg, const struct egress_log_entry *e)
+{
+    int fd = *(int *)arg;
+    char method[64], path[1024], line[1400];
+    int n;
+
+    rr_escape(e->method.p, e->method.n, method, sizeof(method));
+    rr_escape(e->path.p, e->path.n, path, sizeof(path));
+    n = snprintf(line, sizeof(line), "%s %s %d%s%s\n", method, path, e->status,
+                 e->note ? " " : "", e->note ? e->note : "");
+    if (n > 0)
+        rr_write_all(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+__attribute__((noreturn)) static void broker_child(const struct profile *p, int listen_fd,
+                                                   int stop_fd, int log_fd)
+{
+    const struct rr_egress *eg = p->egress;
+    struct egress_broker_opts o;
+    struct egress_secret secret = {0};
+    struct egress_broker *b = NULL;
+    struct rr_error err;
+    const int keep[] = {listen_fd, stop_fd, log_fd};
+    int rc = 1;
+
+    rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    prctl(PR_SET_NAME, "revrun-broker", 0, 0, 0);
+    egress_broker_opts_from_config(eg, &o);
+    o.ca_file = eg->ca_file;
+    o.log = log_request;
+    o.log_arg = &log_fd;
+    /* The credential is read here and nowhere else: never by the monitor
+     * that forks the container, never by anything inside it. */
+    if (egress_harden_process(&err) < 0 ||
+        egress_secret_load(eg->credential_file, eg->credential_env, &secret, &err) < 0)
+        goto out;
+    o.secret = secret.p;
+    o.secret_len = secret.n;
+    if (egress_broker_new(&o, &b, &err) < 0)
+        goto out;
+    egress_secret_wipe(&secret);
+    rc = egress_broker_serve(b, listen_fd, stop_fd, &err) < 0 ? 1 : 0;
+out:
+    if (rc != 0) {
+        char text[RR_ERROR_MSG_MAX + 64];
+        rr_error_text(&err, text, sizeof(text));
+        rr_write_all(log_fd, "broker stopped: ", 16);
+        rr_write_all(log_fd, text, strlen(text));
+        rr_write_all(log_fd, "\n", 1);
+    }
+    egress_secret_wipe(&secret);
+    egress_broker_free(b);
+    _exit(rc);
+}
+
+int egress_wire_broker(const struct profile *p, const char *state_path, pid_t *pid, int *stop_w,
+                       struct rr_error *err)
+{
+    char sock[512], log[512];
+    _cleanup_close_ int listen_fd = -1;
+    _cleanup_close_ int log_fd = -1;
+    int stop[2];
+
+    *pid = -1;
+    *stop_w = -1;
+    if (p->egress == NULL)
+        return 0;
+    snprintf(sock, sizeof(sock), "%s/%s", state_path, EGRESS_SOCKET);
+    snprintf(log, sizeof(log), "%s/%s", state_path, EGRESS_LOG);
+    listen_fd = egress_listen_unix(sock, err);
+    if (listen_fd < 0)
+        return rr_wrap(err, "egress broker");
+    /* Only the container's user may connect (as root, the socket is given
+     * to its host uid; unprivileged, it already is that uid). */
+    if (!p->rootless && chown(sock, p->host_uid, p->host_gid) < 0)
+        return rr_fail(err, errno, "egress broker: chown %s", sock);
+    log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (log_fd < 0)
+        return rr_fail(err, errno, "egress broker: %s", log);
+    if (pipe2(stop, O_CLOEXEC) < 0)
+        return rr_fail(err, errno, "egress broker: pipe");
+    *pid = fork();
+    if (*pid < 0) {
+        close(stop[0]);
+        close(stop[1]);
+        return rr_fail(err, errno, "egress broker: fork");
+    }
+    if (*pid == 0) {
+        close(stop[1]);
+        broker_child(p, listen_fd, stop[0], log_fd);
+    }
+    close(stop[0]);
+    /* The broker stops when this end closes: when the monitor ends. */
+    *stop_w = stop[1];
+    return 0;
+}
+
+int egress_wire_open_socket(const char *state_path, struct rr_error *err)
+{
+    char sock[512];
+    int fd;
+
+    snprintf(sock, sizeof(sock), "%s/%s", state_path, EGRESS_SOCKET);
+    fd = open(sock, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return rr_fail(err, errno, "egress: open the broker's socket");
+    return fd;
+}
+
+/* The relay connects through the fd pid 1 kept: /proc/self/fd/N names the
+ * socket without any path the agent could see or swap. */
+static int connect_kept(void *arg, struct rr_error *err)
+{
+    char path[64];
+
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", *(int *)arg);
+    return egress_connect_unix(path, err);
+}
+
+int egress_wire_relay(int listen_fd, int sock_fd, struct rr_error *err)
+{
+    static int kept;
+    struct egress_relay_opts o = {0};
+
+    kept = sock_fd;
+    prctl(PR_SET_NAME, "revrun-relay", 0, 0, 0);
+    return egress_relay_serve(listen_fd, -1, connect_kept, &kept, &o, err);
+}
