@@ -20,19 +20,23 @@
  * container user, and rootless, where it is uid 0 of revrun's user
  * namespace without capabilities; the same in both, since neither may set
  * trusted.* xattrs):
- *   deleted file/dir      a character device 0/0 named as it (mode 0; it
- *                         falls back to an empty ".wh.NAME" file only where
- *                         mknod of a whiteout is refused, before Linux 5.8);
- *   opaque directory      xattr user.fuseoverlayfs.opaque = "y" on it, plus
- *                         an empty file ".wh..wh..opq" (mode 0700) and a
- *                         character device 0/0 ".wh..opq" inside it (a
- *                         privileged daemon would write trusted.overlay.opaque
- *                         instead of the user.* one);
+ *   deleted file/dir      a character device 0/0 named as it, mode 0 (an
+ *                         empty ".wh.NAME" file instead where the kernel
+ *                         refuses an unprivileged whiteout: before 5.8);
+ *   opaque directory      xattr user.fuseoverlayfs.opaque = "y" on it, an
+ *                         empty file ".wh..wh..opq" (mode 0700) in it, and
+ *                         in most (those made by mkdir, not the deeper ones
+ *                         of a copied-up tree) also a character device 0/0
+ *                         ".wh..opq" (a privileged daemon would write
+ *                         trusted.overlay.opaque instead); every directory
+ *                         fuse-overlayfs creates is opaque;
  *   copied-up file        xattr user.fuseoverlayfs.origin = its path;
- *   renamed lower dir     copied up whole under the new name, the old name
- *                         whited out (no redirect xattr).
+ *   renamed lower dir     copied up whole under the new name (each directory
+ *                         opaque), the old name whited out; no redirect.
  * That is WB_FORMAT_FUSE_OVERLAYFS (writeback/format.h); the same names found
- * in a native upper are planted, and refused there. */
+ * in a native upper are planted, and refused there. integration/fuse.bats
+ * pins this, and that write-back makes the same change set of it as of the
+ * native upper. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,8 +69,8 @@ static int check_binary(int fd, const char *path, struct rr_error *err)
     if (st.st_mode & 022)
         return rr_fail(err, EPERM, "fuse-overlayfs %s: writable by group or others", path);
     if (st.st_uid != 0 && st.st_uid != geteuid())
-        return rr_fail(err, EPERM, "fuse-overlayfs %s: owned by uid %u, neither root nor you",
-                       path, (unsigned)st.st_uid);
+        return rr_fail(err, EPERM, "fuse-overlayfs %s: owned by uid %u, neither root nor you", path,
+                       (unsigned)st.st_uid);
     return 0;
 }
 
@@ -89,8 +93,7 @@ int overlay_fuse_find(const char *override, struct overlay_fuse_bin *b, struct r
     b->path[0] = '\0';
     if (override != NULL) {
         if (override[0] != '/')
-            return rr_fail(err, EINVAL, "fuse-overlayfs %s: an absolute path is needed",
-                           override);
+            return rr_fail(err, EINVAL, "fuse-overlayfs %s: an absolute path is needed", override);
         return open_checked(override, b, err);
     }
     for (size_t i = 0; i < RR_ARRAY_SIZE(trusted_dirs); i++) {
@@ -107,8 +110,9 @@ int overlay_fuse_find(const char *override, struct overlay_fuse_bin *b, struct r
 int overlay_fuse_mount(uid_t uid, gid_t gid, int *dev_fd, struct rr_error *err)
 {
     char o_fd[32], o_uid[32], o_gid[32];
-    const char *opts[] = {"source=fuse-overlayfs", "subtype=fuse-overlayfs", o_fd, "rootmode=40000",
-                          o_uid, o_gid, "default_permissions"};
+    const char *opts[] = {
+        "source=fuse-overlayfs", "subtype=fuse-overlayfs", o_fd, "rootmode=40000", o_uid, o_gid,
+        "default_permissions"};
     _cleanup_close_ int dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
     int mfd;
 
@@ -139,8 +143,9 @@ int overlay_fuse_check_lower(int lower_fd, struct rr_error *err)
     snprintf(path, sizeof(path), "/proc/self/fd/%d", lower_fd);
     for (size_t i = 0; i < RR_ARRAY_SIZE(names); i++)
         if (getxattr(path, names[i], v, sizeof(v)) >= 0 || errno == ERANGE)
-            return rr_fail(err, EPERM, "the checkout's top directory carries %s: refused, "
-                                       "fuse-overlayfs would take owners and modes from it",
+            return rr_fail(err, EPERM,
+                           "the checkout's top directory carries %s: refused, "
+                           "fuse-overlayfs would take owners and modes from it",
                            names[i]);
     return 0;
 }
@@ -161,9 +166,8 @@ static int attach_at(int dirfd, const char *name, int mfd, struct rr_error *err)
  * no subset=pid): the host's processes are not in it. */
 static int fresh_proc(struct rr_error *err)
 {
-    _cleanup_close_ int mfd = rr_make_fs("proc", NULL, 0,
-                                         MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                             MOUNT_ATTR_NOEXEC, err);
+    _cleanup_close_ int mfd =
+        rr_make_fs("proc", NULL, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
 
     if (mfd < 0 || attach_at(AT_FDCWD, "/proc", mfd, err) < 0)
         return rr_wrap(err, "fresh /proc");
@@ -191,13 +195,14 @@ int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err)
         return rr_fail(err, errno, "fuse-overlayfs layers: mkdir");
     /* upper/ and work/ stay in one mount: fuse-overlayfs renames between
      * them, which a pair of bind mounts would refuse (EXDEV). */
-    if (attach_at(root, "lower", lower_mfd, err) < 0 || attach_at(root, "store", store_mfd, err) < 0)
+    if (attach_at(root, "lower", lower_mfd, err) < 0 ||
+        attach_at(root, "store", store_mfd, err) < 0)
         return rr_wrap(err, "fuse-overlayfs layers");
     return fresh_proc(err);
 }
 
-int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, int squash_uid,
-                      int squash_gid, struct rr_error *err)
+int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, int squash_uid, int squash_gid,
+                      struct rr_error *err)
 {
     static char *const envp[] = {"PATH=/usr/bin:/bin", NULL};
     char opts[256], mountpoint[32];

@@ -39,8 +39,7 @@ int backend_find(struct backend *b, const struct profile *p, struct rr_error *er
     return rr_wrap(err, "revrun.overlay \"fuse\"");
 }
 
-int backend_in_child(int (*fn)(void *arg, struct rr_error *err), void *arg,
-                     struct rr_error *err)
+int backend_in_child(int (*fn)(void *arg, struct rr_error *err), void *arg, struct rr_error *err)
 {
     struct rr_error child_err;
     int p[2], status;
@@ -85,36 +84,57 @@ struct native_probe {
     int lower_mfd; /* a lower made exactly as for the container */
 };
 
-/* In a throwaway child: what the container's pid 1 does, on a scratch
- * upper. The kernel's own reason comes back on failure. */
-static int native_probe_child(void *arg, struct rr_error *err)
+/* A scratch tmpfs holding l/, u/ and w/, attached on top of "/" of this
+ * throwaway namespace (overlay layers must be attached in the mounter's
+ * namespace; nothing else runs in this one). Returns its root. */
+static int scratch_layers(struct rr_error *err)
 {
     static const char *const opts[] = {"size=1m", "mode=0755"};
-    const struct native_probe *np = arg;
-    _cleanup_close_ int scratch = -1, root = -1, l = -1, u = -1, w = -1, ovl = -1;
+    _cleanup_close_ int scratch = rr_make_fs("tmpfs", opts, RR_ARRAY_SIZE(opts), 0, err);
+    _cleanup_close_ int top = -1;
+    _cleanup_close_ int root = -1;
 
-    if (setns(np->userns_fd, CLONE_NEWUSER) < 0 || setresgid(0, 0, 0) < 0 ||
-        setresuid(0, 0, 0) < 0 || unshare(CLONE_NEWNS) < 0)
-        return rr_fail(err, errno, "user and mount namespaces");
-    scratch = rr_make_fs("tmpfs", opts, RR_ARRAY_SIZE(opts), 0, err);
     if (scratch < 0)
+        return rr_wrap(err, "scratch upper");
+    top = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (top < 0)
+        return rr_fail(err, errno, "open /");
+    if (rr_attach(scratch, top, err) < 0)
         return rr_wrap(err, "scratch upper");
     root = openat(scratch, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0 || mkdirat(root, "l", 0755) < 0 || mkdirat(root, "u", 0755) < 0 ||
         mkdirat(root, "w", 0755) < 0)
         return rr_fail(err, errno, "scratch layers");
-    /* Layers must be attached in this namespace: the scratch tree goes on
-     * top of "/" here (nothing else runs in this namespace). */
-    if ((l = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 || rr_attach(scratch, l, err) < 0)
-        return rr_wrap(err, "scratch upper");
-    close(rr_steal_fd(&l));
-    if ((l = openat(root, "l", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-        rr_attach(np->lower_mfd, l, err) < 0)
+    return rr_steal_fd(&root);
+}
+
+static int layer(int root, const char *name)
+{
+    return openat(root, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* In a throwaway child: what the container's pid 1 does, on a scratch
+ * upper. The kernel's own reason comes back on failure. */
+static int native_probe_child(void *arg, struct rr_error *err)
+{
+    const struct native_probe *np = arg;
+    _cleanup_close_ int root = -1, l = -1, u = -1, w = -1, ovl = -1;
+
+    if (setns(np->userns_fd, CLONE_NEWUSER) < 0 || setresgid(0, 0, 0) < 0 ||
+        setresuid(0, 0, 0) < 0 || unshare(CLONE_NEWNS) < 0)
+        return rr_fail(err, errno, "user and mount namespaces");
+    root = scratch_layers(err);
+    if (root < 0)
+        return -1;
+    l = layer(root, "l");
+    if (l < 0)
+        return rr_fail(err, errno, "scratch layers");
+    if (rr_attach(np->lower_mfd, l, err) < 0)
         return rr_wrap(err, "attach the lower");
     close(rr_steal_fd(&l));
-    l = openat(root, "l", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    u = openat(root, "u", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    w = openat(root, "w", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    l = layer(root, "l");
+    u = layer(root, "u");
+    w = layer(root, "w");
     if (l < 0 || u < 0 || w < 0)
         return rr_fail(err, errno, "scratch layers");
     ovl = overlay_mount_native(l, u, w, err);
@@ -194,7 +214,7 @@ static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_
     s.lower_mfd = lower;
     s.store_fd = store;
     if (fuse_daemon_start(&s, &b->fuse, err) < 0) {
-        if (p->rootless && (err->errnum == EACCES || err->errnum == EPERM))
+        if (p->rootless && err->errnum == EACCES)
             rr_wrap(err, "unprivileged, fuse-overlayfs needs /dev/fuse readable and writable by "
                          "you (most distributions make it 0666; here: sudo chmod 0666 "
                          "/dev/fuse; see `revrun check`)");

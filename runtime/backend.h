@@ -33,8 +33,8 @@ struct backend {
 /* What the monitor has when it chooses. */
 struct backend_env {
     const struct profile *p;
-    int state_dir;      /* the container's state directory, this mount namespace's */
-    int warn_fd;        /* where SYNC_WARNING messages go (the CLI) */
+    int state_dir; /* the container's state directory, this mount namespace's */
+    int warn_fd;   /* where SYNC_WARNING messages go (the CLI) */
     const struct cgroup_plan *cgroup;
 };
 
@@ -66,7 +66,6 @@ void backend_log_choice(enum rr_backend asked, const char *chosen);
 
 /* Run fn(arg, err) in a forked child, whose namespaces and mounts go away
  * with it; its error comes back in *err. */
-int backend_in_child(int (*fn)(void *arg, struct rr_error *err), void *arg,
-                     struct rr_error *err);
+int backend_in_child(int (*fn)(void *arg, struct rr_error *err), void *arg, struct rr_error *err);
 
 #endif

@@ -16,9 +16,9 @@
 #include "runtime/backend.h"
 #include "runtime/check.h"
 
-#define DEV_FUSE_REMEDY                                                                    \
-    "unprivileged, revrun needs /dev/fuse readable and writable by you (most distributions " \
-    "ship it 0666): sudo chmod 0666 /dev/fuse, and to keep it: echo 'KERNEL==\"fuse\", "     \
+#define DEV_FUSE_REMEDY                                                                            \
+    "unprivileged, revrun needs /dev/fuse readable and writable by you (most distributions "       \
+    "ship it 0666): sudo chmod 0666 /dev/fuse, and to keep it: echo 'KERNEL==\"fuse\", "           \
     "MODE=\"0666\"' | sudo tee /etc/udev/rules.d/60-fuse.rules"
 
 struct fuse_probe {
@@ -134,34 +134,46 @@ static void summarize(struct check_report *r, bool fuse_ok)
                   "none: neither overlay can mount here");
 }
 
+/* The real thing, in a child: true when fuse-overlayfs mounts and serves. */
+static bool check_mount(struct check_report *r, const struct overlay_fuse_bin *bin)
+{
+    struct fuse_probe fp = {.bin = bin, .rootless = r->rootless};
+    bool need = needs_fuse(r);
+    char text[RR_ERROR_MSG_MAX + 64];
+    const char *remedy = "see the error; revrun.overlay \"native\" does not need it";
+    struct rr_error err;
+
+    if (backend_in_child(probe_fuse_child, &fp, &err) == 0) {
+        check_add(r, CHECK_OK, need, "fuse overlay", NULL,
+                  "fuse-overlayfs mounts and serves, sandboxed as the container user");
+        return true;
+    }
+    if (r->rootless && err.errnum == EACCES)
+        remedy = DEV_FUSE_REMEDY;
+    check_add(r, need ? CHECK_FAIL : CHECK_WARN, need, "fuse overlay", remedy, "%s",
+              rr_error_text(&err, text, sizeof(text)));
+    return false;
+}
+
 void check_fuse(struct check_report *r)
 {
     struct overlay_fuse_bin bin;
     struct rr_error err;
     const char *override = getenv(BACKEND_FUSE_ENV);
     bool need = needs_fuse(r);
-    struct fuse_probe fp = {.bin = &bin, .rootless = r->rootless};
     char text[RR_ERROR_MSG_MAX + 64];
-    int e;
 
     if (overlay_fuse_find(override, &bin, &err) < 0) {
         check_add(r, need ? CHECK_FAIL : CHECK_WARN, need, "fuse-overlayfs",
-                  "sudo apt-get install fuse-overlayfs (only needed where native overlay cannot "
-                  "mount)", "%s", rr_error_text(&err, text, sizeof(text)));
+                  "sudo apt-get install fuse-overlayfs (needed only where native overlay cannot "
+                  "mount)",
+                  "%s", rr_error_text(&err, text, sizeof(text)));
         summarize(r, false);
         return;
     }
     check_add(r, CHECK_OK, need, "fuse-overlayfs", NULL, "%s%s", bin.path,
               override != NULL ? " (from " BACKEND_FUSE_ENV ")" : "");
     check_dev_fuse(r);
-    e = backend_in_child(probe_fuse_child, &fp, &err);
+    summarize(r, check_mount(r, &bin));
     close(bin.fd);
-    check_add(r, e == 0 ? CHECK_OK : (need ? CHECK_FAIL : CHECK_WARN), need, "fuse overlay",
-              e == 0 ? NULL
-                     : r->rootless && (err.errnum == EACCES || err.errnum == EPERM)
-                           ? DEV_FUSE_REMEDY
-                           : "see the error; revrun.overlay \"native\" does not need it",
-              "%s", e == 0 ? "fuse-overlayfs mounts and serves, sandboxed as the container user"
-                           : rr_error_text(&err, text, sizeof(text)));
-    summarize(r, e == 0);
 }

@@ -90,11 +90,16 @@ static int daemon_identity(uid_t uid, gid_t gid, struct rr_error *err)
     return 0;
 }
 
-static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd,
-                        struct rr_error *err)
+static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd, struct rr_error *err)
 {
     struct mount_attr priv = {.propagation = MS_PRIVATE};
+    sigset_t none;
 
+    /* The monitor's blocked signals (it reads them from a signalfd) are
+     * not the daemon's. */
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        return rr_fail(err, errno, "signal mask");
     if (daemon_stdio(log_fd, err) < 0)
         return -1;
     if (rr_mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &priv) < 0)
@@ -130,8 +135,7 @@ __attribute__((noreturn)) static void daemon_main(const struct fuse_spec *s, int
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || read(go_fd, &c, 1) != 1)
         _exit(1);
     close(go_fd);
-    if (daemon_setup(s, store_mfd, log_fd, &err) == 0 &&
-        tie_to_monitor(monitor_pidfd, &err) == 0) {
+    if (daemon_setup(s, store_mfd, log_fd, &err) == 0 && tie_to_monitor(monitor_pidfd, &err) == 0) {
         const int keep[] = {dev_fd, s->bin->fd};
         rr_close_all_except(keep, RR_ARRAY_SIZE(keep));
         overlay_fuse_exec(s->bin, dev_fd, s->squash ? (int)s->uid : -1,
@@ -146,8 +150,8 @@ __attribute__((noreturn)) static void daemon_main(const struct fuse_spec *s, int
 static pid_t clone_daemon(int *pidfd)
 {
     struct clone_args ca = {
-        .flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
-                 CLONE_PIDFD,
+        .flags =
+            CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD,
         .pidfd = (uint64_t)(uintptr_t)pidfd,
         .exit_signal = SIGCHLD,
     };
@@ -155,12 +159,10 @@ static pid_t clone_daemon(int *pidfd)
     return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 }
 
-static int spawn(const struct fuse_spec *s, struct fuse_daemon *d, int dev_fd,
-                 struct rr_error *err)
+static int spawn(const struct fuse_spec *s, struct fuse_daemon *d, int dev_fd, struct rr_error *err)
 {
-    _cleanup_close_ int store_mfd = rr_clone_tree(s->store_fd, "", false,
-                                                  MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                                      MOUNT_ATTR_NOEXEC, err);
+    _cleanup_close_ int store_mfd = rr_clone_tree(
+        s->store_fd, "", false, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
     _cleanup_close_ int self = rr_pidfd_open(getpid());
     int go[2];
 
@@ -256,8 +258,8 @@ int fuse_daemon_start(const struct fuse_spec *s, struct fuse_daemon *d, struct r
         if (log[0] != '\0')
             rr_wrap(err, "%s", log);
         if (waitid(P_PID, (id_t)d->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
-            rr_wrap(err, "fuse-overlayfs %s %d", si.si_code == CLD_EXITED ? "exited with status"
-                                                                          : "was killed by signal",
+            rr_wrap(err, "fuse-overlayfs %s %d",
+                    si.si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
                     si.si_status);
         fuse_daemon_stop(d);
         return -1;
