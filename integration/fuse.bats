@@ -110,6 +110,25 @@ monitor_killed() {
     monitor_killed user
 }
 
+@test "fuse: kill -9 of an attached revrun run takes the container and the daemon; sweep clears the state" {
+    make_checkout root "$RR_TMP/co"
+    make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" sleep 1000
+    cd "$RR_TMP/b"
+    "$RR_BIN/revrun" --root "$RR_ROOT" run "$ID" </dev/null >/dev/null 2>&1 &
+    runner=$!
+    for _ in $(seq 50); do
+        [ -s "$RR_ROOT/$ID/state.json" ] && daemon=$(daemon_of root "$ID") && break
+        sleep 0.1
+    done
+    [ -n "$daemon" ]
+    kill -9 "$runner"
+    wait "$runner" || true
+    wait_gone "$daemon"
+    "$RR_BIN/revrun" --root "$RR_ROOT" sweep
+    [ ! -e "$RR_ROOT/$ID" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
 @test "fuse: a daemon that dies under a running container takes the container down, and the exit record says why" {
     make_checkout root "$RR_TMP/co"
     make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" sleep 1000
