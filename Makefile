@@ -76,11 +76,13 @@ $(BUILD)/probes/%: integration/probes/%.c
 unit: $(TEST_BIN)
 	@tests/run-unit.sh $(TEST_BIN)
 
-integration: revrun probes
-	@REVRUN_PROBES=$(CURDIR)/$(BUILD)/probes integration/run.sh
+# The suites test the binary of this build ($(BUILD)/revrun): with
+# SANITIZE=1 that is the sanitized one, whatever ./revrun holds.
+integration: $(BUILD)/revrun probes
+	@REVRUN=$(CURDIR)/$(BUILD)/revrun REVRUN_PROBES=$(CURDIR)/$(BUILD)/probes integration/run.sh
 
 # Both stages always run; the summary line counts every test of both.
-check: revrun probes $(TEST_BIN)
+check: $(BUILD)/revrun probes $(TEST_BIN)
 	@tests/run-all.sh "$(CURDIR)/$(BUILD)" $(TEST_BIN)
 
 install: revrun

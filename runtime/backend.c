@@ -199,6 +199,7 @@ static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_
         .uid = p->rootless ? 0 : p->host_uid,
         .gid = p->rootless ? 0 : p->host_gid,
         .cgroup = e->cgroup,
+        .seccomp = e->seccomp,
     };
 
     if (b->bin.fd < 0) {

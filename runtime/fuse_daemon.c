@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/seccomp.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -22,6 +23,7 @@
 #include "common/mountapi.h"
 #include "runtime/caps.h"
 #include "runtime/proc.h"
+#include "runtime/seccomp.h"
 
 /* What the daemon may say on stderr over its whole life: the memfd is sized
  * once and sealed, so writes past the end fail rather than grow it. */
@@ -138,9 +140,18 @@ __attribute__((noreturn)) static void daemon_main(const struct fuse_spec *s, int
     if (daemon_setup(s, store_mfd, log_fd, &err) == 0 && tie_to_monitor(monitor_pidfd, &err) == 0) {
         const int keep[] = {dev_fd, s->bin->fd};
         rr_close_all_except(keep, RR_ARRAY_SIZE(keep));
+        /* revrun's own floor, as the agent has it (not the config's filter,
+         * which is written for the agent): no mount, no namespaces, no
+         * keyrings or bpf for the process that serves the agent's files. */
+        if (s->seccomp != NULL &&
+            syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &s->seccomp->prog[0]) < 0) {
+            rr_fail(&err, errno, "seccomp");
+            goto fail;
+        }
         overlay_fuse_exec(s->bin, dev_fd, s->squash ? (int)s->uid : -1,
                           s->squash ? (int)s->gid : -1, &err);
     }
+fail:
     dprintf(2, "revrun: fuse-overlayfs setup: %s\n", rr_error_text(&err, text, sizeof(text)));
     _exit(127);
 }

@@ -18,6 +18,8 @@
 #include "overlay/overlay.h"
 #include "runtime/cgroup.h"
 
+struct seccomp_progs;
+
 struct fuse_spec {
     const struct overlay_fuse_bin *bin;
     int lower_mfd; /* detached lower: attached in the daemon's namespace (do not reuse) */
@@ -26,6 +28,7 @@ struct fuse_spec {
     gid_t gid;     /* daemon's identity and the only one the mount serves */
     bool squash;   /* show every file as uid/gid's (a lower that could not be idmapped) */
     const struct cgroup_plan *cgroup; /* NULL: none */
+    const struct seccomp_progs *seccomp; /* the floor (prog[0]) is loaded; NULL: none */
 };
 
 struct fuse_daemon {

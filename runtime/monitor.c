@@ -195,7 +195,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
         return -1;
     /* fuse: its daemon serves the view from here on; native: pid 1 mounts
      * it over this lower. */
-    if (backend_choose(&m->backend, &(struct backend_env){p, here, m->a->cli_fd, m->a->cgroup},
+    if (backend_choose(&m->backend,
+                       &(struct backend_env){p, here, m->a->cli_fd, m->a->cgroup, &m->seccomp},
                        err) < 0)
         return -1;
     if (backend_view(&m->backend) < 0) {

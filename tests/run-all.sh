@@ -9,7 +9,7 @@ trap 'rm -f "$log"' EXIT
 
 {
     tests/run-unit.sh "$@"
-    REVRUN_PROBES="$build/probes" integration/run.sh
+    REVRUN="$build/revrun" REVRUN_PROBES="$build/probes" integration/run.sh
 } 2>&1 | tee "$log"
 
 passed=$(grep -cE '^ok [0-9]+' "$log" | head -1)
