@@ -219,3 +219,33 @@ for line in open('$RR_TMP/log.json'):
     assert rec['level'] == 'error' and 'x1b' in rec['msg'], rec
 "
 }
+
+@test "sweep --exports drops change sets past their retention, and nothing else" {
+    mkdir -p "$RR_TMP/exports"
+    rr run --keep --id x1 --lower "$RR_TMP/checkout" -- sh -c 'echo x > new.txt'
+    rr export x1 "$RR_TMP/exports/old"
+    rr export x1 "$RR_TMP/exports/young"
+    rr destroy x1
+    mkdir "$RR_TMP/exports/not-a-changeset"
+    touch -d '10 days ago' "$RR_TMP/exports/old/manifest.json" "$RR_TMP/exports/not-a-changeset"
+    run rr sweep --older-than 7d --exports "$RR_TMP/exports"
+    assert_success
+    assert_output_contains "old"
+    [ ! -e "$RR_TMP/exports/old" ]
+    [ -f "$RR_TMP/exports/young/manifest.json" ]
+    [ -d "$RR_TMP/exports/not-a-changeset" ]
+    run rr sweep --exports "$RR_TMP/exports"
+    assert_failure
+    assert_clean
+}
+
+@test "state reports the exit, the timeout and an OOM kill" {
+    make_bundle python3 -c 'x = bytearray(3 * 1024**3)'
+    cd "$RR_TMP/bundle"
+    rr run --keep oom >/dev/null 2>&1 || true
+    run rr state oom
+    assert_output_contains '"oomKilled": true'
+    assert_output_contains '"signal": 9'
+    rr destroy oom
+    assert_clean
+}

@@ -250,6 +250,7 @@ static void state_extras(struct json_writer *w, int dirfd)
     if (WIFSIGNALED(e.wait_status))
         json_w_kv_int(w, "signal", WTERMSIG(e.wait_status));
     json_w_kv_bool(w, "timedOut", e.timed_out);
+    json_w_kv_bool(w, "oomKilled", e.oom_killed);
     if (e.finished != NULL)
         json_w_kv_string(w, "finished", e.finished);
     if (e.error != NULL) {

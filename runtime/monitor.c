@@ -261,8 +261,9 @@ static void record_exit(struct monitor *m, int init_status)
     e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
-    if (statedir_write_exit(m->a->state_dir, &e, &err) < 0)
-        return; /* nothing to report to: `state` will show no exit code */
+    /* A failed write (a full disk) leaves `state` without an exit code, but
+     * an attached run is told all the same. */
+    statedir_write_exit(m->a->state_dir, &e, &err);
     if (m->a->attached && m->a->cli_fd >= 0)
         sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
 }
