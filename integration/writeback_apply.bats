@@ -271,3 +271,69 @@ PY
     assert_output_contains "[xattr-dropped]"
     ! getfattr -n user.note "$WB/target/keep.txt" 2>/dev/null
 }
+
+# kill -9 in the middle of the commit: the journal in the state root lets
+# sweep, or the next apply onto the same TARGET, finish the job.
+crash_mid_commit() {
+    export_mix
+    run env REVRUN_CRASH_AT=apply-commit "$RR_BIN/revrun" --root "$WB/state" apply "$WB/out" \
+        --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 137 ]
+    # half applied: neither the base nor the merged view
+    [ "$BEFORE" != "$(wb_state "$WB/target")" ]
+    run diff <(wb_view "$WB/target") <(wb_merged_view)
+    [ "$status" -ne 0 ]
+}
+
+no_journal_left() {
+    [ -z "$(ls -A "$WB/state/.apply" 2>/dev/null)" ]
+}
+
+@test "crash: kill -9 mid-commit, then sweep: TARGET is exactly as it was" {
+    crash_mid_commit
+    run "$RR_BIN/revrun" --root "$WB/state" sweep
+    assert_success
+    assert_output_contains "swept an interrupted apply onto $WB/target: rolled back"
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+    no_stage_left
+    no_journal_left
+}
+
+@test "crash: kill -9 mid-commit, then apply again: rolled back, then applied" {
+    crash_mid_commit
+    run "$RR_BIN/revrun" --root "$WB/state" apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    assert_success
+    assert_output_contains "died mid-commit; rolled back"
+    diff <(wb_view "$WB/target") <(wb_merged_view)
+    no_stage_left
+    no_journal_left
+}
+
+@test "crash: kill -9 after the commit: sweep keeps the change and removes the stage" {
+    export_mix
+    run env REVRUN_CRASH_AT=apply-committed "$RR_BIN/revrun" --root "$WB/state" apply "$WB/out" \
+        --to "$WB/target" --approve "$DIGEST"
+    [ "$status" -eq 137 ]
+    ls -a "$WB/target" | grep -q '^\.revrun-apply-'
+    run "$RR_BIN/revrun" --root "$WB/state" sweep
+    assert_success
+    assert_output_contains "it had completed"
+    diff <(wb_view "$WB/target") <(wb_merged_view)
+    no_stage_left
+    no_journal_left
+}
+
+@test "crash: a stage planted in TARGET without a journal is never acted on" {
+    export_mix
+    # what a checkout could carry to make a recovery move its files around
+    mkdir "$WB/target/.revrun-apply-0123456789abcdef"
+    printf 'planted\n' >"$WB/target/.revrun-apply-0123456789abcdef/u0"
+    BEFORE=$(wb_state "$WB/target")
+    run "$RR_BIN/revrun" --root "$WB/state" sweep
+    assert_success
+    [ "$BEFORE" = "$(wb_state "$WB/target")" ]
+    run "$RR_BIN/revrun" --root "$WB/state" apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+    assert_success
+    [ "$(cat "$WB/target/.revrun-apply-0123456789abcdef/u0")" = planted ]
+    [ ! -e "$WB/target/keep.txt" ]
+}

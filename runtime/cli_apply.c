@@ -53,7 +53,6 @@ int cli_apply(struct cli_ctx *ctx, int argc, char **argv)
     struct wb_source src;
     int c, r;
 
-    (void)ctx;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 't')
             target = optarg;
@@ -73,7 +72,7 @@ int cli_apply(struct cli_ctx *ctx, int argc, char **argv)
         return CLI_WB_ERROR;
     }
     src = (struct wb_source){.rootfd = dfd, .blobs = true};
-    r = cli_wb_apply(&cs, digest, approve, &src, target);
+    r = cli_wb_apply(ctx, &cs, digest, approve, &src, target);
     wb_changeset_free(&cs);
     return r;
 }

@@ -9,10 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
 #include "common/escape.h"
+#include "runtime/apply_journal.h"
 #include "runtime/log.h"
 #include "writeback/manifest.h"
 #include "writeback/report.h"
+#include "writeback/journal.h"
 #include "writeback/rules.h"
 
 void cli_wb_usage(const char *cmd, const char *what)
@@ -156,14 +159,62 @@ static void print_conflicts(const struct wb_notes *n)
     }
 }
 
-int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SHA256_LEN],
-                 const char *approve, const struct wb_source *src, const char *target)
+/* Roll back what an apply onto this TARGET left when it died. */
+static int recover(const struct apply_journal *j, int tfd)
+{
+    struct wb_recovery rec;
+    struct rr_error err;
+
+    if (wb_journal_recover(j->fd, tfd, &rec, &err) < 0) {
+        log_error(&err);
+        log_msg(LOG_ERROR, "apply: an earlier apply onto TARGET died mid-commit and could not be "
+                           "rolled back: nothing applied");
+        return -1;
+    }
+    if (rec.found && rec.committed)
+        log_msg(LOG_WARN, "apply: an earlier apply onto TARGET had completed before it died; "
+                          "its stage is removed");
+    else if (rec.found)
+        log_msg(LOG_WARN,
+                "apply: an earlier apply onto TARGET died mid-commit; rolled back its %zu "
+                "steps",
+                rec.undone);
+    return 0;
+}
+
+static void report(int r, const struct wb_apply_result *res, const struct rr_error *err)
+{
+    if (r == 1) {
+        print_conflicts(&res->conflicts);
+        log_msg(LOG_ERROR, "apply: TARGET no longer holds the base of %zu path%s: nothing applied",
+                res->conflicts.n, res->conflicts.n == 1 ? "" : "s");
+    } else if (r < 0) {
+        log_error(err);
+        if (res->restore_failed)
+            log_msg(LOG_ERROR,
+                    "apply: TARGET could NOT be fully restored; what was moved aside "
+                    "is in TARGET/%s, and the next apply or `revrun sweep` retries",
+                    res->stage);
+        else
+            log_msg(LOG_ERROR, "apply: TARGET was restored to what it was: nothing applied");
+    } else if (res->stage[0] != '\0') {
+        log_msg(LOG_WARN, "apply: applied, but TARGET/%s could not be removed (sweep will)",
+                res->stage);
+    }
+}
+
+int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
+                 const unsigned char digest[WB_SHA256_LEN], const char *approve,
+                 const struct wb_source *src, const char *target)
 {
     unsigned char want[WB_SHA256_LEN];
     char hex[WB_SHA256_HEX];
+    _cleanup_free_ char *abs = NULL;
+    _cleanup_close_ int tfd = -1;
+    struct apply_journal j = {.dir = -1, .fd = -1};
     struct wb_apply_result res;
     struct rr_error err;
-    int r;
+    int r = -1;
 
     wb_hex(digest, WB_SHA256_LEN, hex);
     if (!wb_digest_parse(approve, want) || memcmp(want, digest, WB_SHA256_LEN) != 0) {
@@ -173,23 +224,24 @@ int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SH
                 hex);
         return CLI_WB_REFUSED;
     }
-    r = wb_apply(cs, src, target, &res, &err);
-    if (r == 1) {
-        print_conflicts(&res.conflicts);
-        log_msg(LOG_ERROR, "apply: TARGET no longer holds the base of %zu path%s: nothing applied",
-                res.conflicts.n, res.conflicts.n == 1 ? "" : "s");
-    } else if (r < 0) {
+    /* The journal records TARGET's absolute path, for sweep to find it. */
+    if ((abs = realpath(target, NULL)) == NULL ||
+        (tfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        rr_fail(&err, errno, "apply: TARGET %s", target);
         log_error(&err);
-        if (res.restore_failed)
-            log_msg(LOG_ERROR,
-                    "apply: TARGET could NOT be fully restored; what was moved aside "
-                    "is in TARGET/%s",
-                    res.stage);
-        else
-            log_msg(LOG_ERROR, "apply: TARGET was restored to what it was: nothing applied");
-    } else if (res.stage[0] != '\0') {
-        log_msg(LOG_WARN, "apply: applied, but TARGET/%s could not be removed", res.stage);
+        return CLI_WB_ERROR;
     }
-    wb_apply_result_free(&res);
+    if (apply_journal_open(ctx, tfd, &j, &err) < 0) {
+        rr_wrap(&err, "apply: nothing applied");
+        log_error(&err);
+        return CLI_WB_ERROR;
+    }
+    if (recover(&j, tfd) == 0) {
+        struct wb_target t = {.fd = tfd, .path = abs, .journal = j.fd};
+        r = wb_apply(cs, src, &t, &res, &err);
+        report(r, &res, &err);
+        wb_apply_result_free(&res);
+    }
+    apply_journal_close(&j);
     return r == 0 ? CLI_WB_ACCEPT : r == 1 ? CLI_WB_REFUSED : CLI_WB_ERROR;
 }

@@ -60,8 +60,10 @@ const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, 
 void cli_wb_print_refusal(const struct wb_changeset *cs);
 
 /* Check that approve is digest, then apply cs from src onto target and
- * report; returns the exit status. */
-int cli_wb_apply(const struct wb_changeset *cs, const unsigned char digest[WB_SHA256_LEN],
-                 const char *approve, const struct wb_source *src, const char *target);
+ * report; returns the exit status. An earlier apply onto target that died
+ * mid-commit is rolled back first (apply_journal.h). */
+int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
+                 const unsigned char digest[WB_SHA256_LEN], const char *approve,
+                 const struct wb_source *src, const char *target);
 
 #endif

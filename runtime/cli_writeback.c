@@ -52,7 +52,7 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
             r = CLI_WB_ERROR;
         } else {
             src = (struct wb_source){.rootfd = run.scan.upper_fd, .blobs = false};
-            r = cli_wb_apply(&run.scan.cs, digest, approve, &src, target);
+            r = cli_wb_apply(ctx, &run.scan.cs, digest, approve, &src, target);
         }
     }
     cli_wb_release(&run);

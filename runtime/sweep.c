@@ -6,8 +6,9 @@
  * leftover processes killed, cgroup removed, state removed. A container
  * whose lock is held is in the hands of a live command and is skipped; a
  * healthy container is never touched. Then cgroups of revrun's that belong to
- * no container are removed, and, with --exports, exported change sets older
- * than the retention age. */
+ * no container are removed, applies that died mid-commit are rolled back
+ * from their journals (apply_journal.h), and, with --exports, exported
+ * change sets older than the retention age. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "runtime/apply_journal.h"
 #include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/proc.h"
@@ -134,6 +136,8 @@ int container_sweep(const struct cli_ctx *ctx, const struct sweep_opts *o,
     if (sweep_state(ctx, o, rep, err) < 0)
         return -1;
     if (sweep_orphan_cgroups(ctx, rep, err) < 0)
+        return -1;
+    if (apply_journal_sweep(ctx, o->older_than_s, rep, err) < 0)
         return -1;
     if (o->exports != NULL && sweep_exports(o, rep, err) < 0)
         return -1;

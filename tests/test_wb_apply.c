@@ -11,9 +11,12 @@
 static int apply_to(struct tree *t, const char *target, struct wb_apply_result *res)
 {
     struct wb_source src = {.rootfd = t->scan.upper_fd, .blobs = false};
+    struct wb_target to = {.fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+                           .path = target, .journal = -1};
     struct rr_error err;
-    int r = wb_apply(&t->scan.cs, &src, target, res, &err);
+    int r = wb_apply(&t->scan.cs, &src, &to, res, &err);
 
+    close(to.fd);
     if (r < 0)
         tap_note("apply: %s", err.msg);
     return r;

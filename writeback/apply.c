@@ -12,17 +12,7 @@
 
 int ap_open_parent(const struct applier *a, const char *path, size_t len, const char **name)
 {
-    const char *slash = memrchr(path, '/', len);
-    _cleanup_free_ char *parent = NULL;
-
-    *name = slash ? slash + 1 : path;
-    if (slash == NULL)
-        return openat(a->tfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if ((parent = strndup(path, (size_t)(slash - path))) == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    return wb_openat_beneath(a->tfd, parent, O_PATH | O_DIRECTORY, 0);
+    return wb_open_parent(a->tfd, path, len, name);
 }
 
 static int conflict(struct applier *a, const struct wb_change *c, const char *why)
@@ -187,33 +177,42 @@ int ap_verify(struct applier *a)
     return 0;
 }
 
-int wb_apply(const struct wb_changeset *cs, const struct wb_source *src, const char *target,
-             struct wb_apply_result *res, struct rr_error *err)
+static void finish(struct applier *a, int r)
 {
-    struct applier a = {.cs = cs, .src = src, .res = res, .stage_fd = -1, .err = err};
+    struct rr_error ignored;
+
+    if (a->res->restore_failed)
+        return; /* the stage and the journal hold what is needed to finish */
+    ap_remove_stage(a);
+    /* An applied set whose stage could not go keeps its journal (with the
+     * COMMITTED record): sweep removes the stage later. */
+    if (a->target->journal >= 0 && (r != 0 || a->res->stage[0] == '\0'))
+        wb_journal_clear(a->target->journal, &ignored);
+}
+
+int wb_apply(const struct wb_changeset *cs, const struct wb_source *src,
+             const struct wb_target *target, struct wb_apply_result *res, struct rr_error *err)
+{
+    struct applier a = {
+        .cs = cs, .src = src, .res = res, .tfd = target->fd, .stage_fd = -1, .target = target,
+        .err = err};
     int r = -1;
 
     *res = (struct wb_apply_result){0};
-    a.tfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     a.found = calloc(cs->n + 1, sizeof(*a.found));
-    a.undo = calloc(2 * cs->n + 1, sizeof(*a.undo));
-    if (a.tfd < 0)
-        rr_fail(err, errno, "TARGET %s", target);
-    else if (a.found == NULL || a.undo == NULL)
+    a.steps = calloc(2 * cs->n + 1, sizeof(*a.steps));
+    if (a.found == NULL || a.steps == NULL)
         rr_fail(err, ENOMEM, "apply");
     else if (ap_verify(&a) == 0)
         r = res->conflicts.n > 0 ? 1 : 0;
     if (r == 0 && cs->n > 0 && (r = ap_stage(&a)) == 0 && (r = ap_commit(&a)) < 0 &&
         !ap_rollback(&a))
         res->restore_failed = true;
-    if (!res->restore_failed)
-        ap_remove_stage(&a);
+    finish(&a, r);
     if (a.stage_fd >= 0)
         close(a.stage_fd);
-    if (a.tfd >= 0)
-        close(a.tfd);
     free(a.found);
-    free(a.undo);
+    free(a.steps);
     return r;
 }
 

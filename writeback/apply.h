@@ -11,8 +11,11 @@
  *     filesystem), each byte hashed against the approved digest's manifest.
  *  3. commit with renames: removals move into the stage (children first),
  *     placements rename or RENAME_EXCHANGE out of it (parents first); every
- *     step is logged, and on any failure the log is undone in reverse, so
- *     TARGET holds exactly its previous bytes (the same inodes, even).
+ *     step is logged before it is done, in memory and in the journal, and
+ *     on any failure the log is undone in reverse, so TARGET holds exactly
+ *     its previous bytes (the same inodes, even). When the process dies
+ *     mid-commit, the journal lets the next apply or `revrun sweep` undo
+ *     the same steps (journal.h).
  *
  * Only content and the executable bit are carried: new files are 0644/0755,
  * a modified file keeps its permission bits with x set or cleared, new
@@ -38,10 +41,18 @@ struct wb_apply_result {
     char stage[64];            /* the stage directory's name in TARGET */
 };
 
+/* Where the set goes: TARGET open as a directory, the absolute path it was
+ * opened by, and the journal's fd (-1: none, for tests; see journal.h). */
+struct wb_target {
+    int fd;
+    const char *path;
+    int journal;
+};
+
 /* 0 applied; 1 refused (res->conflicts); -1 error (TARGET restored, unless
- * res->restore_failed). */
-int wb_apply(const struct wb_changeset *cs, const struct wb_source *src, const char *target,
-             struct wb_apply_result *res, struct rr_error *err);
+ * res->restore_failed: then the journal still holds the steps to undo). */
+int wb_apply(const struct wb_changeset *cs, const struct wb_source *src,
+             const struct wb_target *target, struct wb_apply_result *res, struct rr_error *err);
 
 void wb_apply_result_free(struct wb_apply_result *res);
 

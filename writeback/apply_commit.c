@@ -8,12 +8,11 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "writeback/apply_int.h"
 #include "writeback/export.h"
 #include "writeback/fsutil.h"
 #include "writeback/rmtree.h"
-
-#define STAGE_PREFIX ".revrun-apply-"
 
 static void slot(char *buf, size_t len, char kind, size_t i)
 {
@@ -73,7 +72,14 @@ static int make_stage(struct applier *a)
     if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
         return rr_fail(a->err, errno, "random stage name");
     wb_hex(rnd, sizeof(rnd), hex);
-    snprintf(a->res->stage, sizeof(a->res->stage), STAGE_PREFIX "%s", hex);
+    snprintf(a->res->stage, sizeof(a->res->stage), WB_STAGE_PREFIX "%s", hex);
+    /* The journal names the stage before it exists: a crash from here on
+     * leaves nothing a later recovery does not know of. */
+    if (a->target->journal >= 0 &&
+        wb_journal_begin(a->target->journal, a->tfd, a->target->path, a->res->stage, a->err) < 0) {
+        a->res->stage[0] = '\0';
+        return -1;
+    }
     if (mkdirat(a->tfd, a->res->stage, 0700) < 0) {
         a->res->stage[0] = '\0';
         return rr_fail(a->err, errno, "creating the stage in TARGET");
@@ -102,9 +108,29 @@ int ap_stage(struct applier *a)
     return 0;
 }
 
-static void log_step(struct applier *a, enum undo_op op, size_t i)
+/* Log a step before doing it: in the journal, then in memory. */
+static int log_step(struct applier *a, enum wb_step_op op, size_t i, uint64_t ino)
 {
-    a->undo[a->n_undo++] = (struct undo){op, i};
+    const struct wb_change *c = &a->cs->v[i];
+    struct wb_step s = {op, (uint32_t)i, ino, c->path, c->path_len};
+
+    if (a->target->journal >= 0 && wb_journal_step(a->target->journal, &s, a->err) < 0)
+        return -1;
+    a->steps[a->n_steps++] = s;
+    return 0;
+}
+
+/* The inode of a staged object, which shows later whether it was placed. */
+static int staged_ino(struct applier *a, size_t i, uint64_t *ino)
+{
+    struct stat st;
+    char sl[32];
+
+    slot(sl, sizeof(sl), 'n', i);
+    if (fstatat(a->stage_fd, sl, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return rr_fail(a->err, errno, "stage %s", sl);
+    *ino = st.st_ino;
+    return 0;
 }
 
 /* Is the object now at stage/slot the one verify saw in TARGET? */
@@ -143,10 +169,12 @@ static int remove_one(struct applier *a, size_t i)
     char sl[32];
 
     slot(sl, sizeof(sl), 'u', i);
-    if ((pfd = ap_open_parent(a, c->path, c->path_len, &name)) < 0 ||
-        renameat2(pfd, name, a->stage_fd, sl, RENAME_NOREPLACE) < 0)
+    if ((pfd = ap_open_parent(a, c->path, c->path_len, &name)) < 0)
         return rr_fail(a->err, errno, "removing %s", c->path);
-    log_step(a, UNDO_MOVED, i);
+    if (log_step(a, WB_STEP_MOVED, i, 0) < 0)
+        return -1;
+    if (renameat2(pfd, name, a->stage_fd, sl, RENAME_NOREPLACE) < 0)
+        return rr_fail(a->err, errno, "removing %s", c->path);
     if (still_base(a, i, sl) < 0)
         return -1;
     return c->base.type == WB_T_DIR ? left_empty(a, i, sl) : 0;
@@ -156,9 +184,10 @@ static int make_dir(struct applier *a, size_t i, int pfd, const char *name)
 {
     _cleanup_close_ int fd = -1;
 
+    if (log_step(a, WB_STEP_MKDIR, i, 0) < 0)
+        return -1;
     if (mkdirat(pfd, name, 0700) < 0)
         return rr_fail(a->err, errno, "creating %s", a->cs->v[i].path);
-    log_step(a, UNDO_MKDIR, i);
     fd = wb_openat_beneath(pfd, name, O_RDONLY | O_DIRECTORY, 0);
     if (fd < 0 || fchmod(fd, 0755) < 0)
         return rr_fail(a->err, errno, "creating %s", a->cs->v[i].path);
@@ -170,6 +199,7 @@ static int place_one(struct applier *a, size_t i)
     const struct wb_change *c = &a->cs->v[i];
     _cleanup_close_ int pfd = -1;
     const char *name;
+    uint64_t ino = 0;
     char sl[32];
 
     slot(sl, sizeof(sl), 'n', i);
@@ -177,15 +207,19 @@ static int place_one(struct applier *a, size_t i)
         return rr_fail(a->err, errno, "placing %s", c->path);
     if (c->new.type == WB_T_DIR)
         return make_dir(a, i, pfd, name);
+    if (staged_ino(a, i, &ino) < 0)
+        return -1;
     if (c->base.type == c->new.type) { /* the old one swaps into the stage */
+        if (log_step(a, WB_STEP_EXCHANGED, i, ino) < 0)
+            return -1;
         if (renameat2(a->stage_fd, sl, pfd, name, RENAME_EXCHANGE) < 0)
             return rr_fail(a->err, errno, "placing %s", c->path);
-        log_step(a, UNDO_EXCHANGED, i);
         return still_base(a, i, sl);
     }
+    if (log_step(a, WB_STEP_PLACED, i, ino) < 0)
+        return -1;
     if (renameat2(a->stage_fd, sl, pfd, name, RENAME_NOREPLACE) < 0)
         return rr_fail(a->err, errno, "placing %s", c->path);
-    log_step(a, UNDO_PLACED, i);
     return 0;
 }
 
@@ -194,47 +228,52 @@ static bool removes(const struct wb_change *c)
     return c->base.type != WB_T_NONE && c->base.type != c->new.type;
 }
 
-int ap_commit(struct applier *a)
+size_t ap_count_steps(const struct applier *a)
 {
-    for (size_t i = a->cs->n; i > 0; i--) /* children before their directories */
-        if (removes(&a->cs->v[i - 1]) && remove_one(a, i - 1) < 0)
-            return -1;
-    for (size_t i = 0; i < a->cs->n; i++) /* directories before their children */
-        if (a->cs->v[i].new.type != WB_T_NONE && place_one(a, i) < 0)
-            return -1;
-    if (syncfs(a->tfd) < 0)
-        return rr_fail(a->err, errno, "syncfs TARGET");
-    return 0;
+    size_t n = 0;
+
+    for (size_t i = 0; i < a->cs->n; i++)
+        n += removes(&a->cs->v[i]) + (a->cs->v[i].new.type != WB_T_NONE);
+    return n;
 }
 
-static int undo_one(struct applier *a, const struct undo *u)
+/* The crash-safety tests stop the process half way through the commit. */
+static void halfway(struct applier *a, size_t total)
 {
-    const struct wb_change *c = &a->cs->v[u->i];
-    const char *name;
-    _cleanup_close_ int pfd = ap_open_parent(a, c->path, c->path_len, &name);
-    char sl[32];
+    if (a->n_steps == (total + 1) / 2)
+        crash_point("apply-commit");
+}
 
-    slot(sl, sizeof(sl), u->op == UNDO_MOVED ? 'u' : 'n', u->i);
-    if (pfd < 0)
-        return -1;
-    switch (u->op) {
-    case UNDO_MOVED:
-        return renameat2(a->stage_fd, sl, pfd, name, RENAME_NOREPLACE);
-    case UNDO_MKDIR:
-        return unlinkat(pfd, name, AT_REMOVEDIR);
-    case UNDO_EXCHANGED:
-        return renameat2(a->stage_fd, sl, pfd, name, RENAME_EXCHANGE);
-    default:
-        return renameat2(pfd, name, a->stage_fd, sl, RENAME_NOREPLACE);
+int ap_commit(struct applier *a)
+{
+    static const char done[] = "";
+    struct wb_step committed = {WB_STEP_COMMITTED, 0, 0, done, 0};
+    size_t total = ap_count_steps(a);
+
+    for (size_t i = a->cs->n; i > 0; i--) { /* children before their directories */
+        if (removes(&a->cs->v[i - 1]) && remove_one(a, i - 1) < 0)
+            return -1;
+        halfway(a, total);
     }
+    for (size_t i = 0; i < a->cs->n; i++) { /* directories before their children */
+        if (a->cs->v[i].new.type != WB_T_NONE && place_one(a, i) < 0)
+            return -1;
+        halfway(a, total);
+    }
+    if (syncfs(a->tfd) < 0)
+        return rr_fail(a->err, errno, "syncfs TARGET");
+    if (a->target->journal >= 0 && wb_journal_step(a->target->journal, &committed, a->err) < 0)
+        return -1;
+    crash_point("apply-committed");
+    return 0;
 }
 
 bool ap_rollback(struct applier *a)
 {
     bool ok = true;
 
-    while (a->n_undo > 0)
-        if (undo_one(a, &a->undo[--a->n_undo]) < 0)
+    while (a->n_steps > 0)
+        if (wb_undo_step(a->tfd, a->stage_fd, &a->steps[--a->n_steps]) < 0)
             ok = false; /* keep going: restore everything else that can be */
     return ok;
 }

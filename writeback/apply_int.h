@@ -5,13 +5,7 @@
 #include <sys/stat.h>
 
 #include "writeback/apply.h"
-
-enum undo_op { UNDO_MOVED, UNDO_MKDIR, UNDO_EXCHANGED, UNDO_PLACED };
-
-struct undo {
-    enum undo_op op;
-    size_t i; /* the change */
-};
+#include "writeback/journal.h"
 
 /* What verify found in TARGET at each change's path. */
 struct found {
@@ -26,15 +20,19 @@ struct applier {
     struct wb_apply_result *res;
     int tfd;      /* TARGET */
     int stage_fd; /* the stage directory in TARGET, or -1 */
+    const struct wb_target *target;
     struct found *found;
-    struct undo *undo;
-    size_t n_undo;
+    struct wb_step *steps; /* the commit's log, in memory too */
+    size_t n_steps;
     struct rr_error *err;
 };
 
 /* The parent directory of path, opened beneath TARGET (O_PATH); *name is
  * the last component. -1 with errno on failure. */
 int ap_open_parent(const struct applier *a, const char *path, size_t len, const char **name);
+
+/* The commit's steps, counted before it starts (for the crash hook). */
+size_t ap_count_steps(const struct applier *a);
 
 int ap_verify(struct applier *a);
 int ap_stage(struct applier *a);
