@@ -249,6 +249,25 @@ assert_identity() {
     [[ "$output" != *GITHUB_TOKEN* && "$output" != *ANTHROPIC* && "$output" != *AWS_* ]]
 }
 
+@test "secrets: a checkout whose .git/config holds a token (extraheader, URL) is refused; nothing runs" {
+    git -C "$RR_TMP/checkout" init -q
+    git -C "$RR_TMP/checkout" remote add origin https://github.com/o/r
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_success # an ordinary remote is fine
+    rm -f "$RR_TMP/out/marker"
+    git -C "$RR_TMP/checkout" config http.https://github.com/.extraheader "AUTHORIZATION: basic $TAG"
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_failure
+    assert_output_contains "persist-credentials: false"
+    [ ! -e "$RR_TMP/out/marker" ]
+    git -C "$RR_TMP/checkout" config --unset-all http.https://github.com/.extraheader
+    git -C "$RR_TMP/checkout" remote set-url origin "https://x-access-token:$TAG@github.com/o/r"
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_failure
+    [[ "$output" != *"$TAG"* ]] # the error names the line, never the secret
+    [ ! -e "$RR_TMP/out/marker" ]
+}
+
 @test "secrets: canary files in \$HOME and /root are unreadable and a host /tmp canary is shadowed" {
     for f in "$HOME/.$TAG-home" "/root/.$TAG-root" "/tmp/$TAG-tmp"; do
         echo "secret-$TAG" >"$f"

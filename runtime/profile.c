@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "egress/egress.h"
+#include "runtime/lower_credentials.h"
 
 /* ---- the default hardened config (`revrun spec`) ---- */
 
@@ -750,7 +751,9 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     p->lower_group = st.st_gid;
     p->lower_mode = st.st_mode & 0777;
     p->idmap_lower = !p->rootless;
-    return 0;
+    /* Everything in the lower is the agent's to read: no credential may be
+     * in it. */
+    return lower_refuse_credentials(p->lower, err);
 }
 
 int profile_build(const struct rr_config *c, bool rootless, struct profile *p,

@@ -1,0 +1,53 @@
+/* runtime/lower_credentials.c: which git config lines hand the agent a
+ * credential, and which are ordinary. */
+#include <string.h>
+
+#include "runtime/lower_credentials.h"
+#include "tests/tap.h"
+
+static bool flags(const char *text, unsigned want_line)
+{
+    const char *what = NULL;
+    unsigned line = 0;
+    bool r = git_config_has_credential(text, strlen(text), &line, &what);
+
+    if (r && line != want_line)
+        tap_note("line %u, wanted %u", line, want_line);
+    return r && line == want_line && what != NULL;
+}
+
+static bool clean(const char *text)
+{
+    const char *what;
+    unsigned line;
+
+    return !git_config_has_credential(text, strlen(text), &line, &what);
+}
+
+TEST(extraheader_in_any_spelling)
+{
+    CHECK(flags("[core]\n\tbare = false\n[http \"https://github.com/\"]\n"
+                "\textraheader = AUTHORIZATION: basic eC1hY2Nlc3M=\n",
+                4));
+    CHECK(flags("[http]\n\tExtraHeader=Authorization: bearer x\n", 2));
+    CHECK(flags("[http]\n  extraHeader   = x\n", 2));
+}
+
+TEST(urls_with_a_user_or_password)
+{
+    CHECK(flags("[remote \"origin\"]\n\turl = https://x-access-token:ghs_abc@github.com/o/r\n", 2));
+    CHECK(flags("[remote \"origin\"]\n\turl = https://ghp_token@github.com/o/r\n", 2));
+    CHECK(flags("\turl = HTTP://user:pw@example.com/\n", 1));
+    CHECK(flags("\turl = ssh://git:secret@host/r\n", 1));
+}
+
+TEST(ordinary_configs_pass)
+{
+    CHECK(clean("[remote \"origin\"]\n\turl = https://github.com/o/r\n"
+                "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"));
+    CHECK(clean("\turl = ssh://git@github.com/o/r\n"));
+    CHECK(clean("\turl = git@github.com:o/r.git\n"));
+    CHECK(clean("[user]\n\temail = someone@example.com\n"));
+    CHECK(clean("[http]\n\textraheaders = not the key\n[alias]\n\tnoextraheader = x\n"));
+    CHECK(clean(""));
+}
