@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "runtime/proc.h"
 
 static const char *const v1_names[3] = {"memory", "pids", "cpu"};
 
@@ -303,6 +304,50 @@ int cgroup_join(const struct cgroup_plan *cg, pid_t pid, struct rr_error *err)
     return 0;
 }
 
+#define KILL_BATCH 512
+
+/* Is pid in the newline-separated list? */
+static bool listed(const char *list, pid_t pid)
+{
+    char want[16];
+    size_t n = (size_t)snprintf(want, sizeof(want), "%d", (int)pid);
+
+    for (const char *p = list; (p = strstr(p, want)) != NULL; p += n)
+        if ((p == list || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* SIGKILL one batch of members. A pid read from cgroup.procs may be gone
+ * and reused by a host process before we act, so each is pinned with a
+ * pidfd first and signalled only if the list, read again after pinning,
+ * still holds it: then the pidfd is that member's. Returns how many pids
+ * were listed, or -1. */
+static int kill_batch(int fd, char *buf, size_t len)
+{
+    char again[4096];
+    pid_t pids[KILL_BATCH];
+    int pfds[KILL_BATCH], n = 0, listed_n = 0;
+    char *p, *save = NULL;
+
+    if (cg_read(fd, "cgroup.procs", buf, len) < 0)
+        return -1;
+    for (p = strtok_r(buf, "\n", &save); p != NULL && n < KILL_BATCH;
+         p = strtok_r(NULL, "\n", &save)) {
+        listed_n++;
+        pids[n] = (pid_t)atoi(p);
+        if (pids[n] > 0 && (pfds[n] = rr_pidfd_open(pids[n])) >= 0)
+            n++;
+    }
+    if (n > 0 && cg_read(fd, "cgroup.procs", again, sizeof(again)) == 0)
+        for (int i = 0; i < n; i++)
+            if (listed(again, pids[i]))
+                (void)rr_pidfd_send_signal(pfds[i], SIGKILL); /* ESRCH: gone */
+    for (int i = 0; i < n; i++)
+        close(pfds[i]);
+    return listed_n;
+}
+
 /* Kill every process still listed, until the cgroup is empty (bounded). */
 static int kill_members(int fd, bool v2)
 {
@@ -312,16 +357,9 @@ static int kill_members(int fd, bool v2)
         /* the kernel does it; wait below for the list to empty */
     }
     for (int round = 0; round < 100; round++) {
-        char *p, *save = NULL;
-        bool any = false;
-        if (cg_read(fd, "cgroup.procs", buf, sizeof(buf)) < 0)
-            return -1;
-        for (p = strtok_r(buf, "\n", &save); p != NULL; p = strtok_r(NULL, "\n", &save)) {
-            any = true;
-            kill((pid_t)atoi(p), SIGKILL);
-        }
-        if (!any)
-            return 0;
+        int listed_n = kill_batch(fd, buf, sizeof(buf));
+        if (listed_n <= 0)
+            return listed_n;
         nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     }
     errno = EBUSY;
