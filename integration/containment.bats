@@ -693,6 +693,13 @@ with open(out, "wb") as f:
     [ "$(sha256sum <"$RR_BIN/revrun")" = "$sum" ]
 }
 
+@test "self-protection: pid 1's command line shows none of revrun's (no host paths)" {
+    run rr_run sh -c 'tr "\0" " " </proc/1/cmdline; echo'
+    assert_success
+    assert_output_contains "revrun-init"
+    [[ "$output" != *"$RR_TMP"* && "$output" != *"$RR_ROOT"* && "$output" != *--lower* ]]
+}
+
 @test "self-protection: a symlink in a bound tree cannot carry a mount destination out of the root" {
     mkdir -p "$RR_TMP/data" "$RR_TMP/victim"
     # the host would let anyone create there: only the resolution keeps it out

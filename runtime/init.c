@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/cmdline.h"
 #include "common/fsutil.h"
 #include "runtime/caps.h"
 #include "runtime/egress_wire.h"
@@ -394,8 +395,10 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
                         a->fds.lower_mfd,   a->fds.upper_fd, a->fds.work_fd,
                         a->console_fd,      a->fds.checkout_mfd};
 
-    /* Nothing of the monitor's (or of revrun create's) reaches pid 1. */
+    /* Nothing of the monitor's (or of revrun create's) reaches pid 1, not
+     * even its command line in /proc/1/cmdline. */
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
+    rr_cmdline_hide("revrun-init");
     /* revrun itself runs with umask 077; what it builds for the container
      * (mount points, /etc) must be readable by the agent. */
     umask(022);

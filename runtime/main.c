@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cmdline.h"
 #include "runtime/cli.h"
 #include "runtime/log.h"
 #include "runtime/paths.h"
@@ -64,6 +65,11 @@ int main(int argc, char **argv)
     enum log_format fmt = LOG_FORMAT_TEXT;
     char root_buf[4096];
     int c;
+
+    if (rr_cmdline_take(argc, argv) < 0) {
+        fprintf(stderr, "revrun: out of memory\n");
+        return CLI_ERROR;
+    }
 
     /* Everything revrun creates is private to its user: no reliance on the
      * caller's umask for state, uppers or exported change sets. */
