@@ -194,6 +194,20 @@ refuse() {
     printf '%s' "$output" | python3 -c 'import json,sys; d=json.loads(sys.stdin.buffer.read().decode("utf-8")); assert d["verdict"]=="refuse"'
 }
 
+@test "refuse: a backslash in a name (a separator on Windows)" {
+    refuse user 'touch ".git\\hooks\\post-checkout" && mkdir sub && touch "sub\\.GIT\\config" "x\\..\\..\\y"' backslash
+    # printed escaped: a backslash shows as two
+    assert_output_contains '.git\\hooks\\post-checkout: name holds a backslash'
+    assert_output_contains 'sub\\.GIT\\config: name holds a backslash'
+    assert_output_contains 'x\\..\\..\\y: name holds a backslash'
+}
+
+@test "refuse: a backslash in a symlink target" {
+    refuse user 'ln -s "..\\..\\..\\Windows\\System32" win && ln -s ".git\\hooks" hooks' backslash
+    assert_output_contains 'win: symlink target holds a backslash'
+    assert_output_contains 'hooks: symlink target holds a backslash'
+}
+
 @test "refuse: names that collide under case folding" {
     refuse user 'echo x > readme' collision
     assert_output_contains 'readme: collides with "README"'

@@ -34,6 +34,24 @@ TEST(name_refuses_controls_newlines_and_bad_utf8)
     CHECK(wb_name_problem(S(""), 255) != NULL);
 }
 
+TEST(backslash_refused_in_names_and_targets)
+{
+    struct rr_writeback_policy pol = {
+        .max_depth = 64, .max_name_bytes = 255, .max_path_bytes = 4096};
+    const char *why;
+
+    CHECK((why = wb_name_problem(S(".git\\hooks\\post-checkout"), 255)) != NULL &&
+          strcmp(wb_problem_code(why, "path"), "backslash") == 0);
+    CHECK((why = wb_path_problem(S("sub\\.GIT\\config"), &pol)) != NULL &&
+          strcmp(wb_problem_code(why, "path"), "backslash") == 0);
+    CHECK(wb_path_problem(S("x\\..\\..\\y"), &pol) != NULL);
+    CHECK((why = wb_target_problem(S("..\\..\\..\\Windows\\System32"), &pol)) != NULL &&
+          strcmp(wb_problem_code(why, "symlink"), "backslash") == 0);
+    CHECK(wb_target_problem(S(".git\\hooks"), &pol) != NULL);
+    CHECK(wb_target_problem(S("../a/b"), &pol) == NULL);
+    CHECK(strcmp(wb_problem_code(wb_name_problem(S("a\nb"), 255), "path"), "path") == 0);
+}
+
 TEST(name_length_cap)
 {
     char name[300];

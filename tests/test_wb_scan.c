@@ -224,6 +224,25 @@ TEST(collisions_case_and_normalisation)
     tree_free(&t);
 }
 
+TEST(backslash_in_names_and_targets)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_file(&t, "upper", ".git\\hooks\\post-checkout", "#!/bin/sh");
+    tree_file(&t, "upper", "sub\\.GIT\\config", "[core]");
+    tree_link(&t, "upper", "win", "..\\..\\..\\Windows\\System32");
+    tree_link(&t, "upper", "hooks", ".git\\hooks");
+    tree_file(&t, "upper", "plain", "p");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, ".git\\hooks\\post-checkout", "backslash"));
+    CHECK(tree_refused(&t, "sub\\.GIT\\config", "backslash"));
+    CHECK(tree_refused(&t, "win", "backslash"));
+    CHECK(tree_refused(&t, "hooks", "backslash"));
+    CHECK(!tree_refused(&t, "plain", "backslash"));
+    tree_free(&t);
+}
+
 TEST(rename_by_case_is_no_collision)
 {
     struct tree t;

@@ -4,6 +4,13 @@
 
 #include "common/escape.h"
 
+/* Windows takes a backslash for a separator: "sub\.git\config" is a file
+ * in .git there, "..\x" a step up. Refused rather than understood, so no
+ * rule needs a second notion of a component. */
+static const char why_backslash_name[] = "name holds a backslash (a separator on Windows)";
+static const char why_backslash_target[] =
+    "symlink target holds a backslash (a separator on Windows)";
+
 /* Code points a name may not hold: they end a line or drive a terminal in the
  * tools that print names (git, shells, CI logs). */
 static bool cp_refused(uint32_t cp)
@@ -43,6 +50,8 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
             return "name is not valid UTF-8";
         if (cp == '/')
             return "name holds a slash";
+        if (cp == '\\')
+            return why_backslash_name;
         if (cp_refused(cp))
             return "name holds a control character or newline";
         i += n;
@@ -77,12 +86,19 @@ const char *wb_target_problem(const char *target, size_t len, const struct rr_wr
         return "empty symlink target";
     if (len > pol->max_path_bytes)
         return "symlink target longer than the path cap";
+    if (memchr(target, '\\', len) != NULL)
+        return why_backslash_target;
     while (wb_next_component(target, len, &pos, &c, &n)) {
         bool dots = n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.');
         if (!dots && (why = wb_name_problem(c, n, pol->max_name_bytes)) != NULL)
             return why;
     }
     return NULL;
+}
+
+const char *wb_problem_code(const char *why, const char *code)
+{
+    return why == why_backslash_name || why == why_backslash_target ? "backslash" : code;
 }
 
 /* Lower-case ASCII of name with ignorable code points dropped, into out

@@ -15,8 +15,8 @@
  * with it is path[0..*c - path + *clen). */
 bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c, size_t *clen);
 
-/* Why one path component is refused, or NULL: empty, "." or "..", a slash,
- * invalid UTF-8, a C0/C1 control or DEL (newlines included), a Unicode line
+/* Why one path component is refused, or NULL: empty, "." or "..", a slash
+ * or a backslash, invalid UTF-8, a C0/C1 control or DEL (newlines included), a Unicode line
  * or paragraph separator, or longer than max_bytes. */
 const char *wb_name_problem(const char *name, size_t len, size_t max_bytes);
 
@@ -26,9 +26,14 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes);
 const char *wb_path_problem(const char *path, size_t len, const struct rr_writeback_policy *pol);
 
 /* Why a symlink target is refused, or NULL: empty, longer than the path
- * cap, or a component (other than ".", ".." and empty) refused as a name. */
+ * cap, a backslash anywhere, or a component (other than ".", ".." and empty)
+ * refused as a name. */
 const char *wb_target_problem(const char *target, size_t len,
                               const struct rr_writeback_policy *pol);
+
+/* The refusal code for a reason the three functions above gave: "backslash"
+ * for a backslash (its own class), code otherwise. */
+const char *wb_problem_code(const char *why, const char *code);
 
 /* True when git, or a checkout of it on macOS or Windows, would take this
  * name as ".git": any case, HFS+-ignorable code points anywhere, trailing
