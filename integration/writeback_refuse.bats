@@ -176,6 +176,18 @@ refuse() {
     refuse user 'printf "[submodule \"x\"]\n" > .gitmodules' protected
 }
 
+@test "refuse: .gitmodules in every spelling macOS or Windows takes for it" {
+    refuse user 'i=0; for n in .GitModules .gitmodules. ".gitmodules " ".gitmodules::\$DATA" gitmod~1 GITMOD~4 gi7eba~1; do
+        i=$((i + 1)); mkdir d$i && printf "[submodule \"x\"]\n" > "d$i/$n"; done' protected
+    assert_output_contains 'd1/.GitModules: matches the protected glob .gitmodules'
+    assert_output_contains 'd2/.gitmodules.: matches the protected glob .gitmodules'
+    assert_output_contains 'd3/.gitmodules : matches the protected glob .gitmodules'
+    assert_output_contains 'd4/.gitmodules::$DATA: matches the protected glob .gitmodules'
+    assert_output_contains 'd5/gitmod~1: matches the protected glob .gitmodules'
+    assert_output_contains 'd6/GITMOD~4: matches the protected glob .gitmodules'
+    assert_output_contains 'd7/gi7eba~1: matches the protected glob .gitmodules'
+}
+
 @test "refuse: newline in a name" {
     refuse user 'touch "$(printf "a\nb")"' path
 }

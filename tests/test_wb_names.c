@@ -91,6 +91,39 @@ TEST(dotgit_spellings)
     CHECK(!wb_path_has_dotgit(S("sub/.gitmodules")));
 }
 
+static bool canon_is(const char *name, size_t len, const char *want)
+{
+    char buf[64];
+
+    return wb_name_canon(name, len, buf, sizeof(buf)) && strcmp(buf, want) == 0;
+}
+
+TEST(canon_as_macos_and_windows_resolve_names)
+{
+    char dots[300];
+
+    CHECK(canon_is(S(".GitModules"), ".gitmodules"));
+    CHECK(canon_is(S(".gitmodules. . "), ".gitmodules"));
+    CHECK(canon_is(S(".gitmodules::$DATA"), ".gitmodules"));
+    CHECK(canon_is(S(".git\xe2\x80\x8emodules"), ".gitmodules")); /* LRM, HFS+ ignores it */
+    CHECK(canon_is(S("GitMod~3"), ".gitmodules"));
+    CHECK(canon_is(S("gi7eba~1"), ".gitmodules"));
+    CHECK(canon_is(S("g~123456"), ".gitmodules")); /* git's fall-back form, shortest prefix */
+    CHECK(canon_is(S("gi7d29~1"), ".gitattributes"));
+    CHECK(canon_is(S("gitign~1"), ".gitignore"));
+    CHECK(canon_is(S("Git~1"), ".git"));
+    CHECK(canon_is(S("caf\xc3\xa9.TXT"), "caf\xc3\xa9.txt")); /* other bytes kept */
+    CHECK(canon_is(S("a.b"), "a.b"));
+    CHECK(canon_is(S("gitmod~5"), "gitmod~5"));
+    CHECK(canon_is(S("gi7eba~0"), "gi7eba~0"));
+    /* a trailing run longer than the buffer cannot hide the name */
+    memset(dots, '.', sizeof(dots));
+    memcpy(dots, ".git", 4);
+    CHECK(wb_name_is_dotgit(dots, sizeof(dots)));
+    dots[sizeof(dots) - 1] = 'x'; /* but a long name is no .git */
+    CHECK(!wb_name_is_dotgit(dots, sizeof(dots)));
+}
+
 TEST(fold_case_and_normalisation_collide)
 {
     CHECK(same_key(S("README"), S("readme")));

@@ -276,6 +276,27 @@ TEST(protect_and_warn_globs)
     tree_free(&t);
 }
 
+TEST(protected_and_warned_in_every_spelling)
+{
+    static const char *const gitmodules[] = {
+        ".GitModules", "a/.gitmodules.", "b/.gitmodules ", "c/.gitmodules::$DATA",
+        "d/gitmod~1",  "e/GITMOD~4",     "f/gi7eba~1",
+    };
+    struct tree t;
+
+    tree_init(&t);
+    for (size_t i = 0; i < sizeof(gitmodules) / sizeof(gitmodules[0]); i++)
+        tree_file(&t, "upper", gitmodules[i], "[submodule]");
+    tree_file(&t, "upper", ".GitHub/Workflows/x.yml", "on:");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    for (size_t i = 0; i < sizeof(gitmodules) / sizeof(gitmodules[0]); i++)
+        if (!CHECK(tree_refused(&t, gitmodules[i], "protected")))
+            tap_note("not refused: %s", gitmodules[i]);
+    CHECK(!tree_refused(&t, ".GitHub/Workflows/x.yml", "protected"));
+    CHECK(t.scan.cs.warned.n == 2); /* the file and its new directory */
+    tree_free(&t);
+}
+
 TEST(git_paths)
 {
     struct tree t;

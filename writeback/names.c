@@ -101,41 +101,11 @@ const char *wb_problem_code(const char *why, const char *code)
     return why == why_backslash_name || why == why_backslash_target ? "backslash" : code;
 }
 
-/* Lower-case ASCII of name with ignorable code points dropped, into out
- * (NUL-terminated, at most outlen-1 bytes); false when it does not fit. */
-static bool plain_lower(const char *name, size_t len, char *out, size_t outlen)
-{
-    const unsigned char *p = (const unsigned char *)name;
-    size_t o = 0;
-
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = rr_utf8_decode(p + i, len - i, &cp);
-        if (n == 0)
-            n = 1, cp = 0xfffd;
-        i += n;
-        if (wb_cp_ignorable(cp))
-            continue;
-        if (o + 1 >= outlen)
-            return false;
-        out[o++] = cp < 0x80 ? (char)(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp) : '?';
-    }
-    out[o] = '\0';
-    return true;
-}
-
 bool wb_name_is_dotgit(const char *name, size_t len)
 {
-    char buf[64];
-    size_t n;
+    char buf[16];
 
-    if (!plain_lower(name, len, buf, sizeof(buf)))
-        return false;
-    n = strcspn(buf, ":"); /* NTFS: ".git::$INDEX_ALLOCATION" is the directory */
-    buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '.' || buf[n - 1] == ' '))
-        buf[--n] = '\0';
-    return strcmp(buf, ".git") == 0 || strcmp(buf, "git~1") == 0;
+    return wb_name_canon(name, len, buf, sizeof(buf)) && strcmp(buf, ".git") == 0;
 }
 
 bool wb_path_has_dotgit(const char *path, size_t len)

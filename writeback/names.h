@@ -43,6 +43,14 @@ bool wb_name_is_dotgit(const char *name, size_t len);
 /* True when any component of path is a .git name (see above). */
 bool wb_path_has_dotgit(const char *path, size_t len);
 
+/* name as macOS and Windows resolve it (writeback/canon.c): ASCII
+ * lower-cased, HFS+-ignorable code points dropped, a ":stream" suffix cut,
+ * trailing dots and spaces stripped, and the NTFS 8.3 aliases of the names
+ * git guards spelled out ("gitmod~1" and "gi7eba~1" are ".gitmodules",
+ * "git~1" is ".git"). Other bytes are kept. NUL-terminated into out; false
+ * when it does not fit in outlen - 1 bytes. */
+bool wb_name_canon(const char *name, size_t len, char *out, size_t outlen);
+
 /* The name's comparison key on case-insensitive, normalisation-insensitive
  * filesystems (NFD of the Latin, Greek and Cyrillic blocks, simple case
  * folding, HFS+-ignorable code points dropped), as UTF-8 in a new allocation
