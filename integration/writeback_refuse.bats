@@ -180,8 +180,9 @@ refuse() {
     refuse user 'i=0; for n in .GitModules .gitmodules. ".gitmodules " ".gitmodules::\$DATA" gitmod~1 GITMOD~4 gi7eba~1; do
         i=$((i + 1)); mkdir d$i && printf "[submodule \"x\"]\n" > "d$i/$n"; done' protected
     assert_output_contains 'd1/.GitModules: matches the protected glob .gitmodules'
-    assert_output_contains 'd2/.gitmodules.: matches the protected glob .gitmodules'
-    assert_output_contains 'd3/.gitmodules : matches the protected glob .gitmodules'
+    # a trailing dot or space is refused whatever the name
+    assert_output_contains 'd2/.gitmodules.: name ends in a dot or a space'
+    assert_output_contains 'd3/.gitmodules : name ends in a dot or a space'
     assert_output_contains 'd4/.gitmodules::$DATA: matches the protected glob .gitmodules'
     assert_output_contains 'd5/gitmod~1: matches the protected glob .gitmodules'
     assert_output_contains 'd6/GITMOD~4: matches the protected glob .gitmodules'
@@ -227,6 +228,17 @@ refuse() {
 
 @test "refuse: names that collide under Unicode normalization" {
     refuse user 'echo a > "$(printf "caf\303\251")" && echo b > "$(printf "cafe\314\201")"' collision
+}
+
+@test "refuse: names that collide on Windows: trailing dot or space, :stream" {
+    refuse user 'echo x > run.sh. && echo y > "run.sh " && echo z > "run.sh:x"' collision
+    assert_output_contains 'run.sh.: name ends in a dot or a space (Windows drops it) [path]'
+    assert_output_contains 'run.sh : name ends in a dot or a space (Windows drops it) [path]'
+    assert_output_contains 'run.sh:x: collides with "run.sh"'
+}
+
+@test "refuse: MICRO SIGN next to GREEK SMALL LETTER MU" {
+    refuse user 'echo a > "$(printf "\302\265")" && echo b > "$(printf "\316\274")"' collision
 }
 
 @test "refuse: path deeper than the cap" {

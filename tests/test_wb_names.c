@@ -34,6 +34,16 @@ TEST(name_refuses_controls_newlines_and_bad_utf8)
     CHECK(wb_name_problem(S(""), 255) != NULL);
 }
 
+TEST(name_refuses_trailing_dot_or_space)
+{
+    CHECK(wb_name_problem(S("run.sh."), 255) != NULL);
+    CHECK(wb_name_problem(S("run.sh "), 255) != NULL);
+    CHECK(wb_name_problem(S("..."), 255) != NULL);
+    CHECK(wb_name_problem(S(".hidden"), 255) == NULL);
+    CHECK(wb_name_problem(S("a. b"), 255) == NULL);
+    CHECK(wb_name_problem(S("12:00.log"), 255) == NULL); /* ':' is keyed, not refused */
+}
+
 TEST(backslash_refused_in_names_and_targets)
 {
     struct rr_writeback_policy pol = {
@@ -140,6 +150,13 @@ TEST(fold_case_and_normalisation_collide)
                    S("ab"))); /* ZWJ ignored */
     /* canonical order of marks: dot below (220) sorts before acute (230) */
     CHECK(same_key(S("e\xcc\x81\xcc\xa3"), S("e\xcc\xa3\xcc\x81")));
+    CHECK(same_key(S("\xc2\xb5"), S("\xce\xbc"))); /* MICRO SIGN, Greek mu */
+    CHECK(same_key(S("\xc2\xb5"), S("\xce\x9c"))); /* and capital mu */
+    CHECK(same_key(S("run.sh:x"), S("run.sh")));   /* NTFS stream */
+    CHECK(same_key(S("run.sh::$DATA"), S("RUN.SH")));
+    CHECK(same_key(S("run.sh. :x"), S("run.sh"))); /* trailing dots before a stream */
+    CHECK(same_key(S("run.sh.\xe2\x80\x8c"), S("run.sh")));
+    CHECK(!same_key(S("12:00"), S("12.00")));
     CHECK(!same_key(S("a"), S("b")));
     CHECK(!same_key(S("e"), S("\xc3\xa9")));
 }

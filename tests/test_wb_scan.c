@@ -243,6 +243,26 @@ TEST(backslash_in_names_and_targets)
     tree_free(&t);
 }
 
+TEST(collisions_windows_and_micro_sign)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_file(&t, "lower", "run.sh", "#!/bin/sh");
+    tree_file(&t, "upper", "run.sh:stream", "x");
+    tree_file(&t, "upper", "run.sh.", "x");
+    tree_file(&t, "upper", "d/\xc2\xb5", "micro");
+    tree_file(&t, "upper", "d/\xce\xbc", "mu");
+    tree_file(&t, "upper", "d/12:00", "a"); /* ':' alone is a name like any other */
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, "run.sh:stream", "collision"));
+    CHECK(tree_refused(&t, "run.sh.", "path"));
+    CHECK(tree_refused(&t, "d/\xce\xbc", "collision") ||
+          tree_refused(&t, "d/\xc2\xb5", "collision"));
+    CHECK(!tree_refused(&t, "d/12:00", "collision") && !tree_refused(&t, "d/12:00", "path"));
+    tree_free(&t);
+}
+
 TEST(rename_by_case_is_no_collision)
 {
     struct tree t;
@@ -279,8 +299,7 @@ TEST(protect_and_warn_globs)
 TEST(protected_and_warned_in_every_spelling)
 {
     static const char *const gitmodules[] = {
-        ".GitModules", "a/.gitmodules.", "b/.gitmodules ", "c/.gitmodules::$DATA",
-        "d/gitmod~1",  "e/GITMOD~4",     "f/gi7eba~1",
+        ".GitModules", "c/.gitmodules::$DATA", "d/gitmod~1", "e/GITMOD~4", "f/gi7eba~1",
     };
     struct tree t;
 
@@ -288,7 +307,11 @@ TEST(protected_and_warned_in_every_spelling)
     for (size_t i = 0; i < sizeof(gitmodules) / sizeof(gitmodules[0]); i++)
         tree_file(&t, "upper", gitmodules[i], "[submodule]");
     tree_file(&t, "upper", ".GitHub/Workflows/x.yml", "on:");
+    tree_file(&t, "upper", "a/.gitmodules.", "[submodule]");
+    tree_file(&t, "upper", "b/.gitmodules ", "[submodule]");
     CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, "a/.gitmodules.", "path")); /* any trailing dot or space */
+    CHECK(tree_refused(&t, "b/.gitmodules ", "path"));
     for (size_t i = 0; i < sizeof(gitmodules) / sizeof(gitmodules[0]); i++)
         if (!CHECK(tree_refused(&t, gitmodules[i], "protected")))
             tap_note("not refused: %s", gitmodules[i]);

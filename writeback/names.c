@@ -56,6 +56,10 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
             return "name holds a control character or newline";
         i += n;
     }
+    /* Windows drops them ("run.sh." is "run.sh"): refused rather than
+     * compared, so no rule has to know which name a checkout will get. */
+    if (name[len - 1] == '.' || name[len - 1] == ' ')
+        return "name ends in a dot or a space (Windows drops it)";
     return NULL;
 }
 

@@ -16,8 +16,9 @@
 bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c, size_t *clen);
 
 /* Why one path component is refused, or NULL: empty, "." or "..", a slash
- * or a backslash, invalid UTF-8, a C0/C1 control or DEL (newlines included), a Unicode line
- * or paragraph separator, or longer than max_bytes. */
+ * or a backslash, invalid UTF-8, a C0/C1 control or DEL (newlines
+ * included), a Unicode line or paragraph separator, a trailing dot or space
+ * (Windows drops them), or longer than max_bytes. */
 const char *wb_name_problem(const char *name, size_t len, size_t max_bytes);
 
 /* Why a relative path is refused, or NULL: a leading or doubled slash, a
@@ -53,8 +54,10 @@ bool wb_name_canon(const char *name, size_t len, char *out, size_t outlen);
 
 /* The name's comparison key on case-insensitive, normalisation-insensitive
  * filesystems (NFD of the Latin, Greek and Cyrillic blocks, simple case
- * folding, HFS+-ignorable code points dropped), as UTF-8 in a new allocation
- * of *keylen bytes. NULL on ENOMEM or when name is not valid UTF-8. */
+ * folding, HFS+-ignorable code points dropped) and on NTFS (a ":stream"
+ * suffix cut, trailing dots and spaces stripped), as UTF-8 in a new
+ * allocation of *keylen bytes. NULL on ENOMEM or when name is not valid
+ * UTF-8. */
 char *wb_fold_key(const char *name, size_t len, size_t *keylen);
 
 /* Code points HFS+ ignores in names (zero-width joiners, bidi embeddings and
