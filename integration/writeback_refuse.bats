@@ -221,6 +221,16 @@ refuse() {
     assert_output_contains 'hooks: symlink target holds a backslash'
 }
 
+@test "refuse: deleting or retargeting a checkout symlink whose target is not UTF-8" {
+    # the manifest could not carry the base target, so apply could never take it
+    ln -s "$(printf 'bad\377')" "$WB/lower/badlink"
+    ln -s "$(printf 'bad\376')" "$WB/lower/badlink2"
+    chown -h "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/badlink" "$WB/lower/badlink2"
+    refuse user 'rm badlink && ln -sfn README badlink2' symlink
+    assert_output_contains "badlink: the checkout's symlink target is not valid UTF-8"
+    assert_output_contains "badlink2: the checkout's symlink target is not valid UTF-8"
+}
+
 @test "refuse: names that collide under case folding" {
     refuse user 'echo x > readme' collision
     assert_output_contains 'readme: collides with "README"'

@@ -263,6 +263,24 @@ TEST(collisions_windows_and_micro_sign)
     tree_free(&t);
 }
 
+TEST(checkout_symlink_with_a_target_an_export_cannot_carry)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_link(&t, "lower", "gone", "bad\xff");
+    tree_link(&t, "lower", "moved", "bad\xfe");
+    tree_link(&t, "lower", "fine", "README");
+    tree_file(&t, "upper", ".wh.gone", "");
+    tree_file(&t, "upper", ".wh.fine", "");
+    tree_link(&t, "upper", "moved", "README");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, "gone", "symlink"));
+    CHECK(tree_refused(&t, "moved", "symlink"));
+    CHECK(!tree_refused(&t, "fine", "symlink"));
+    tree_free(&t);
+}
+
 TEST(rename_by_case_is_no_collision)
 {
     struct tree t;
