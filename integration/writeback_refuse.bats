@@ -176,6 +176,19 @@ refuse() {
     refuse user 'printf "[submodule \"x\"]\n" > .gitmodules' protected
 }
 
+@test "refuse: .gitmodules in every spelling macOS or Windows takes for it" {
+    refuse user 'i=0; for n in .GitModules .gitmodules. ".gitmodules " ".gitmodules::\$DATA" gitmod~1 GITMOD~4 gi7eba~1; do
+        i=$((i + 1)); mkdir d$i && printf "[submodule \"x\"]\n" > "d$i/$n"; done' protected
+    assert_output_contains 'd1/.GitModules: matches the protected glob .gitmodules'
+    # a trailing dot or space is refused whatever the name
+    assert_output_contains 'd2/.gitmodules.: name ends in a dot or a space'
+    assert_output_contains 'd3/.gitmodules : name ends in a dot or a space'
+    assert_output_contains 'd4/.gitmodules::$DATA: matches the protected glob .gitmodules'
+    assert_output_contains 'd5/gitmod~1: matches the protected glob .gitmodules'
+    assert_output_contains 'd6/GITMOD~4: matches the protected glob .gitmodules'
+    assert_output_contains 'd7/gi7eba~1: matches the protected glob .gitmodules'
+}
+
 @test "refuse: newline in a name" {
     refuse user 'touch "$(printf "a\nb")"' path
 }
@@ -194,6 +207,30 @@ refuse() {
     printf '%s' "$output" | python3 -c 'import json,sys; d=json.loads(sys.stdin.buffer.read().decode("utf-8")); assert d["verdict"]=="refuse"'
 }
 
+@test "refuse: a backslash in a name (a separator on Windows)" {
+    refuse user 'touch ".git\\hooks\\post-checkout" && mkdir sub && touch "sub\\.GIT\\config" "x\\..\\..\\y"' backslash
+    # printed escaped: a backslash shows as two
+    assert_output_contains '.git\\hooks\\post-checkout: name holds a backslash'
+    assert_output_contains 'sub\\.GIT\\config: name holds a backslash'
+    assert_output_contains 'x\\..\\..\\y: name holds a backslash'
+}
+
+@test "refuse: a backslash in a symlink target" {
+    refuse user 'ln -s "..\\..\\..\\Windows\\System32" win && ln -s ".git\\hooks" hooks' backslash
+    assert_output_contains 'win: symlink target holds a backslash'
+    assert_output_contains 'hooks: symlink target holds a backslash'
+}
+
+@test "refuse: deleting or retargeting a checkout symlink whose target is not UTF-8" {
+    # the manifest could not carry the base target, so apply could never take it
+    ln -s "$(printf 'bad\377')" "$WB/lower/badlink"
+    ln -s "$(printf 'bad\376')" "$WB/lower/badlink2"
+    chown -h "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/badlink" "$WB/lower/badlink2"
+    refuse user 'rm badlink && ln -sfn README badlink2' symlink
+    assert_output_contains "badlink: the checkout's symlink target is not valid UTF-8"
+    assert_output_contains "badlink2: the checkout's symlink target is not valid UTF-8"
+}
+
 @test "refuse: names that collide under case folding" {
     refuse user 'echo x > readme' collision
     assert_output_contains 'readme: collides with "README"'
@@ -201,6 +238,17 @@ refuse() {
 
 @test "refuse: names that collide under Unicode normalization" {
     refuse user 'echo a > "$(printf "caf\303\251")" && echo b > "$(printf "cafe\314\201")"' collision
+}
+
+@test "refuse: names that collide on Windows: trailing dot or space, :stream" {
+    refuse user 'echo x > run.sh. && echo y > "run.sh " && echo z > "run.sh:x"' collision
+    assert_output_contains 'run.sh.: name ends in a dot or a space (Windows drops it) [path]'
+    assert_output_contains 'run.sh : name ends in a dot or a space (Windows drops it) [path]'
+    assert_output_contains 'run.sh:x: collides with "run.sh"'
+}
+
+@test "refuse: MICRO SIGN next to GREEK SMALL LETTER MU" {
+    refuse user 'echo a > "$(printf "\302\265")" && echo b > "$(printf "\316\274")"' collision
 }
 
 @test "refuse: path deeper than the cap" {

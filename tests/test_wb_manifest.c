@@ -212,6 +212,33 @@ TEST(recheck_refuses_what_vetting_would)
     writeback_policy_free(&pol);
 }
 
+/* A forged manifest with the spellings vetting refuses: apply refuses too. */
+TEST(recheck_refuses_other_spellings_and_backslashes)
+{
+    static const char *const paths[] = {
+        "gitmod~1", ".GitModules", "sub/.gitmodules::$DATA", ".git\\hooks\\post-checkout",
+        "run.sh.",
+    };
+    struct rr_writeback_policy pol;
+    struct rr_error err;
+    struct wb_obj none = {0}, a = file_obj("a", false), win = link_obj("..\\..\\x");
+    struct wb_changeset cs = {0};
+
+    writeback_policy_defaults(&pol, &err);
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        memset(&cs, 0, sizeof(cs));
+        wb_changeset_add(&cs, paths[i], strlen(paths[i]), &none, &a, &err);
+        if (!CHECK(wb_rules_recheck(&cs, &pol, &err) < 0))
+            tap_note("accepted: %s", paths[i]);
+        wb_changeset_free(&cs);
+    }
+    memset(&cs, 0, sizeof(cs));
+    wb_changeset_add(&cs, "l", 1, &none, &win, &err);
+    CHECK(wb_rules_recheck(&cs, &pol, &err) < 0);
+    wb_changeset_free(&cs);
+    writeback_policy_free(&pol);
+}
+
 TEST(kind_of)
 {
     struct wb_obj none = {0}, dir = {.type = WB_T_DIR};

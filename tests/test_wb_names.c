@@ -34,6 +34,34 @@ TEST(name_refuses_controls_newlines_and_bad_utf8)
     CHECK(wb_name_problem(S(""), 255) != NULL);
 }
 
+TEST(name_refuses_trailing_dot_or_space)
+{
+    CHECK(wb_name_problem(S("run.sh."), 255) != NULL);
+    CHECK(wb_name_problem(S("run.sh "), 255) != NULL);
+    CHECK(wb_name_problem(S("..."), 255) != NULL);
+    CHECK(wb_name_problem(S(".hidden"), 255) == NULL);
+    CHECK(wb_name_problem(S("a. b"), 255) == NULL);
+    CHECK(wb_name_problem(S("12:00.log"), 255) == NULL); /* ':' is keyed, not refused */
+}
+
+TEST(backslash_refused_in_names_and_targets)
+{
+    struct rr_writeback_policy pol = {
+        .max_depth = 64, .max_name_bytes = 255, .max_path_bytes = 4096};
+    const char *why;
+
+    CHECK((why = wb_name_problem(S(".git\\hooks\\post-checkout"), 255)) != NULL &&
+          strcmp(wb_problem_code(why, "path"), "backslash") == 0);
+    CHECK((why = wb_path_problem(S("sub\\.GIT\\config"), &pol)) != NULL &&
+          strcmp(wb_problem_code(why, "path"), "backslash") == 0);
+    CHECK(wb_path_problem(S("x\\..\\..\\y"), &pol) != NULL);
+    CHECK((why = wb_target_problem(S("..\\..\\..\\Windows\\System32"), &pol)) != NULL &&
+          strcmp(wb_problem_code(why, "symlink"), "backslash") == 0);
+    CHECK(wb_target_problem(S(".git\\hooks"), &pol) != NULL);
+    CHECK(wb_target_problem(S("../a/b"), &pol) == NULL);
+    CHECK(strcmp(wb_problem_code(wb_name_problem(S("a\nb"), 255), "path"), "path") == 0);
+}
+
 TEST(name_length_cap)
 {
     char name[300];
@@ -73,6 +101,39 @@ TEST(dotgit_spellings)
     CHECK(!wb_path_has_dotgit(S("sub/.gitmodules")));
 }
 
+static bool canon_is(const char *name, size_t len, const char *want)
+{
+    char buf[64];
+
+    return wb_name_canon(name, len, buf, sizeof(buf)) && strcmp(buf, want) == 0;
+}
+
+TEST(canon_as_macos_and_windows_resolve_names)
+{
+    char dots[300];
+
+    CHECK(canon_is(S(".GitModules"), ".gitmodules"));
+    CHECK(canon_is(S(".gitmodules. . "), ".gitmodules"));
+    CHECK(canon_is(S(".gitmodules::$DATA"), ".gitmodules"));
+    CHECK(canon_is(S(".git\xe2\x80\x8emodules"), ".gitmodules")); /* LRM, HFS+ ignores it */
+    CHECK(canon_is(S("GitMod~3"), ".gitmodules"));
+    CHECK(canon_is(S("gi7eba~1"), ".gitmodules"));
+    CHECK(canon_is(S("g~123456"), ".gitmodules")); /* git's fall-back form, shortest prefix */
+    CHECK(canon_is(S("gi7d29~1"), ".gitattributes"));
+    CHECK(canon_is(S("gitign~1"), ".gitignore"));
+    CHECK(canon_is(S("Git~1"), ".git"));
+    CHECK(canon_is(S("caf\xc3\xa9.TXT"), "caf\xc3\xa9.txt")); /* other bytes kept */
+    CHECK(canon_is(S("a.b"), "a.b"));
+    CHECK(canon_is(S("gitmod~5"), "gitmod~5"));
+    CHECK(canon_is(S("gi7eba~0"), "gi7eba~0"));
+    /* a trailing run longer than the buffer cannot hide the name */
+    memset(dots, '.', sizeof(dots));
+    memcpy(dots, ".git", 4);
+    CHECK(wb_name_is_dotgit(dots, sizeof(dots)));
+    dots[sizeof(dots) - 1] = 'x'; /* but a long name is no .git */
+    CHECK(!wb_name_is_dotgit(dots, sizeof(dots)));
+}
+
 TEST(fold_case_and_normalisation_collide)
 {
     CHECK(same_key(S("README"), S("readme")));
@@ -89,6 +150,13 @@ TEST(fold_case_and_normalisation_collide)
                    S("ab"))); /* ZWJ ignored */
     /* canonical order of marks: dot below (220) sorts before acute (230) */
     CHECK(same_key(S("e\xcc\x81\xcc\xa3"), S("e\xcc\xa3\xcc\x81")));
+    CHECK(same_key(S("\xc2\xb5"), S("\xce\xbc"))); /* MICRO SIGN, Greek mu */
+    CHECK(same_key(S("\xc2\xb5"), S("\xce\x9c"))); /* and capital mu */
+    CHECK(same_key(S("run.sh:x"), S("run.sh")));   /* NTFS stream */
+    CHECK(same_key(S("run.sh::$DATA"), S("RUN.SH")));
+    CHECK(same_key(S("run.sh. :x"), S("run.sh"))); /* trailing dots before a stream */
+    CHECK(same_key(S("run.sh.\xe2\x80\x8c"), S("run.sh")));
+    CHECK(!same_key(S("12:00"), S("12.00")));
     CHECK(!same_key(S("a"), S("b")));
     CHECK(!same_key(S("e"), S("\xc3\xa9")));
 }

@@ -224,6 +224,63 @@ TEST(collisions_case_and_normalisation)
     tree_free(&t);
 }
 
+TEST(backslash_in_names_and_targets)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_file(&t, "upper", ".git\\hooks\\post-checkout", "#!/bin/sh");
+    tree_file(&t, "upper", "sub\\.GIT\\config", "[core]");
+    tree_link(&t, "upper", "win", "..\\..\\..\\Windows\\System32");
+    tree_link(&t, "upper", "hooks", ".git\\hooks");
+    tree_file(&t, "upper", "plain", "p");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, ".git\\hooks\\post-checkout", "backslash"));
+    CHECK(tree_refused(&t, "sub\\.GIT\\config", "backslash"));
+    CHECK(tree_refused(&t, "win", "backslash"));
+    CHECK(tree_refused(&t, "hooks", "backslash"));
+    CHECK(!tree_refused(&t, "plain", "backslash"));
+    tree_free(&t);
+}
+
+TEST(collisions_windows_and_micro_sign)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_file(&t, "lower", "run.sh", "#!/bin/sh");
+    tree_file(&t, "upper", "run.sh:stream", "x");
+    tree_file(&t, "upper", "run.sh.", "x");
+    tree_file(&t, "upper", "d/\xc2\xb5", "micro");
+    tree_file(&t, "upper", "d/\xce\xbc", "mu");
+    tree_file(&t, "upper", "d/12:00", "a"); /* ':' alone is a name like any other */
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, "run.sh:stream", "collision"));
+    CHECK(tree_refused(&t, "run.sh.", "path"));
+    CHECK(tree_refused(&t, "d/\xce\xbc", "collision") ||
+          tree_refused(&t, "d/\xc2\xb5", "collision"));
+    CHECK(!tree_refused(&t, "d/12:00", "collision") && !tree_refused(&t, "d/12:00", "path"));
+    tree_free(&t);
+}
+
+TEST(checkout_symlink_with_a_target_an_export_cannot_carry)
+{
+    struct tree t;
+
+    tree_init(&t);
+    tree_link(&t, "lower", "gone", "bad\xff");
+    tree_link(&t, "lower", "moved", "bad\xfe");
+    tree_link(&t, "lower", "fine", "README");
+    tree_file(&t, "upper", ".wh.gone", "");
+    tree_file(&t, "upper", ".wh.fine", "");
+    tree_link(&t, "upper", "moved", "README");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, "gone", "symlink"));
+    CHECK(tree_refused(&t, "moved", "symlink"));
+    CHECK(!tree_refused(&t, "fine", "symlink"));
+    tree_free(&t);
+}
+
 TEST(rename_by_case_is_no_collision)
 {
     struct tree t;
@@ -254,6 +311,30 @@ TEST(protect_and_warn_globs)
     CHECK(!tree_refused(&t, "sub/Makefile", "protected"));
     /* sub/Makefile, .github/workflows/ci.yml and the new .github/workflows */
     CHECK(t.scan.cs.warned.n == 3);
+    tree_free(&t);
+}
+
+TEST(protected_and_warned_in_every_spelling)
+{
+    static const char *const gitmodules[] = {
+        ".GitModules", "c/.gitmodules::$DATA", "d/gitmod~1", "e/GITMOD~4", "f/gi7eba~1",
+    };
+    struct tree t;
+
+    tree_init(&t);
+    for (size_t i = 0; i < sizeof(gitmodules) / sizeof(gitmodules[0]); i++)
+        tree_file(&t, "upper", gitmodules[i], "[submodule]");
+    tree_file(&t, "upper", ".GitHub/Workflows/x.yml", "on:");
+    tree_file(&t, "upper", "a/.gitmodules.", "[submodule]");
+    tree_file(&t, "upper", "b/.gitmodules ", "[submodule]");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_refused(&t, "a/.gitmodules.", "path")); /* any trailing dot or space */
+    CHECK(tree_refused(&t, "b/.gitmodules ", "path"));
+    for (size_t i = 0; i < sizeof(gitmodules) / sizeof(gitmodules[0]); i++)
+        if (!CHECK(tree_refused(&t, gitmodules[i], "protected")))
+            tap_note("not refused: %s", gitmodules[i]);
+    CHECK(!tree_refused(&t, ".GitHub/Workflows/x.yml", "protected"));
+    CHECK(t.scan.cs.warned.n == 2); /* the file and its new directory */
     tree_free(&t);
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/cleanup.h"
 #include "writeback/apply_int.h"
+#include "writeback/apply_same.h"
 #include "writeback/fsutil.h"
 
 int ap_open_parent(const struct applier *a, const char *path, size_t len, const char **name)
@@ -54,21 +55,6 @@ static int ancestry(struct applier *a, const struct wb_change *c)
         c->base.type != WB_T_NONE)
         return 0;
     return conflict(a, c, "the manifest's directories do not hold its paths") < 0 ? -1 : 2;
-}
-
-static int same_file(struct applier *a, const struct wb_change *c, int pfd, const char *name,
-                     const struct stat *st)
-{
-    _cleanup_close_ int fd = -1;
-    struct wb_content got;
-
-    if (!S_ISREG(st->st_mode) || (uint64_t)st->st_size != c->base.size)
-        return 0;
-    if ((fd = wb_openat_beneath(pfd, name, O_RDONLY | O_NONBLOCK, 0)) < 0)
-        return rr_fail(a->err, errno, "TARGET %s", c->path);
-    if (wb_hash_fd(fd, c->base.size, c->base.size, NULL, &got, a->err) < 0)
-        return rr_wrap(a->err, "TARGET %s", c->path);
-    return memcmp(got.sha256, c->base.sha256, WB_SHA256_LEN) == 0;
 }
 
 static int same_link(struct applier *a, const struct wb_change *c, int pfd, const char *name,
@@ -126,11 +112,13 @@ static int compare_base(struct applier *a, size_t i, int pfd, const char *name)
     case WB_T_NONE:
         return conflict(a, c, "already exists in TARGET");
     case WB_T_FILE:
-        if ((same = same_file(a, c, pfd, name, &st)) < 0)
-            return -1;
-        if (same && ((st.st_mode & S_IXUSR) != 0) != c->base.exec)
+        if ((same = ap_same_file(pfd, name, &st, &c->base, a->err)) < 0)
+            return rr_wrap(a->err, "TARGET %s", c->path);
+        if (same == AP_MOVED)
+            return conflict(a, c, "TARGET's file changed while it was compared");
+        if (same == AP_SAME && ((st.st_mode & S_IXUSR) != 0) != c->base.exec)
             return conflict(a, c, "its executable bit in TARGET is not the base's");
-        return same ? 0 : conflict(a, c, "TARGET's content is not the base");
+        return same == AP_SAME ? 0 : conflict(a, c, "TARGET's content is not the base");
     case WB_T_SYMLINK:
         if ((same = same_link(a, c, pfd, name, &st)) < 0)
             return -1;

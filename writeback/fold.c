@@ -8,7 +8,14 @@
  * ASCII and those blocks; canonical ordering of combining marks; and the
  * code points HFS+ ignores (zero-width joiners, bidi embeddings, BOM).
  * Outside those blocks a code point is its own key, so e.g. two Hangul
- * spellings or compatibility forms (fullwidth letters) are not caught. */
+ * spellings or compatibility forms (fullwidth letters) are not caught.
+ *
+ * Windows adds its own aliasing: the Win32 layer drops trailing dots and
+ * spaces ("run.sh." is "run.sh") and "run.sh:x" is a stream of "run.sh".
+ * Names ending in a dot or a space are refused outright (wb_name_problem);
+ * the key still cuts a ":stream" suffix, because ':' is an ordinary byte on
+ * Linux and refusing it would refuse real names, and strips trailing dots
+ * and spaces left in front of the ':' or behind an ignorable code point. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,9 +159,13 @@ char *wb_fold_key(const char *name, size_t len, size_t *keylen)
         if (k == 0)
             return NULL;
         i += k;
+        if (cp == ':')
+            break; /* NTFS: a stream of the name before it */
         if (!wb_cp_ignorable(cp))
             n += decompose(cp, cps + n);
     }
+    while (n > 0 && (cps[n - 1] == '.' || cps[n - 1] == ' '))
+        n--; /* Win32 drops them */
     order_marks(cps, n);
     key = malloc(n * 4 + 1);
     if (key == NULL)

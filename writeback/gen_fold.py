@@ -2,8 +2,11 @@
 # Regenerates writeback/fold_table.h: python3 writeback/gen_fold.py > writeback/fold_table.h
 # The canonical decompositions and simple case folds of the Latin, Greek and
 # Cyrillic blocks (see fold.c for why this coverage).
+# The Latin-1 Supplement from 0xA0, not 0xC0: U+00B5 MICRO SIGN folds to
+# U+03BC GREEK SMALL LETTER MU, so "\u00b5" and "\u03bc" are one name on a
+# case-insensitive checkout.
 import unicodedata as U
-ranges=[(0xC0,0x24F),(0x370,0x3FF),(0x400,0x52F),(0x1E00,0x1FFF),(0x2126,0x2126),(0x212A,0x212B)]
+ranges=[(0xA0,0x24F),(0x370,0x3FF),(0x400,0x52F),(0x1E00,0x1FFF),(0x2126,0x2126),(0x212A,0x212B)]
 cps=[c for a,b in ranges for c in range(a,b+1)]
 dec=[]
 for c in cps:

@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#include "writeback/names.h"
+
 struct seg {
     const char *s;
     size_t len;
@@ -27,7 +29,8 @@ static bool split(const char *s, size_t len, struct seg *out, size_t *n)
     return true;
 }
 
-static bool seg_match(struct seg pat, struct seg name)
+/* canon: match the name as macOS and Windows resolve it, without case. */
+static bool seg_match(struct seg pat, struct seg name, bool canon)
 {
     char p[256], n[256];
 
@@ -35,6 +38,8 @@ static bool seg_match(struct seg pat, struct seg name)
         return false;
     memcpy(p, pat.s, pat.len);
     p[pat.len] = '\0';
+    if (canon)
+        return wb_name_canon(name.s, name.len, n, sizeof(n)) && fnmatch(p, n, FNM_CASEFOLD) == 0;
     memcpy(n, name.s, name.len);
     n[name.len] = '\0';
     return fnmatch(p, n, 0) == 0;
@@ -49,7 +54,8 @@ static bool is_globstar(struct seg s)
  * path[0..nn)? Matching a prefix is enough: a matched directory covers
  * everything in it. Dynamic programming over (pattern, path) positions:
  * reach[j] says pat[0..i) can consume exactly path[0..j). */
-static bool match_prefix(const struct seg *pat, size_t np, const struct seg *path, size_t nn)
+static bool match_prefix(const struct seg *pat, size_t np, const struct seg *path, size_t nn,
+                         bool canon)
 {
     bool reach[GLOB_MAX_SEGS + 1], next[GLOB_MAX_SEGS + 1];
 
@@ -63,7 +69,7 @@ static bool match_prefix(const struct seg *pat, size_t np, const struct seg *pat
             if (is_globstar(pat[i])) {
                 for (size_t k = j; k <= nn; k++)
                     next[k] = true;
-            } else if (j < nn && seg_match(pat[i], path[j])) {
+            } else if (j < nn && seg_match(pat[i], path[j], canon)) {
                 next[j + 1] = true;
             }
         }
@@ -74,10 +80,10 @@ static bool match_prefix(const struct seg *pat, size_t np, const struct seg *pat
             return true;
     /* "X" followed by a globstar names X's contents; X itself is covered too
      * (so the .git pattern also refuses replacing .git). */
-    return np > 0 && is_globstar(pat[np - 1]) && match_prefix(pat, np - 1, path, nn);
+    return np > 0 && is_globstar(pat[np - 1]) && match_prefix(pat, np - 1, path, nn, canon);
 }
 
-bool wb_glob_match(const char *pattern, const char *path, size_t len)
+static bool glob_match(const char *pattern, const char *path, size_t len, bool canon)
 {
     struct seg pat[GLOB_MAX_SEGS], segs[GLOB_MAX_SEGS];
     size_t np, nn, plen = strlen(pattern);
@@ -89,9 +95,16 @@ bool wb_glob_match(const char *pattern, const char *path, size_t len)
     if (!split(pattern, plen, pat, &np) || !split(path, len, segs, &nn) || np == 0)
         return false;
     if (anchored)
-        return match_prefix(pat, np, segs, nn);
+        return match_prefix(pat, np, segs, nn, canon);
     for (size_t j = 0; j < nn; j++)
-        if (seg_match(pat[0], segs[j]))
+        if (seg_match(pat[0], segs[j], canon))
             return true;
     return false;
+}
+
+/* The path as Linux names it, then as a macOS or Windows checkout would
+ * (".GitModules", ".gitmodules.", "gitmod~1" are all .gitmodules there). */
+bool wb_glob_match(const char *pattern, const char *path, size_t len)
+{
+    return glob_match(pattern, path, len, false) || glob_match(pattern, path, len, true);
 }

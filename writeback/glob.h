@@ -6,7 +6,12 @@
  *     in .git;
  *   - a pattern that matches a directory matches everything under it, so
  *     "secrets" protects "secrets/key"; the .git pattern above also covers
- *     ".git" itself (replacing it). */
+ *     ".git" itself (replacing it);
+ *   - a path matches if it matches as it is, or with every name as macOS
+ *     and Windows resolve it (wb_name_canon) and without ASCII case, so
+ *     ".GitModules", ".gitmodules.", ".gitmodules::$DATA" and "gitmod~1"
+ *     match ".gitmodules", and ".GitHub/Workflows/x.yml" matches
+ *     ".github/workflows/" + "**". */
 #ifndef REVRUN_WB_GLOB_H
 #define REVRUN_WB_GLOB_H
 

@@ -21,9 +21,14 @@ static const char *mode_text(const struct wb_obj *o)
     }
 }
 
+bool wb_json_text_exact(const char *s, size_t len)
+{
+    return json_utf8_valid(s, len) && memchr(s, '\0', len) == NULL;
+}
+
 void wb_json_text(struct json_writer *w, const char *s, size_t len)
 {
-    if (json_utf8_valid(s, len) && memchr(s, '\0', len) == NULL)
+    if (wb_json_text_exact(s, len))
         json_w_string(w, s);
     else
         json_w_bytes(w, s, len);

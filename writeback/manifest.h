@@ -25,8 +25,12 @@
 void wb_json_change(struct json_writer *w, const struct wb_change *c);
 
 /* A string from the tree: exact when it is valid UTF-8, otherwise in
- * json_w_bytes' escaped form (only refused sets hold such strings). */
+ * json_w_bytes' escaped form (only refused sets hold such strings: vetting
+ * refuses every name and target, new or base, that is not exact). */
 void wb_json_text(struct json_writer *w, const char *s, size_t len);
+
+/* Does wb_json_text write s as it is (so a loaded manifest gets it back)? */
+bool wb_json_text_exact(const char *s, size_t len);
 
 /* "changes": [every change of cs]. */
 void wb_json_changes(struct json_writer *w, const struct wb_changeset *cs);

@@ -4,6 +4,13 @@
 
 #include "common/escape.h"
 
+/* Windows takes a backslash for a separator: "sub\.git\config" is a file
+ * in .git there, "..\x" a step up. Refused rather than understood, so no
+ * rule needs a second notion of a component. */
+static const char why_backslash_name[] = "name holds a backslash (a separator on Windows)";
+static const char why_backslash_target[] =
+    "symlink target holds a backslash (a separator on Windows)";
+
 /* Code points a name may not hold: they end a line or drive a terminal in the
  * tools that print names (git, shells, CI logs). */
 static bool cp_refused(uint32_t cp)
@@ -43,10 +50,16 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
             return "name is not valid UTF-8";
         if (cp == '/')
             return "name holds a slash";
+        if (cp == '\\')
+            return why_backslash_name;
         if (cp_refused(cp))
             return "name holds a control character or newline";
         i += n;
     }
+    /* Windows drops them ("run.sh." is "run.sh"): refused rather than
+     * compared, so no rule has to know which name a checkout will get. */
+    if (name[len - 1] == '.' || name[len - 1] == ' ')
+        return "name ends in a dot or a space (Windows drops it)";
     return NULL;
 }
 
@@ -77,6 +90,8 @@ const char *wb_target_problem(const char *target, size_t len, const struct rr_wr
         return "empty symlink target";
     if (len > pol->max_path_bytes)
         return "symlink target longer than the path cap";
+    if (memchr(target, '\\', len) != NULL)
+        return why_backslash_target;
     while (wb_next_component(target, len, &pos, &c, &n)) {
         bool dots = n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.');
         if (!dots && (why = wb_name_problem(c, n, pol->max_name_bytes)) != NULL)
@@ -85,41 +100,16 @@ const char *wb_target_problem(const char *target, size_t len, const struct rr_wr
     return NULL;
 }
 
-/* Lower-case ASCII of name with ignorable code points dropped, into out
- * (NUL-terminated, at most outlen-1 bytes); false when it does not fit. */
-static bool plain_lower(const char *name, size_t len, char *out, size_t outlen)
+const char *wb_problem_code(const char *why, const char *code)
 {
-    const unsigned char *p = (const unsigned char *)name;
-    size_t o = 0;
-
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = rr_utf8_decode(p + i, len - i, &cp);
-        if (n == 0)
-            n = 1, cp = 0xfffd;
-        i += n;
-        if (wb_cp_ignorable(cp))
-            continue;
-        if (o + 1 >= outlen)
-            return false;
-        out[o++] = cp < 0x80 ? (char)(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp) : '?';
-    }
-    out[o] = '\0';
-    return true;
+    return why == why_backslash_name || why == why_backslash_target ? "backslash" : code;
 }
 
 bool wb_name_is_dotgit(const char *name, size_t len)
 {
-    char buf[64];
-    size_t n;
+    char buf[16];
 
-    if (!plain_lower(name, len, buf, sizeof(buf)))
-        return false;
-    n = strcspn(buf, ":"); /* NTFS: ".git::$INDEX_ALLOCATION" is the directory */
-    buf[n] = '\0';
-    while (n > 0 && (buf[n - 1] == '.' || buf[n - 1] == ' '))
-        buf[--n] = '\0';
-    return strcmp(buf, ".git") == 0 || strcmp(buf, "git~1") == 0;
+    return wb_name_canon(name, len, buf, sizeof(buf)) && strcmp(buf, ".git") == 0;
 }
 
 bool wb_path_has_dotgit(const char *path, size_t len)

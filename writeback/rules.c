@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "writeback/glob.h"
+#include "writeback/manifest.h"
 #include "writeback/merged.h"
 #include "writeback/names.h"
 #include "writeback/resolve.h"
@@ -46,6 +47,14 @@ static int check_globs(struct wb_changeset *cs, const struct wb_change *c,
 static int check_symlink(struct wb_scan *s, const struct wb_change *c, struct rr_error *err)
 {
     enum wb_resolve res;
+
+    /* apply checks TARGET's link against base.target, and the manifest can
+     * carry only valid UTF-8 as it is: such a change could never apply. */
+    if (c->base.type == WB_T_SYMLINK && !wb_json_text_exact(c->base.target, c->base.size) &&
+        refuse(&s->cs, c, "symlink",
+               "the checkout's symlink target is not valid UTF-8: an export cannot carry it",
+               err) < 0)
+        return -1;
 
     if (c->base.type == WB_T_DIR &&
         c->new.type == WB_T_SYMLINK &&refuse(&s->cs, c, "symlink-replaces-dir",

@@ -179,13 +179,14 @@ static int fuse_marker(struct scanner *sc, struct uframe *f, const char *name,
     if (!empty_file || wb_name_is_wh_marker(target))
         return sc_refuse(sc, len, "foreign-marker", "a .wh. entry fuse-overlayfs does not write");
     if ((why = wb_name_problem(target, strlen(target), sc->pol->max_name_bytes)) != NULL)
-        return sc_refuse(sc, len, "path", "whiteout of a refused name: %s", why);
+        return sc_refuse(sc, len, wb_problem_code(why, "path"), "whiteout of a refused name: %s",
+                         why);
     if (fstatat(f->ufd, target, &tst, AT_SYMLINK_NOFOLLOW) == 0)
         return sc_refuse(sc, len, "impossible-marker", "whiteout beside an entry of its name");
     if (!sc_child_path(sc, f->plen, target, &tlen))
         return sc_refuse(sc, len, "path", "path longer than the cap");
     if ((why = wb_path_problem(sc->path, tlen, sc->pol)) != NULL)
-        return sc_refuse(sc, tlen, "path", "%s", why);
+        return sc_refuse(sc, tlen, wb_problem_code(why, "path"), "%s", why);
     return whiteout(sc, f, target, tlen);
 }
 
@@ -252,7 +253,7 @@ static int new_symlink(struct scanner *sc, struct uframe *f, const struct sc_ent
                    ? sc_refuse(sc, e->len, "symlink", "target longer than the path cap")
                    : rr_wrap(sc->err, "%s", sc->path);
     if ((why = wb_target_problem(target, tlen, sc->pol)) != NULL)
-        return sc_refuse(sc, e->len, "symlink", "%s", why);
+        return sc_refuse(sc, e->len, wb_problem_code(why, "symlink"), "%s", why);
     if (wb_deny_match(sc->in->deny, target, tlen) &&
         sc_refuse(sc, e->len, "secret", "target holds a --deny-content secret") < 0)
         return -1;
@@ -433,7 +434,7 @@ static int visit(struct scanner *sc, struct walk *w)
                                              "a .wh. name is another format's whiteout marker")
                                  : fuse_marker(sc, f, name, &st, len);
     if ((why = wb_path_problem(sc->path, len, sc->pol)) != NULL)
-        return sc_refuse(sc, len, "path", "%s", why);
+        return sc_refuse(sc, len, wb_problem_code(why, "path"), "%s", why);
     if (S_ISCHR(st.st_mode) && st.st_rdev == 0)
         return whiteout(sc, f, name, len);
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))

@@ -158,7 +158,7 @@ static int delete_lower(struct scanner *sc, struct hframe *stack, size_t *depth,
     int r, lfd;
 
     if (why != NULL)
-        return sc_refuse(sc, len, "path", "%s", why);
+        return sc_refuse(sc, len, wb_problem_code(why, "path"), "%s", why);
     if (sc_lower_obj(sc, f->lfd, name, len, &base, &skip) < 0)
         return -1;
     if (skip)
