@@ -25,6 +25,11 @@ setup() {
 }
 
 teardown() {
+    # what a failed test left running (its monitor, broker and container)
+    local id
+    for id in $(ls "$RR_ROOT" 2>/dev/null); do
+        "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force "$id" 2>/dev/null || true
+    done
     eg_teardown
 }
 
@@ -200,4 +205,49 @@ EOF
     assert_success
     assert_output_contains '"path":"/v1/rootless"'
     grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+}
+
+# The broker must not hold the caller's stdout or stderr: `review` reads
+# the agent's output until EOF, and a `create` piped into another command
+# ends only when every holder of the pipe has let go. Output goes to files
+# and `timeout` bounds the wait, so a regression fails instead of hanging
+# the suite (teardown destroys what is left).
+@test "egress container: review with a broker finishes, with its exit code and outputs" {
+    printf 'POST /v1/messages?q=secretquery HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}' \
+        >"$RR_TMP/checkout/request"
+    chmod a+r "$RR_TMP/checkout/request"
+    status=0
+    timeout 60 "$RR_BIN/revrun" --root "$RR_ROOT" review --bundle "$RR_TMP/bundle" \
+        --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
+        sh -c '/probes/egress_http -p 8080 <request; echo reviewed > b.txt' \
+        >"$RR_TMP/review.out" 2>&1 3>&- || status=$?
+    output=$(cat "$RR_TMP/review.out")
+    assert_success
+    assert_output_contains 'agent| HTTP/1.1 200'
+    grep -q '"exitCode": 0' "$RR_TMP/out/result.json"
+    grep -q '"verdict": "accept"' "$RR_TMP/out/result.json"
+    grep -q '"changes": 1' "$RR_TMP/out/result.json"
+    grep -q "POST /v1/messages 200" "$RR_TMP/out/egress.log"
+    grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+    [ -z "$(ls -A "$RR_ROOT")" ]
+}
+
+@test "egress container: a create piped into another command ends when its agent does" {
+    set_args true
+    (cd "$RR_TMP/bundle" &&
+        exec sh -c '"$1" --root "$2" create piped | cat >"$3"; touch "$3.done"' _ \
+            "$RR_BIN/revrun" "$RR_ROOT" "$RR_TMP/create.out") 3>&- &
+    eg_track $!
+    for _ in $(seq 200); do
+        "$RR_BIN/revrun" --root "$RR_ROOT" state piped >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    "$RR_BIN/revrun" --root "$RR_ROOT" start piped
+    # the agent has exited; nothing may hold the pipe until destroy
+    for _ in $(seq 150); do
+        [ -e "$RR_TMP/create.out.done" ] && break
+        sleep 0.1
+    done
+    [ -e "$RR_TMP/create.out.done" ]
+    "$RR_BIN/revrun" --root "$RR_ROOT" destroy piped
 }
