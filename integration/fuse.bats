@@ -54,6 +54,7 @@ daemon_is_confined() {
     grep -q "^CapEff:	0000000000000000$" "/proc/$daemon/status"
     grep -q "^CapBnd:	0000000000000000$" "/proc/$daemon/status"
     grep -q "^NoNewPrivs:	1$" "/proc/$daemon/status"
+    grep -q "^Seccomp:	2$" "/proc/$daemon/status"
     # outside the container's pid namespace, and not in the host's either
     [ "$(readlink "/proc/$daemon/ns/pid")" != "$(readlink "/proc/$init/ns/pid")" ]
     [ "$(readlink "/proc/$daemon/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]

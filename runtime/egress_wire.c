@@ -66,7 +66,8 @@ static int broker_stdio(int log_fd, struct rr_error *err)
 /* What the broker still reads once it serves: the system trust store
  * (hashed certificate directories are read at each handshake), the
  * resolver's files and NSS modules (each connection resolves the upstream),
- * and where the operator's OpenSSL variables point. Nothing is writable. */
+ * and where the operator's OpenSSL variables point (SSL_CERT_DIR as one
+ * directory; a list of them is not followed). Nothing is writable. */
 static int broker_landlock(struct rr_error *err)
 {
     static const char *const fixed[] = {"/etc",   "/usr",         "/lib",     "/lib64",
