@@ -25,6 +25,11 @@ setup() {
 }
 
 teardown() {
+    # what a failed test left running (its monitor, broker and container)
+    local id
+    for id in $(ls "$RR_ROOT" 2>/dev/null); do
+        "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force "$id" 2>/dev/null || true
+    done
     eg_teardown
 }
 
@@ -200,4 +205,104 @@ EOF
     assert_success
     assert_output_contains '"path":"/v1/rootless"'
     grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+}
+
+# The broker must not hold the caller's stdout or stderr: `review` reads
+# the agent's output until EOF, and a `create` piped into another command
+# ends only when every holder of the pipe has let go. Output goes to files
+# and `timeout` bounds the wait, so a regression fails instead of hanging
+# the suite (teardown destroys what is left).
+@test "egress container: review with a broker finishes, with its exit code and outputs" {
+    printf 'POST /v1/messages?q=secretquery HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}' \
+        >"$RR_TMP/checkout/request"
+    chmod a+r "$RR_TMP/checkout/request"
+    status=0
+    timeout 60 "$RR_BIN/revrun" --root "$RR_ROOT" review --bundle "$RR_TMP/bundle" \
+        --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
+        sh -c '/probes/egress_http -p 8080 <request; echo reviewed > b.txt' \
+        >"$RR_TMP/review.out" 2>&1 3>&- || status=$?
+    output=$(cat "$RR_TMP/review.out")
+    assert_success
+    assert_output_contains 'agent| HTTP/1.1 200'
+    grep -q '"exitCode": 0' "$RR_TMP/out/result.json"
+    grep -q '"verdict": "accept"' "$RR_TMP/out/result.json"
+    grep -q '"changes": 1' "$RR_TMP/out/result.json"
+    grep -q "POST /v1/messages 200" "$RR_TMP/out/egress.log"
+    grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+    [ -z "$(ls -A "$RR_ROOT")" ]
+}
+
+@test "egress container: a create piped into another command ends when its agent does" {
+    set_args true
+    (cd "$RR_TMP/bundle" &&
+        exec sh -c '"$1" --root "$2" create piped | cat >"$3"; touch "$3.done"' _ \
+            "$RR_BIN/revrun" "$RR_ROOT" "$RR_TMP/create.out") 3>&- &
+    eg_track $!
+    for _ in $(seq 200); do
+        "$RR_BIN/revrun" --root "$RR_ROOT" state piped >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    "$RR_BIN/revrun" --root "$RR_ROOT" start piped
+    # the agent has exited; nothing may hold the pipe until destroy
+    for _ in $(seq 150); do
+        [ -e "$RR_TMP/create.out.done" ] && break
+        sleep 0.1
+    done
+    [ -e "$RR_TMP/create.out.done" ]
+    "$RR_BIN/revrun" --root "$RR_ROOT" destroy piped
+}
+
+# broker_of ROOT ID: the egress broker of container ID, its monitor's child.
+broker_of() {
+    local mon
+    mon=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['monitorPid'])" \
+        "$1/$2/state.json")
+    pgrep -P "$mon" -x revrun-broker
+}
+
+# The broker parses the agent's HTTP: it serves with no privilege at all.
+broker_is_confined() {
+    local pid=$1 uid=$2 gid=$3 f
+    f="/proc/$pid/status"
+    grep -q "^Uid:	$uid	$uid	$uid	$uid$" "$f"
+    grep -q "^Gid:	$gid	$gid	$gid	$gid$" "$f"
+    grep -q "^Groups:[[:space:]]*$" "$f"
+    for cap in CapInh CapPrm CapEff CapBnd CapAmb; do
+        grep -q "^$cap:	0000000000000000$" "$f"
+    done
+    grep -q "^NoNewPrivs:	1$" "$f"
+    grep -q "^Seccomp:	2$" "$f"
+}
+
+@test "egress container: the broker serves as the container user's host uid, without capabilities, under seccomp" {
+    set_args sh -c 'sleep 1; /probes/egress_http -p 8080 <request'
+    printf 'GET /v1/confined HTTP/1.1\r\nHost: x\r\n\r\n' >"$RR_TMP/checkout/request"
+    chmod a+r "$RR_TMP/checkout/request"
+    (cd "$RR_TMP/bundle" && "$RR_BIN/revrun" --root "$RR_ROOT" create conf \
+        >"$RR_TMP/conf.out" 2>&1 </dev/null 3>&-)
+    broker=$(broker_of "$RR_ROOT" conf)
+    [ -n "$broker" ]
+    broker_is_confined "$broker" 2000000000 2000000000
+    # and it still serves: the agent's request reaches the upstream
+    "$RR_BIN/revrun" --root "$RR_ROOT" start conf
+    eg_wait grep -q '"path":"/v1/confined"' "$RR_TMP/conf.out"
+    grep -qi "^x-api-key: $EG_KEY" "$EG/up.rec"
+    "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force conf
+}
+
+@test "egress container: rootless, the broker keeps the caller's uid and drops every capability" {
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$EG" "$EG/key"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/checkout" "$RR_TMP/bundle"
+    CTR_USER=1 make_config "https://localhost:$EG_UP_PORT"
+    set_args sleep 1000
+    mkdir -p "$RR_TMP/ustate"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/ustate"
+    (cd "$RR_TMP/bundle" && as_user "$RR_BIN/revrun" --root "$RR_TMP/ustate" create urc \
+        >/dev/null 2>&1 </dev/null 3>&-)
+    broker=$(broker_of "$RR_TMP/ustate" urc)
+    [ -n "$broker" ]
+    status=0
+    broker_is_confined "$broker" "$REVRUN_TEST_UID" "$REVRUN_TEST_GID" || status=$?
+    as_user "$RR_BIN/revrun" --root "$RR_TMP/ustate" destroy --force urc
+    [ "$status" -eq 0 ]
 }

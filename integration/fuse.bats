@@ -54,6 +54,7 @@ daemon_is_confined() {
     grep -q "^CapEff:	0000000000000000$" "/proc/$daemon/status"
     grep -q "^CapBnd:	0000000000000000$" "/proc/$daemon/status"
     grep -q "^NoNewPrivs:	1$" "/proc/$daemon/status"
+    grep -q "^Seccomp:	2$" "/proc/$daemon/status"
     # outside the container's pid namespace, and not in the host's either
     [ "$(readlink "/proc/$daemon/ns/pid")" != "$(readlink "/proc/$init/ns/pid")" ]
     [ "$(readlink "/proc/$daemon/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
@@ -79,6 +80,48 @@ daemon_is_confined() {
 
 @test "fuse (rootless): the daemon runs as the caller, without capabilities, outside the container, and goes with destroy" {
     daemon_is_confined user "$REVRUN_TEST_UID"
+}
+
+# The daemon's root is a small tmpfs of its own: the host's tree is out of
+# its reach, through /proc/PID/root and from inside its mount namespace with
+# its own ids, while the container still edits the checkout through it.
+daemon_sees_no_host() {
+    local mode=$1 uid=$2 gid=$3
+    make_checkout "$mode" "$RR_TMP/co"
+    make_bundle "$mode" fuse "$RR_TMP/co" "$RR_TMP/b" sh -c 'echo edited >> a.txt; cat a.txt'
+    echo host-canary >"$RR_TMP/canary"
+    chmod 0644 "$RR_TMP/canary"
+    cd "$RR_TMP/b"
+    rr_as "$mode" create "$ID" >"$RR_TMP/ctr.out" 2>&1 </dev/null 3>&-
+    daemon=$(daemon_of "$mode" "$ID")
+    [ -n "$daemon" ]
+    [ -e "$RR_TMP/canary" ]
+    [ ! -e "/proc/$daemon/root$RR_TMP/canary" ]
+    [ ! -e "/proc/$daemon/root/var/tmp" ]
+    [ ! -e "/proc/$daemon/root/root" ]
+    [ ! -e "/proc/$daemon/root$REPO_ROOT" ]
+    # what is there: the layers, /proc, and the read-only system files
+    ls "/proc/$daemon/root/lower/a.txt" "/proc/$daemon/root/store/upper"
+    # as the daemon itself: nothing of the host to read or write
+    run nsenter -t "$daemon" -m -p -- setpriv --reuid="$uid" --regid="$gid" --clear-groups \
+        sh -c "cat '$RR_TMP/canary'; touch /var/tmp/revrun-daemon-canary /x; ls /"
+    [[ "$output" != *host-canary* ]]
+    [ ! -e /var/tmp/revrun-daemon-canary ]
+    [[ "$output" != *home* ]]
+    assert_output_contains "lower"
+    # and the daemon still serves the container
+    rr_as "$mode" start "$ID"
+    wait_stopped "$mode" "$ID"
+    grep -q edited "$RR_TMP/ctr.out"
+    rr_as "$mode" destroy "$ID"
+}
+
+@test "fuse (root): the daemon's root holds its layers and read-only system files, no host path" {
+    daemon_sees_no_host root 2000000000 2000000000
+}
+
+@test "fuse (rootless): the daemon's root holds its layers and read-only system files, no host path" {
+    daemon_sees_no_host user "$REVRUN_TEST_UID" "$REVRUN_TEST_GID"
 }
 
 monitor_killed() {

@@ -50,9 +50,6 @@
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
 
-/* Where the daemon finds its layers, in its own mount namespace. */
-#define STAGE_DIR "/tmp"
-
 /* Looked for in this order; never the agent's PATH nor the caller's. */
 static const char *const trusted_dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};
 
@@ -150,57 +147,6 @@ int overlay_fuse_check_lower(int lower_fd, struct rr_error *err)
     return 0;
 }
 
-static int attach_at(int dirfd, const char *name, int mfd, struct rr_error *err)
-{
-    _cleanup_close_ int target = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-    if (target < 0)
-        return rr_fail(err, errno, "open %s", name);
-    if (rr_attach(mfd, target, err) < 0)
-        return rr_wrap(err, "attach %s", name);
-    return 0;
-}
-
-/* A fresh /proc of the daemon's own pid namespace (fuse-overlayfs reaches
- * xattrs through /proc/self/fd and reads /proc/sys/kernel/overflowuid, so
- * no subset=pid): the host's processes are not in it. */
-static int fresh_proc(struct rr_error *err)
-{
-    _cleanup_close_ int mfd =
-        rr_make_fs("proc", NULL, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
-
-    if (mfd < 0 || attach_at(AT_FDCWD, "/proc", mfd, err) < 0)
-        return rr_wrap(err, "fresh /proc");
-    return 0;
-}
-
-int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err)
-{
-    static const char *const opts[] = {"mode=0755", "size=64k", "nr_inodes=16"};
-    _cleanup_close_ int stage = -1;
-    _cleanup_close_ int root = -1;
-
-    /* fuse-overlayfs resolves its layers with realpath(), which needs every
-     * directory above them searchable by the daemon's unprivileged uid: the
-     * state root (0700, root's) is not. So the layers are put where anyone
-     * can reach them, in the daemon's own mount namespace only. */
-    stage = rr_make_fs("tmpfs", opts, RR_ARRAY_SIZE(opts),
-                       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
-    if (stage < 0 || attach_at(AT_FDCWD, STAGE_DIR, stage, err) < 0)
-        return rr_wrap(err, "fuse-overlayfs layers");
-    root = open(STAGE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
-        return rr_fail(err, errno, "fuse-overlayfs layers: open %s", STAGE_DIR);
-    if (mkdirat(root, "lower", 0755) < 0 || mkdirat(root, "store", 0755) < 0)
-        return rr_fail(err, errno, "fuse-overlayfs layers: mkdir");
-    /* upper/ and work/ stay in one mount: fuse-overlayfs renames between
-     * them, which a pair of bind mounts would refuse (EXDEV). */
-    if (attach_at(root, "lower", lower_mfd, err) < 0 ||
-        attach_at(root, "store", store_mfd, err) < 0)
-        return rr_wrap(err, "fuse-overlayfs layers");
-    return fresh_proc(err);
-}
-
 int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, int squash_uid, int squash_gid,
                       struct rr_error *err)
 {
@@ -209,9 +155,9 @@ int overlay_fuse_exec(const struct overlay_fuse_bin *b, int dev_fd, int squash_u
     char *argv[] = {"fuse-overlayfs", "-f", "-o", opts, mountpoint, NULL};
     int n;
 
+    /* The layers as overlay_fuse_stage placed them in the daemon's root. */
     n = snprintf(opts, sizeof(opts),
-                 "lowerdir=" STAGE_DIR "/lower,upperdir=" STAGE_DIR "/store/upper,"
-                 "workdir=" STAGE_DIR "/store/work,fsync=0");
+                 "lowerdir=/lower,upperdir=/store/upper,workdir=/store/work,fsync=0");
     if (squash_uid >= 0)
         snprintf(opts + n, sizeof(opts) - (size_t)n, ",squash_to_uid=%d,squash_to_gid=%d",
                  squash_uid, squash_gid);

@@ -73,10 +73,11 @@ int overlay_fuse_mount(uid_t uid, gid_t gid, int *dev_fd, struct rr_error *err);
  * mode override xattrs (lower_fd: the mount from overlay_lower_open). */
 int overlay_fuse_check_lower(int lower_fd, struct rr_error *err);
 
-/* In the daemon's own mount and pid namespaces, still privileged there:
- * lower_mfd (detached lower) and store_mfd (a detached clone of the
- * directory holding upper/ and work/) are attached where an unprivileged
- * daemon can reach them, and /proc is made fresh. */
+/* In the daemon's own mount and pid namespaces, still privileged there
+ * (overlay/fuse_root.c): pivot into a small read-only root holding only
+ * lower_mfd (detached lower) at /lower, store_mfd (a detached clone of the
+ * directory holding upper/ and work/) at /store, a fresh /proc, and the
+ * host's /usr and loader files read-only; the host's tree is detached. */
 int overlay_fuse_stage(int lower_mfd, int store_mfd, struct rr_error *err);
 
 /* Exec fuse-overlayfs in the foreground serving dev_fd over the staged

@@ -36,7 +36,7 @@ struct backend_env {
     int state_dir; /* the container's state directory, this mount namespace's */
     int warn_fd;   /* where SYNC_WARNING messages go (the CLI) */
     const struct cgroup_plan *cgroup;
-    const struct seccomp_progs *seccomp; /* [0], revrun's floor, confines the fuse daemon */
+    const struct seccomp_progs *seccomp; /* [0], the helpers' floor, confines the fuse daemon */
 };
 
 void backend_init(struct backend *b);

@@ -15,6 +15,7 @@
 #include "common/mountapi.h"
 #include "runtime/backend.h"
 #include "runtime/check.h"
+#include "runtime/seccomp.h"
 
 #define DEV_FUSE_REMEDY                                                                            \
     "unprivileged, revrun needs /dev/fuse readable and writable by you (most distributions "       \
@@ -66,7 +67,9 @@ static int probe_fuse_child(void *arg, struct rr_error *err)
     const struct fuse_probe *fp = arg;
     struct fuse_spec s = {.bin = fp->bin};
     struct fuse_daemon d;
+    struct seccomp_progs helper_floor;
     _cleanup_close_ int lower = -1, store = -1;
+    int r;
 
     /* The identity the daemon takes for a container of the default spec. */
     s.uid = fp->rootless ? 0 : PROFILE_DEFAULT_HOST_ID;
@@ -75,10 +78,15 @@ static int probe_fuse_child(void *arg, struct rr_error *err)
         return -1;
     s.lower_mfd = lower;
     s.store_fd = store;
-    if (fuse_daemon_start(&s, &d, err) < 0)
+    /* The daemon is confined as in a container, its seccomp floor too. */
+    if (seccomp_compile_helper(&helper_floor, err) < 0)
         return -1;
-    fuse_daemon_stop(&d);
-    return 0;
+    s.seccomp = &helper_floor;
+    r = fuse_daemon_start(&s, &d, err);
+    if (r == 0)
+        fuse_daemon_stop(&d);
+    seccomp_progs_free(&helper_floor);
+    return r;
 }
 
 static bool needs_fuse(const struct check_report *r)

@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +30,9 @@
 #include "common/escape.h"
 #include "common/fsutil.h"
 #include "egress/egress.h"
+#include "runtime/helper_confine.h"
+#include "runtime/landlock.h"
+#include "runtime/proc.h"
 
 /* One line per request: method, path, status (and the broker's note), with
  * the agent's bytes escaped. Never a header or a body. */
@@ -45,18 +50,81 @@ static void log_request(void *arg, const struct egress_log_entry *e)
         rr_write_all(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-__attribute__((noreturn)) static void broker_child(const struct profile *p, int listen_fd,
-                                                   int stop_fd, int log_fd)
+/* The monitor forks the broker before it lets go of the caller's stdio:
+ * stdin and stdout become /dev/null and stderr the broker's log, or a
+ * `review` reading the agent's output (and a `create` piped into another
+ * command) would wait for an EOF that only destroy brings. */
+static int broker_stdio(int log_fd, struct rr_error *err)
+{
+    _cleanup_close_ int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log_fd, 2) < 0)
+        return rr_fail(err, errno, "egress broker: stdio");
+    return 0;
+}
+
+/* What the broker still reads once it serves: the system trust store
+ * (hashed certificate directories are read at each handshake), the
+ * resolver's files and NSS modules (each connection resolves the upstream),
+ * and where the operator's OpenSSL variables point (SSL_CERT_DIR as one
+ * directory; a list of them is not followed). Nothing is writable. */
+static int broker_landlock(struct rr_error *err)
+{
+    static const char *const fixed[] = {"/etc",   "/usr",         "/lib",     "/lib64",
+                                        "/lib32", "/dev/urandom", "/dev/null"};
+    const char *paths[RR_ARRAY_SIZE(fixed) + 2];
+    size_t n = 0;
+
+    for (size_t i = 0; i < RR_ARRAY_SIZE(fixed); i++)
+        paths[n++] = fixed[i];
+    if (getenv("SSL_CERT_FILE") != NULL)
+        paths[n++] = getenv("SSL_CERT_FILE");
+    if (getenv("SSL_CERT_DIR") != NULL && strchr(getenv("SSL_CERT_DIR"), ':') == NULL)
+        paths[n++] = getenv("SSL_CERT_DIR");
+    return landlock_read_only(paths, n, err) < 0 ? -1 : 0;
+}
+
+/* Once the credential is in memory and the socket bound, the broker needs
+ * no privilege: it parses the agent's HTTP as the container user's host
+ * identity (as root; rootless, the caller's own uid), with no capability,
+ * no_new_privs, Landlock read-only and revrun's seccomp floor. */
+static int broker_confine(const struct profile *p, const struct sock_fprog *floor,
+                          int monitor_pidfd, struct rr_error *err)
+{
+    struct pollfd pfd = {.fd = monitor_pidfd, .events = POLLIN};
+
+    if (helper_drop_identity(p->rootless ? 0 : p->host_uid, p->rootless ? 0 : p->host_gid, err) < 0)
+        return rr_wrap(err, "egress broker: identity");
+    /* A uid change resets the dumpable flag (to fs.suid_dumpable) and the
+     * parent-death signal: both are set again. */
+    if (egress_harden_process(err) < 0)
+        return rr_wrap(err, "egress broker");
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        return rr_fail(err, errno, "egress broker: parent-death signal");
+    if (poll(&pfd, 1, 0) != 0)
+        return rr_fail(err, ESRCH, "egress broker: the monitor is gone");
+    if (broker_landlock(err) < 0)
+        return rr_wrap(err, "egress broker");
+    if (helper_load_seccomp(floor, err) < 0)
+        return rr_wrap(err, "egress broker");
+    return 0;
+}
+
+__attribute__((noreturn)) static void broker_child(const struct profile *p,
+                                                   const struct sock_fprog *floor, int listen_fd,
+                                                   int stop_fd, int log_fd, int monitor_pidfd)
 {
     const struct rr_egress *eg = p->egress;
     struct egress_broker_opts o;
     struct egress_secret secret = {0};
     struct egress_broker *b = NULL;
     struct rr_error err;
-    const int keep[] = {listen_fd, stop_fd, log_fd};
+    const int keep[] = {listen_fd, stop_fd, log_fd, monitor_pidfd};
     int rc = 1;
 
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
+    if (broker_stdio(log_fd, &err) < 0)
+        goto out;
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     prctl(PR_SET_NAME, "revrun-broker", 0, 0, 0);
     egress_broker_opts_from_config(eg, &o);
@@ -73,6 +141,9 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p, int 
     if (egress_broker_new(&o, &b, &err) < 0)
         goto out;
     egress_secret_wipe(&secret);
+    if (broker_confine(p, floor, monitor_pidfd, &err) < 0)
+        goto out;
+    close(monitor_pidfd);
     rc = egress_broker_serve(b, listen_fd, stop_fd, &err) < 0 ? 1 : 0;
 out:
     if (rc != 0) {
@@ -87,12 +158,13 @@ out:
     _exit(rc);
 }
 
-int egress_wire_broker(const struct profile *p, const char *state_path, pid_t *pid, int *stop_w,
-                       struct rr_error *err)
+int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
+                       const char *state_path, pid_t *pid, int *stop_w, struct rr_error *err)
 {
     char sock[512], log[512];
     _cleanup_close_ int listen_fd = -1;
     _cleanup_close_ int log_fd = -1;
+    _cleanup_close_ int self = -1;
     int stop[2];
 
     *pid = -1;
@@ -111,6 +183,9 @@ int egress_wire_broker(const struct profile *p, const char *state_path, pid_t *p
     log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (log_fd < 0)
         return rr_fail(err, errno, "egress broker: %s", log);
+    self = rr_pidfd_open(getpid());
+    if (self < 0)
+        return rr_fail(err, errno, "egress broker: pidfd_open");
     if (pipe2(stop, O_CLOEXEC) < 0)
         return rr_fail(err, errno, "egress broker: pipe");
     *pid = fork();
@@ -121,7 +196,7 @@ int egress_wire_broker(const struct profile *p, const char *state_path, pid_t *p
     }
     if (*pid == 0) {
         close(stop[1]);
-        broker_child(p, listen_fd, stop[0], log_fd);
+        broker_child(p, floor, listen_fd, stop[0], log_fd, self);
     }
     close(stop[0]);
     /* The broker stops when this end closes: when the monitor ends. */

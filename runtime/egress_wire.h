@@ -2,6 +2,7 @@
 #ifndef REVRUN_EGRESS_WIRE_H
 #define REVRUN_EGRESS_WIRE_H
 
+#include <linux/filter.h>
 #include <sys/types.h>
 
 #include "common/error.h"
@@ -10,10 +11,11 @@
 #define EGRESS_SOCKET "egress.sock" /* in the container's state directory */
 #define EGRESS_LOG "egress.log"     /* method, path, status per request */
 
-/* Monitor: with p->egress, bind STATE/egress.sock and fork the broker.
- * *stop_w is the pipe end whose closing stops it. No-op without egress. */
-int egress_wire_broker(const struct profile *p, const char *state_path, pid_t *pid, int *stop_w,
-                       struct rr_error *err);
+/* Monitor: with p->egress, bind STATE/egress.sock and fork the broker,
+ * which serves under floor (revrun's seccomp floor for its helpers). *stop_w
+ * is the pipe end whose closing stops it. No-op without egress. */
+int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
+                       const char *state_path, pid_t *pid, int *stop_w, struct rr_error *err);
 
 /* pid 1, before giving up its identity: an O_PATH fd of the socket. */
 int egress_wire_open_socket(const char *state_path, struct rr_error *err);

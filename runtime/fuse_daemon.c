@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/seccomp.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -21,7 +20,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
-#include "runtime/caps.h"
+#include "runtime/helper_confine.h"
 #include "runtime/proc.h"
 #include "runtime/seccomp.h"
 
@@ -72,26 +71,6 @@ static int daemon_stdio(int log_fd, struct rr_error *err)
     return 0;
 }
 
-/* The container user's identity (as root; rootless it is uid 0 of the
- * monitor's namespace already), then no capability at all. */
-static int daemon_identity(uid_t uid, gid_t gid, struct rr_error *err)
-{
-    if (uid != geteuid()) {
-        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
-            prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresuid(uid, uid, uid) < 0 ||
-            prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
-            return rr_fail(err, errno, "identity %u:%u", (unsigned)uid, (unsigned)gid);
-        /* dropping the bounding set needs CAP_SETPCAP effective again */
-        if (caps_raise_effective(err) < 0)
-            return -1;
-    }
-    if (caps_drop_all(err) < 0)
-        return rr_wrap(err, "drop capabilities");
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        return rr_fail(err, errno, "no_new_privs");
-    return 0;
-}
-
 static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd, struct rr_error *err)
 {
     struct mount_attr priv = {.propagation = MS_PRIVATE};
@@ -108,7 +87,9 @@ static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd, st
         return rr_fail(err, errno, "make mounts private");
     if (overlay_fuse_stage(s->lower_mfd, store_mfd, err) < 0)
         return -1;
-    return daemon_identity(s->uid, s->gid, err);
+    /* The container user's identity (as root; rootless it is uid 0 of the
+     * monitor's namespace already), then no capability at all. */
+    return helper_drop_identity(s->uid, s->gid, err);
 }
 
 /* Die with the monitor. Set again after the uid change (which clears it),
@@ -140,14 +121,11 @@ __attribute__((noreturn)) static void daemon_main(const struct fuse_spec *s, int
     if (daemon_setup(s, store_mfd, log_fd, &err) == 0 && tie_to_monitor(monitor_pidfd, &err) == 0) {
         const int keep[] = {dev_fd, s->bin->fd};
         rr_close_all_except(keep, RR_ARRAY_SIZE(keep));
-        /* revrun's own floor, as the agent has it (not the config's filter,
-         * which is written for the agent): no mount, no namespaces, no
+        /* revrun's floor for its helpers (the agent's, without the config's
+         * widenings or its own filter): no mount, no namespaces, no
          * keyrings or bpf for the process that serves the agent's files. */
-        if (s->seccomp != NULL &&
-            syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &s->seccomp->prog[0]) < 0) {
-            rr_fail(&err, errno, "seccomp");
+        if (helper_load_seccomp(s->seccomp != NULL ? &s->seccomp->prog[0] : NULL, &err) < 0)
             goto fail;
-        }
         overlay_fuse_exec(s->bin, dev_fd, s->squash ? (int)s->uid : -1,
                           s->squash ? (int)s->gid : -1, &err);
     }

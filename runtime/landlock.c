@@ -35,6 +35,7 @@
 #define LL_FS_TRUNCATE (1ULL << 14)               /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15)              /* ABI 5 */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 
 /* Rights a rule on a file (not a directory) may carry. */
 #define LL_FILE_RIGHTS                                                                             \
@@ -194,4 +195,38 @@ int landlock_enforce(int ruleset_fd)
     if (ruleset_fd < 0)
         return 0;
     return (int)syscall(SYS_landlock_restrict_self, ruleset_fd, 0);
+}
+
+static int add_read_rules(int ruleset, const char *const *paths, size_t n, uint64_t handled,
+                          struct rr_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        _cleanup_close_ int fd = open(paths[i], O_PATH | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue;
+        if (fd < 0 || add_rule(ruleset, fd, LL_FS_READ_FILE | LL_FS_READ_DIR, handled) < 0)
+            return rr_fail(err, errno, "Landlock: rule for %s", paths[i]);
+    }
+    return 0;
+}
+
+int landlock_read_only(const char *const *paths, size_t n, struct rr_error *err)
+{
+    int abi = landlock_abi();
+    struct ll_ruleset_attr attr = {0};
+    _cleanup_close_ int fd = -1;
+
+    if (abi == 0)
+        return 0;
+    attr.handled_access_fs = handled_fs(abi);
+    if (abi >= 6)
+        attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+    fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+    if (fd < 0)
+        return rr_fail(err, errno, "Landlock: create ruleset (ABI %d)", abi);
+    if (add_read_rules(fd, paths, n, attr.handled_access_fs, err) < 0)
+        return -1;
+    if (landlock_enforce(fd) < 0)
+        return rr_fail(err, errno, "Landlock: restrict self");
+    return 1;
 }

@@ -29,4 +29,11 @@ int landlock_prepare(const struct profile *p, int *ruleset_fd, struct rr_error *
  * ruleset_fd of -1 is a no-op. Returns -1 with errno. */
 int landlock_enforce(int ruleset_fd);
 
+/* A host-side helper (the egress broker): from now on it may read files
+ * and list directories beneath paths (a missing one is skipped) and write
+ * nothing through a path (the fds it holds keep working); abstract unix
+ * sockets and signals outside its domain are out of reach (ABI 6+).
+ * Returns 1 when enforced, 0 when the kernel has no Landlock. */
+int landlock_read_only(const char *const *paths, size_t n, struct rr_error *err);
+
 #endif

@@ -35,6 +35,7 @@ struct monitor {
     pid_t broker_pid;   /* egress broker, or -1 */
     int broker_stop;    /* closing it stops the broker */
     struct seccomp_progs seccomp;
+    struct seccomp_progs helper_seccomp; /* the broker's and the fuse daemon's floor */
     struct overlay_store store;
     int lower_mfd;
     struct backend backend; /* native overlay or the fuse-overlayfs daemon */
@@ -191,13 +192,14 @@ static int prepare(struct monitor *m, struct rr_error *err)
                             p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
         return -1;
     /* Compiled here, loaded by the agent's process just before exec. */
-    if (seccomp_compile(p, &m->seccomp, err) < 0)
+    if (seccomp_compile(p, &m->seccomp, err) < 0 || seccomp_compile_helper(&m->helper_seccomp, err) < 0)
         return -1;
     /* fuse: its daemon serves the view from here on; native: pid 1 mounts
      * it over this lower. */
-    if (backend_choose(&m->backend,
-                       &(struct backend_env){p, here, m->a->cli_fd, m->a->cgroup, &m->seccomp},
-                       err) < 0)
+    if (backend_choose(
+            &m->backend,
+            &(struct backend_env){p, here, m->a->cli_fd, m->a->cgroup, &m->helper_seccomp},
+            err) < 0)
         return -1;
     if (backend_view(&m->backend) < 0) {
         m->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner,
@@ -207,7 +209,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     }
     crash_point("monitor:store");
     /* The broker is listening before the container's first process. */
-    if (egress_wire_broker(p, m->a->state_path, &m->broker_pid, &m->broker_stop, err) < 0)
+    if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->state_path, &m->broker_pid,
+                           &m->broker_stop, err) < 0)
         return -1;
     if (spawn_init(m, err) < 0)
         return -1;

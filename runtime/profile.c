@@ -788,6 +788,16 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     return 0;
 }
 
+int profile_helper_floor(struct profile *p, struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (build_syscall_rules(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    return 0;
+}
+
 void profile_free(struct profile *p)
 {
     for (size_t i = 0; i < p->n_mounts; i++)

@@ -155,6 +155,13 @@ void profile_free(struct profile *p);
 int profile_default_config(struct rr_config *cfg, const char *lower, bool rootless,
                            struct rr_error *err);
 
+/* The seccomp floor of revrun's host-side helpers (the egress broker, the
+ * fuse-overlayfs daemon): only syscall rules, those of the agent's floor
+ * without the config's widenings (nestedSandboxes, ptrace are the agent's,
+ * never theirs) and without linux.seccomp (written for the agent).
+ * profile_free() releases it. */
+int profile_helper_floor(struct profile *p, struct rr_error *err);
+
 bool profile_best_effort(const struct profile *p, const char *name);
 
 /* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:

@@ -243,6 +243,18 @@ int seccomp_compile(const struct profile *p, struct seccomp_progs *out, struct r
     return 0;
 }
 
+int seccomp_compile_helper(struct seccomp_progs *out, struct rr_error *err)
+{
+    struct profile helper;
+    int r;
+
+    if (profile_helper_floor(&helper, err) < 0)
+        return -1;
+    r = seccomp_compile(&helper, out, err);
+    profile_free(&helper);
+    return r < 0 ? rr_wrap(err, "the helpers' seccomp floor") : 0;
+}
+
 void seccomp_progs_free(struct seccomp_progs *s)
 {
     for (size_t i = 0; i < s->n; i++)

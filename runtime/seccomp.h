@@ -16,6 +16,10 @@ struct seccomp_progs {
 };
 
 int seccomp_compile(const struct profile *p, struct seccomp_progs *out, struct rr_error *err);
+/* The floor of revrun's host-side helpers (profile_helper_floor) alone, in
+ * out->prog[0]. */
+int seccomp_compile_helper(struct seccomp_progs *out, struct rr_error *err);
+
 void seccomp_progs_free(struct seccomp_progs *s);
 
 /* Load every program, floor first (so a config filter that denies seccomp()
