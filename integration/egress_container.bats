@@ -306,3 +306,19 @@ broker_is_confined() {
     as_user "$RR_BIN/revrun" --root "$RR_TMP/ustate" destroy --force urc
     [ "$status" -eq 0 ]
 }
+
+@test "egress container: a broker that cannot start fails create, naming why; nothing runs" {
+    rm -f "$EG/key"
+    run ctr sh -c "echo ran >/tmp/x; echo AGENT-RAN"
+    assert_failure
+    assert_output_contains "egress broker could not start"
+    assert_output_contains "No such file or directory"
+    [[ "$output" != *AGENT-RAN* ]]
+    [ -z "$(ls "$RR_ROOT" 2>/dev/null)" ] # nothing of the container is left
+    for _ in $(seq 20); do # the broker dies with its monitor (parent-death signal)
+        pgrep -f -- "--root $RR_ROOT" >/dev/null || break
+        sleep 0.1
+    done
+    run pgrep -f -- "--root $RR_ROOT"
+    [ "$status" -eq 1 ]
+}

@@ -110,16 +110,31 @@ static int broker_confine(const struct profile *p, const struct sock_fprog *floo
     return 0;
 }
 
+/* Tell the monitor the broker serves (one byte), or why it could not. */
+static void broker_report(int ready_fd, const struct rr_error *err)
+{
+    char text[RR_ERROR_MSG_MAX + 64];
+
+    if (err == NULL) {
+        rr_write_all(ready_fd, "R", 1);
+    } else {
+        rr_error_text(err, text, sizeof(text));
+        rr_write_all(ready_fd, text, strlen(text));
+    }
+    close(ready_fd);
+}
+
 __attribute__((noreturn)) static void broker_child(const struct profile *p,
                                                    const struct sock_fprog *floor, int listen_fd,
-                                                   int stop_fd, int log_fd, int monitor_pidfd)
+                                                   int stop_fd, int log_fd, int monitor_pidfd,
+                                                   int ready_fd)
 {
     const struct rr_egress *eg = p->egress;
     struct egress_broker_opts o;
     struct egress_secret secret = {0};
     struct egress_broker *b = NULL;
     struct rr_error err;
-    const int keep[] = {listen_fd, stop_fd, log_fd, monitor_pidfd};
+    const int keep[] = {listen_fd, stop_fd, log_fd, monitor_pidfd, ready_fd};
     int rc = 1;
 
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
@@ -144,8 +159,12 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
     if (broker_confine(p, floor, monitor_pidfd, &err) < 0)
         goto out;
     close(monitor_pidfd);
+    broker_report(ready_fd, NULL);
+    ready_fd = -1;
     rc = egress_broker_serve(b, listen_fd, stop_fd, &err) < 0 ? 1 : 0;
 out:
+    if (ready_fd >= 0)
+        broker_report(ready_fd, &err);
     if (rc != 0) {
         char text[RR_ERROR_MSG_MAX + 64];
         rr_error_text(&err, text, sizeof(text));
@@ -158,6 +177,32 @@ out:
     _exit(rc);
 }
 
+/* Fail closed: the container is not made unless its broker serves, confined
+ * (an agent configured for egress must never meet a broker that is not). */
+static int wait_ready(int fd, struct rr_error *err)
+{
+    char msg[RR_ERROR_MSG_MAX];
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    ssize_t n = 0;
+    int r;
+
+    while ((r = poll(&pfd, 1, 30000)) < 0 && errno == EINTR)
+        ;
+    if (r == 1)
+        while ((n = read(fd, msg, sizeof(msg) - 1)) < 0 && errno == EINTR)
+            ;
+    close(fd);
+    if (r == 0)
+        return rr_fail(err, ETIMEDOUT, "egress broker: not ready after 30 s");
+    if (r < 0 || n < 0)
+        return rr_fail(err, errno, "egress broker: waiting for it");
+    if (n == 1 && msg[0] == 'R')
+        return 0;
+    msg[n] = '\0';
+    return rr_fail(err, 0, "egress broker could not start: %s",
+                   n > 0 ? msg : "it exited without saying why");
+}
+
 int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
                        const char *state_path, pid_t *pid, int *stop_w, struct rr_error *err)
 {
@@ -165,7 +210,7 @@ int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
     _cleanup_close_ int listen_fd = -1;
     _cleanup_close_ int log_fd = -1;
     _cleanup_close_ int self = -1;
-    int stop[2];
+    int stop[2], ready[2];
 
     *pid = -1;
     *stop_w = -1;
@@ -186,22 +231,31 @@ int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
     self = rr_pidfd_open(getpid());
     if (self < 0)
         return rr_fail(err, errno, "egress broker: pidfd_open");
-    if (pipe2(stop, O_CLOEXEC) < 0)
+    if (pipe2(ready, O_CLOEXEC) < 0)
         return rr_fail(err, errno, "egress broker: pipe");
+    if (pipe2(stop, O_CLOEXEC) < 0) {
+        close(ready[0]);
+        close(ready[1]);
+        return rr_fail(err, errno, "egress broker: pipe");
+    }
     *pid = fork();
     if (*pid < 0) {
         close(stop[0]);
         close(stop[1]);
+        close(ready[0]);
+        close(ready[1]);
         return rr_fail(err, errno, "egress broker: fork");
     }
     if (*pid == 0) {
         close(stop[1]);
-        broker_child(p, floor, listen_fd, stop[0], log_fd, self);
+        close(ready[0]);
+        broker_child(p, floor, listen_fd, stop[0], log_fd, self, ready[1]);
     }
     close(stop[0]);
+    close(ready[1]);
     /* The broker stops when this end closes: when the monitor ends. */
     *stop_w = stop[1];
-    return 0;
+    return wait_ready(ready[0], err);
 }
 
 int egress_wire_open_socket(const char *state_path, struct rr_error *err)
