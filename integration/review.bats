@@ -14,6 +14,15 @@ setup() {
 }
 
 teardown() {
+    local d
+    # what a failed test left: its review, then any bundle of this state root
+    if [ -n "${REVIEW_PID:-}" ]; then
+        kill -9 "$REVIEW_PID" 2>/dev/null || true
+    fi
+    for d in "$RR_ROOT"/*/; do
+        [ -d "$d" ] && "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force "$(basename "$d")"
+    done
+    "$RR_BIN/revrun" --root "$RR_ROOT" sweep >/dev/null 2>&1 || true
     rr_teardown_tmp
 }
 
@@ -87,6 +96,59 @@ assert_nothing_left() {
         sh -c '(setsid sh -c "sleep 3; touch /tmp/never" &); sleep 30'
     [ "$status" -eq 4 ]
     [ "$(result "$RR_TMP/out" '["limitsHit"]')" = "['timeout']" ]
+    assert_nothing_left
+}
+
+# review in the background, its agent started: REVIEW_PID
+review_bg() {
+    # revrun itself, not a subshell around it, is the one signalled
+    "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" \
+        -- sh -c "$1" >"$RR_TMP/review.out" 2>&1 &
+    REVIEW_PID=$!
+    for _ in $(seq 100); do
+        grep -q started "$RR_TMP/out/agent.log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    false
+}
+
+@test "review: a cancelled job (SIGTERM) stops the agent, destroys the bundle and writes the result" {
+    review_bg 'echo started; sleep 60'
+    kill -TERM "$REVIEW_PID"
+    status=0
+    timeout 30 tail --pid="$REVIEW_PID" -f /dev/null
+    wait "$REVIEW_PID" || status=$?
+    [ "$status" -eq 1 ]
+    [ "$(result "$RR_TMP/out" '["interruptedBy"]')" = TERM ]
+    [ "$(result "$RR_TMP/out" '["agent"]["signal"]')" = 15 ]
+    grep -q "Terminated received: stopping the agent" "$RR_TMP/review.out"
+    assert_nothing_left
+}
+
+@test "review: an agent that ignores the first signal is killed by the second" {
+    review_bg 'trap "" TERM INT; echo started; sleep 60'
+    kill -TERM "$REVIEW_PID"
+    sleep 0.3
+    kill -0 "$REVIEW_PID" # still waiting for the agent
+    kill -INT "$REVIEW_PID"
+    status=0
+    timeout 30 tail --pid="$REVIEW_PID" -f /dev/null
+    wait "$REVIEW_PID" || status=$?
+    [ "$status" -eq 1 ]
+    [ "$(result "$RR_TMP/out" '["agent"]["signal"]')" = 9 ]
+    assert_nothing_left
+}
+
+@test "review: result.json names the backend the bundle used" {
+    rr spec --lower "$RR_TMP/checkout" >"$RR_TMP/config.json"
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
+    [ "$(result "$RR_TMP/out" '["backend"]')" = native ]
+    mkdir -p "$RR_TMP/bundle/rootfs"
+    python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["revrun"]["overlay"]="fuse"; json.dump(c,open(sys.argv[2],"w"))' \
+        "$RR_TMP/config.json" "$RR_TMP/bundle/config.json"
+    run rr review --bundle "$RR_TMP/bundle" --lower "$RR_TMP/checkout" --out "$RR_TMP/out2" -- true
+    [ "$status" -eq 0 ]
+    [ "$(result "$RR_TMP/out2" '["backend"]')" = fuse ]
     assert_nothing_left
 }
 

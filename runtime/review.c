@@ -11,9 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +46,8 @@ struct review {
     char id[RR_ID_MAX + 1];
     int out_fd;
     int log_fd;      /* OUT/agent.log */
+    int sig_fd;      /* TERM/INT/HUP, blocked for the whole review */
+    int interrupted; /* the first of them that came, or 0 */
     size_t log_used;
     struct timespec t0, t_run, t_vet, t_end;
     /* what happened */
@@ -51,6 +55,7 @@ struct review {
     int wait_status;
     bool timed_out;
     bool oom_killed;
+    char backend[16]; /* the one the monitor chose (auto may fall back) */
     char exec_error[SYNC_TEXT_MAX];
     bool vetted;
     bool refused;
@@ -141,6 +146,26 @@ static void forward_output(struct review *r, const char *buf, size_t n, char *li
     }
 }
 
+/* A cancelled CI job (SIGINT, then SIGTERM) or an operator's Ctrl-C: the
+ * first signal goes to the agent, any further one kills the container; the
+ * review then goes on as after any agent exit, so the bundle is destroyed
+ * and the result written, and nothing is left for sweep. */
+static void on_review_signal(struct review *r)
+{
+    struct signalfd_siginfo si;
+    struct rr_error ignored;
+    int sig;
+
+    if (read(r->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return;
+    sig = r->interrupted == 0 ? (int)si.ssi_signo : SIGKILL;
+    if (r->interrupted == 0)
+        r->interrupted = (int)si.ssi_signo;
+    log_msg(LOG_WARN, "review: %s received: %s the agent", strsignal((int)si.ssi_signo),
+            sig == SIGKILL ? "killing" : "stopping");
+    container_kill(r->ctx, r->id, sig, &ignored);
+}
+
 static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr_error *err)
 {
     char buf[8192], line[1024];
@@ -148,13 +173,16 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
     bool exited = false, eof = false;
 
     while (!exited || !eof) {
-        struct pollfd pfd[2] = {{.fd = exited ? -1 : attach, .events = POLLIN},
-                                {.fd = eof ? -1 : out_pipe, .events = POLLIN}};
-        if (poll(pfd, 2, -1) < 0) {
+        struct pollfd pfd[3] = {{.fd = exited ? -1 : attach, .events = POLLIN},
+                                {.fd = eof ? -1 : out_pipe, .events = POLLIN},
+                                {.fd = exited ? -1 : r->sig_fd, .events = POLLIN}};
+        if (poll(pfd, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return rr_fail(err, errno, "poll");
         }
+        if (pfd[2].revents & POLLIN)
+            on_review_signal(r);
         if (pfd[1].revents & (POLLIN | POLLHUP)) {
             ssize_t n = read(out_pipe, buf, sizeof(buf));
             if (n > 0)
@@ -303,9 +331,15 @@ static void read_exit_record(struct review *r)
     _cleanup_close_ int root = container_root(r->ctx, false, &ignored);
     _cleanup_close_ int dir = root < 0 ? -1 : statedir_open(root, r->id, &ignored);
 
+    struct rr_state s;
+
     if (dir >= 0 && statedir_read_exit(dir, &e, &ignored) == 1) {
         r->oom_killed = e.oom_killed;
         exit_free(&e);
+    }
+    if (dir >= 0 && statedir_read_state(dir, &s, &ignored) == 0) {
+        snprintf(r->backend, sizeof(r->backend), "%s", s.backend ? s.backend : "");
+        state_free(&s);
     }
 }
 
@@ -362,7 +396,10 @@ static int write_result(struct review *r, int code, struct rr_error *err)
     json_w_kv_uint(w, "vet", (uint64_t)ms_between(&r->t_vet, &r->t_end));
     json_w_kv_uint(w, "total", (uint64_t)ms_between(&r->t0, &r->t_end));
     json_w_end_object(w);
-    json_w_kv_string(w, "backend", "native");
+    if (r->backend[0] != '\0')
+        json_w_kv_string(w, "backend", r->backend);
+    if (r->interrupted != 0)
+        json_w_kv_string(w, "interruptedBy", sigabbrev_np(r->interrupted));
     if (r->vetted) {
         json_w_kv_string(w, "verdict", verdicts[r->refused]);
         json_w_kv_uint(w, "changes", r->n_changes);
@@ -392,11 +429,35 @@ static void record_setup_error(struct review *r, const struct rr_error *err)
     log_error(err);
 }
 
+/* Blocked from the start, so no phase can be cut short by them; read while
+ * the agent runs (children reset their own masks: the monitor blocks these
+ * too, pid 1 and the fuse daemon clear theirs). */
+static int block_signals(struct review *r, struct rr_error *err)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+        return rr_fail(err, errno, "review: block signals");
+    r->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (r->sig_fd < 0)
+        return rr_fail(err, errno, "review: signalfd");
+    return 0;
+}
+
 int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
 {
-    struct review r = {.ctx = ctx, .o = o, .out_fd = -1, .log_fd = -1};
+    struct review r = {.ctx = ctx, .o = o, .out_fd = -1, .log_fd = -1, .sig_fd = -1};
     struct rr_error err;
     int code;
+
+    if (block_signals(&r, &err) < 0) {
+        log_error(&err);
+        return REVIEW_SETUP_FAILED;
+    }
 
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
     if (o->id != NULL)
@@ -405,6 +466,7 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
         random_id(r.id, sizeof(r.id));
     if (open_out(&r, &err) < 0) {
         log_error(&err);
+        close(r.sig_fd);
         config_free(&r.cfg);
         return REVIEW_SETUP_FAILED;
     }
@@ -435,6 +497,7 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
     if (r.log_fd >= 0)
         close(r.log_fd);
     close(r.out_fd);
+    close(r.sig_fd);
     config_free(&r.cfg);
     return code;
 }
