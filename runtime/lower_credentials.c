@@ -4,11 +4,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -75,39 +72,26 @@ bool git_config_has_credential(const char *text, size_t len, unsigned *line, con
 int lower_refuse_credentials(const char *lower, struct rr_error *err)
 {
     _cleanup_close_ int root = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    _cleanup_close_ int fd = -1;
-    _cleanup_free_ char *buf = NULL;
-    struct stat st;
+    _cleanup_close_ int git = -1;
+    _cleanup_free_ char *text = NULL;
+    struct rr_error why;
     const char *what;
     unsigned line;
-    size_t got = 0;
+    size_t len;
 
     if (root < 0)
         return rr_fail(err, errno, "revrun.lower: %s", lower);
-    fd = rr_open_in_root(root, ".git/config", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, true);
-    if (fd < 0)
+    git = rr_open_in_root(root, ".git", O_PATH | O_DIRECTORY | O_CLOEXEC, true);
+    if (git < 0)
         return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
-                   ? 0
-                   : rr_fail(err, errno, "revrun.lower: %s/.git/config", lower);
-    if (fstat(fd, &st) < 0)
-        return rr_fail(err, errno, "revrun.lower: %s/.git/config", lower);
-    if (!S_ISREG(st.st_mode))
-        return 0;
-    if ((uint64_t)st.st_size > CONFIG_MAX)
-        return rr_fail(err, EFBIG, "revrun.lower: %s/.git/config is too large to check", lower);
-    if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
-        return rr_fail(err, ENOMEM, "revrun.lower");
-    while (got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return rr_fail(err, errno, "revrun.lower: %s/.git/config", lower);
-        if (r == 0)
-            break;
-        got += (size_t)r;
+                   ? 0 /* no repository here, or .git is a file or a symlink */
+                   : rr_fail(err, errno, "revrun.lower: %s/.git", lower);
+    if (rr_read_file(git, "config", CONFIG_MAX, &text, &len, &why) < 0) {
+        if (why.errnum == ENOENT || why.errnum == ELOOP || why.errnum == EINVAL)
+            return 0; /* none, a symlink, not a regular file */
+        return rr_fail(err, why.errnum, "revrun.lower: %s/.git/config (%s)", lower, why.msg);
     }
-    if (!git_config_has_credential(buf, got, &line, &what))
+    if (!git_config_has_credential(text, len, &line, &what))
         return 0;
     return rr_fail(err, EACCES,
                    "revrun.lower: %s/.git/config line %u holds %s, which the agent could read; "
