@@ -337,3 +337,74 @@ no_journal_left() {
     [ "$(cat "$WB/target/.revrun-apply-0123456789abcdef/u0")" = planted ]
     [ ! -e "$WB/target/keep.txt" ]
 }
+
+# Every kind of change, replacements both ways included, for the kill loops.
+export_every_kind() {
+    wb_agent user 'printf "more\n" >> README && rm keep.txt && rm -r docs/old &&
+        mkdir -p new/sub && printf "n\n" > new/sub/f && chmod +x src/lib/lib.c &&
+        ln -sfn src/main.c link && ln -s README readme-link && mkdir empty &&
+        rm run.sh && mkdir run.sh && printf "x\n" > run.sh/y &&
+        rm -r src/lib && printf "was a dir\n" > src/lib'
+    wb_target
+    DIGEST=$(wb_digest)
+    run wb_revrun export $(wb_pair) "$WB/out"
+    assert_success
+    BEFORE=$(wb_state "$WB/target")
+    AFTER=$(cd "$WB" && cp -a target applied && "$RR_BIN/revrun" --root "$WB/state2" apply out \
+        --to applied --approve "$DIGEST" >/dev/null && wb_state "$WB/applied")
+}
+
+# kill_apply SYSCALL N: apply, killed at the Nth call of SYSCALL; 0 when it
+# got that far (the call was made), 1 when it finished first.
+kill_apply() {
+    env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$1" \
+        -e inject="$1":signal=SIGKILL:when="$2" \
+        "$RR_BIN/revrun" --root "$WB/state" apply "$WB/out" --to "$WB/target" \
+        --approve "$DIGEST" >/dev/null 2>&1
+    [ $? -ne 0 ]
+}
+
+# TARGET is the base or the applied tree, nothing in between, no stage left.
+whole() {
+    local now
+    now=$(wb_state "$WB/target")
+    [ "$now" = "$BEFORE" ] || [ "$now" = "$AFTER" ] || return 1
+    no_stage_left
+}
+
+@test "crash: kill -9 at every step of apply, then sweep: TARGET is whole every time" {
+    export_every_kind
+    local sc n killed=0
+    for sc in renameat2 mkdirat writev fsync syncfs ftruncate; do
+        for n in $(seq 1 40); do
+            kill_apply "$sc" "$n" || break
+            killed=$((killed + 1))
+            "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
+            whole || { echo "killed at $sc #$n: TARGET not whole" >&2; false; }
+            no_journal_left
+            rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
+        done
+    done
+    [ "$killed" -ge 40 ] # the loops did reach into the commit
+}
+
+@test "crash: kill -9 in apply, then again in the recovery: the next sweep still makes it whole" {
+    export_every_kind
+    local n m sc killed=0
+    for n in 4 9 13 14 19; do
+        for sc in renameat2 unlinkat; do
+            for m in 1 2 3 4 5 6; do
+                kill_apply renameat2 "$n" || continue
+                killed=$((killed + 1))
+                env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$sc" \
+                    -e inject="$sc":signal=SIGKILL:when="$m" \
+                    "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null 2>&1 || true
+                "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
+                whole || { echo "apply #$n, sweep $sc #$m: TARGET not whole" >&2; false; }
+                no_journal_left
+                rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
+            done
+        done
+    done
+    [ "$killed" -ge 40 ]
+}

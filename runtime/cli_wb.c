@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -226,7 +227,7 @@ int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
     }
     /* The journal records TARGET's absolute path, for sweep to find it. */
     if ((abs = realpath(target, NULL)) == NULL ||
-        (tfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        (tfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || flock(tfd, LOCK_EX) < 0) {
         rr_fail(&err, errno, "apply: TARGET %s", target);
         log_error(&err);
         return CLI_WB_ERROR;

@@ -243,3 +243,68 @@ TEST(malformed_journals_are_refused_and_kept)
     CHECK(exists(t.tfd, STAGE));
     jt_free(&t);
 }
+
+TEST(a_committed_apply_whose_stage_is_gone_is_finished)
+{
+    struct wb_recovery rec;
+    struct rr_error err;
+    struct jt t;
+    char cmd[256];
+
+    jt_init(&t);
+    half_commit(&t);
+    logged(&t, WB_STEP_COMMITTED, 0, 0, "");
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/" STAGE, t.target); /* killed before clearing */
+    CHECK(system(cmd) == 0);
+    CHECK(wb_journal_recover(t.jfd, t.tfd, &rec, &err) == 0);
+    CHECK(rec.found && rec.committed);
+    CHECK(size_of(t.jfd) == 0);
+    jt_free(&t);
+}
+
+TEST(a_settled_journal_only_removes_the_stage)
+{
+    struct wb_recovery rec;
+    struct rr_error err;
+    struct jt t;
+
+    jt_init(&t);
+    half_commit(&t);
+    CHECK(renameat(t.stage, "u0", t.tfd, "a") == 0 && renameat(t.tfd, "c", t.stage, "n1") == 0);
+    CHECK(wb_journal_settle(t.jfd, &err) == 0); /* killed right after this */
+    CHECK(wb_journal_recover(t.jfd, t.tfd, &rec, &err) == 0);
+    CHECK(rec.found && rec.undone == 0);
+    expect_as_before(&t);
+    jt_free(&t);
+}
+
+TEST(a_step_under_a_directory_that_is_a_file_again_is_undone_already)
+{
+    struct wb_step s = {WB_STEP_PLACED, 5, 1, "b/x", 3}; /* b is the base's file */
+    struct jt t;
+
+    jt_init(&t);
+    CHECK(wb_undo_step(t.tfd, t.stage, &s) == 0);
+    s.op = WB_STEP_MKDIR;
+    CHECK(wb_undo_step(t.tfd, t.stage, &s) == 0);
+    s.op = WB_STEP_EXCHANGED; /* never under a new directory: an error, not a skip */
+    CHECK(wb_undo_step(t.tfd, t.stage, &s) == -1);
+    CHECK(holds(t.tfd, "b", "B"));
+    jt_free(&t);
+}
+
+TEST(a_directory_someone_else_made_is_left_alone)
+{
+    struct wb_step s = {WB_STEP_MKDIR, 3, 0, "d", 1};
+    struct jt t;
+
+    jt_init(&t);
+    CHECK(mkdirat(t.tfd, "d", 0755) == 0);
+    s.ino = ino_of(t.tfd, "d") + 1000; /* what our mkdir made was another */
+    CHECK(wb_undo_step(t.tfd, t.stage, &s) == 0);
+    CHECK(exists(t.tfd, "d"));
+    s.ino = ino_of(t.tfd, "d");
+    CHECK(wb_undo_step(t.tfd, t.stage, &s) == 0);
+    CHECK(!exists(t.tfd, "d"));
+    jt_free(&t);
+}

@@ -171,6 +171,10 @@ static void finish(struct applier *a, int r)
 
     if (a->res->restore_failed)
         return; /* the stage and the journal hold what is needed to finish */
+    /* Rolled back: the journal says so before the stage goes, or a crash in
+     * between would leave steps whose evidence went with the stage. */
+    if (r != 0 && a->target->journal >= 0 && wb_journal_settle(a->target->journal, &ignored) < 0)
+        return; /* the next recovery finds nothing to undo and removes it */
     ap_remove_stage(a);
     /* An applied set whose stage could not go keeps its journal (with the
      * COMMITTED record): sweep removes the stage later. */

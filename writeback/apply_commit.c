@@ -183,13 +183,21 @@ static int remove_one(struct applier *a, size_t i)
 static int make_dir(struct applier *a, size_t i, int pfd, const char *name)
 {
     _cleanup_close_ int fd = -1;
+    struct stat st;
 
     if (log_step(a, WB_STEP_MKDIR, i, 0) < 0)
         return -1;
     if (mkdirat(pfd, name, 0700) < 0)
         return rr_fail(a->err, errno, "creating %s", a->cs->v[i].path);
     fd = wb_openat_beneath(pfd, name, O_RDONLY | O_DIRECTORY, 0);
-    if (fd < 0 || fchmod(fd, 0755) < 0)
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return rr_fail(a->err, errno, "creating %s", a->cs->v[i].path);
+    /* Now the undo can tell this directory from one someone else makes. */
+    a->steps[a->n_steps - 1].ino = st.st_ino;
+    if (a->target->journal >= 0 &&
+        wb_journal_step(a->target->journal, &a->steps[a->n_steps - 1], a->err) < 0)
+        return -1;
+    if (fchmod(fd, 0755) < 0)
         return rr_fail(a->err, errno, "creating %s", a->cs->v[i].path);
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -83,6 +84,17 @@ int wb_journal_clear(int jfd, struct rr_error *err)
     return 0;
 }
 
+int wb_journal_settle(int jfd, struct rr_error *err)
+{
+    struct head h;
+
+    if (pread(jfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.path_len >= PATH_CAP)
+        return rr_fail(err, EIO, "apply journal: header");
+    if (ftruncate(jfd, (off_t)(sizeof(h) + h.path_len)) < 0)
+        return rr_fail(err, errno, "settling the apply journal");
+    return 0;
+}
+
 void wb_stage_slot(char *buf, size_t len, const struct wb_step *s)
 {
     snprintf(buf, len, "%c%u", s->op == WB_STEP_MOVED ? 'u' : 'n', (unsigned)s->slot);
@@ -128,10 +140,22 @@ int wb_undo_step(int tfd, int stage_fd, const struct wb_step *s)
             return errno == ENOENT ? 0 : -1;
         return pfd < 0 ? -1 : renameat2(stage_fd, sl, pfd, name, RENAME_NOREPLACE);
     }
-    if (pfd < 0) /* the step's directory is not there: neither is its effect */
-        return errno == ENOENT ? 0 : -1;
-    if (s->op == WB_STEP_MKDIR)
+    if (pfd < 0) {
+        /* The step's directory is not there, or is no directory: a later
+         * undo already put the base back (a file where the set made a
+         * directory). An exchange is never under a new directory, so for it
+         * this cannot be: its old object is in the stage and must not go. */
+        bool gone = errno == ENOENT || errno == ENOTDIR || errno == ELOOP;
+        return gone && s->op != WB_STEP_EXCHANGED ? 0 : -1;
+    }
+    if (s->op == WB_STEP_MKDIR) {
+        /* The inode is known once mkdir returned (a second record); a
+         * directory someone else made there is left alone. Unknown (killed
+         * in between): only an empty directory is removed. */
+        if (s->ino != 0 && (h = holds(pfd, name, s->ino)) <= 0)
+            return h;
         return unlinkat(pfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -1 : 0;
+    }
     if ((h = holds(pfd, name, s->ino)) <= 0)
         return h;
     if (s->op == WB_STEP_EXCHANGED)
@@ -218,6 +242,9 @@ static int parse(char *buf, size_t len, struct parsed *p, struct rr_error *err)
             break;
         if (r.op == WB_STEP_COMMITTED) {
             p->committed = true;
+        } else if (r.op == WB_STEP_MKDIR && r.ino != 0 && p->n > 0 &&
+                   p->steps[p->n - 1].op == WB_STEP_MKDIR && p->steps[p->n - 1].slot == r.slot) {
+            p->steps[p->n - 1].ino = r.ino; /* the directory mkdir made */
         } else if (r.op < WB_STEP_MOVED || r.op > WB_STEP_PLACED ||
                    !path_ok(buf + off, r.path_len)) {
             return rr_fail(err, EINVAL, "apply journal: bad record");
@@ -239,6 +266,13 @@ static int open_target(struct parsed *p, int tfd, struct rr_error *err)
 
     if (fd < 0)
         return rr_fail(err, errno, "TARGET %s of an interrupted apply", p->target);
+    /* Opened here (sweep): an apply onto it under another state root may be
+     * running; its lock on TARGET says so. */
+    if (tfd < 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        close(fd);
+        return rr_fail(err, e, "TARGET %s: an apply onto it is running", p->target);
+    }
     if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != p->h.dev || (uint64_t)st.st_ino != p->h.ino) {
         close(fd);
         return rr_fail(err, ESTALE,
@@ -248,11 +282,14 @@ static int open_target(struct parsed *p, int tfd, struct rr_error *err)
     return fd;
 }
 
-static int roll_back(struct parsed *p, int tfd, struct wb_recovery *out, struct rr_error *err)
+static int roll_back(struct parsed *p, int jfd, int tfd, struct wb_recovery *out,
+                     struct rr_error *err)
 {
     _cleanup_close_ int stage = wb_openat_beneath(tfd, p->h.stage, O_RDONLY | O_DIRECTORY, 0);
 
-    if (stage < 0 && (errno != ENOENT || p->n > 0))
+    /* No stage: never made, or removed once the steps were settled (the
+     * journal then lists none) or committed. */
+    if (stage < 0 && (errno != ENOENT || (p->n > 0 && !p->committed)))
         return rr_fail(err, errno, "the stage %s/%s of an interrupted apply", p->target,
                        p->h.stage);
     for (size_t i = p->n; !p->committed && i > 0; i--) {
@@ -262,6 +299,8 @@ static int roll_back(struct parsed *p, int tfd, struct wb_recovery *out, struct 
                            p->target);
         out->undone++;
     }
+    if (!p->committed && wb_journal_settle(jfd, err) < 0)
+        return -1;
     if (stage >= 0 && wb_rmtree_at(tfd, p->h.stage, 512, err) < 0)
         return rr_wrap(err, "removing the stage of an interrupted apply");
     return 0;
@@ -284,7 +323,7 @@ int wb_journal_recover(int jfd, int tfd, struct wb_recovery *out, struct rr_erro
         out->found = true;
         out->committed = p.committed;
         snprintf(out->target, sizeof(out->target), "%s", p.target);
-        if (roll_back(&p, fd, out, err) == 0) {
+        if (roll_back(&p, jfd, fd, out, err) == 0) {
             if (syncfs(fd) < 0)
                 rr_fail(err, errno, "syncfs %s", p.target);
             else

@@ -8,6 +8,10 @@
  * COMMITTED record, written once everything is in place and synced, turns
  * recovery into removing the stage only.
  *
+ * Whoever applies also holds flock(TARGET) for the whole apply, so applies
+ * under different state roots take turns too, and a sweep opening TARGET
+ * by its path leaves a running one alone.
+ *
  * The caller keeps the journal outside TARGET (revrun keeps it in its state
  * root, writable by its owner only): a stage directory found in TARGET is
  * never trusted by itself, since a checkout could carry a planted one. */
@@ -27,7 +31,8 @@
 
 enum wb_step_op {
     WB_STEP_MOVED = 1, /* path moved into the stage as u<slot> */
-    WB_STEP_MKDIR,     /* directory made at path */
+    WB_STEP_MKDIR,     /* directory made at path; logged again with its ino
+                          once made */
     WB_STEP_EXCHANGED, /* stage n<slot> exchanged with path; ino: the new object */
     WB_STEP_PLACED,    /* stage n<slot> renamed to path; ino: the new object */
     WB_STEP_COMMITTED, /* everything in place and synced */
@@ -46,6 +51,9 @@ struct wb_step {
 int wb_journal_begin(int jfd, int tfd, const char *target_path, const char *stage,
                      struct rr_error *err);
 int wb_journal_step(int jfd, const struct wb_step *s, struct rr_error *err);
+/* Drop the steps, keep the header: every step is undone, so the stage may
+ * go (a recovery then only removes what is left of it). */
+int wb_journal_settle(int jfd, struct rr_error *err);
 /* Empty the journal: nothing is left to recover. */
 int wb_journal_clear(int jfd, struct rr_error *err);
 
