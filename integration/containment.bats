@@ -266,6 +266,15 @@ assert_identity() {
     assert_failure
     [[ "$output" != *"$TAG"* ]] # the error names the line, never the secret
     [ ! -e "$RR_TMP/out/marker" ]
+    # a submodule's own config, where actions/checkout puts the token too
+    git -C "$RR_TMP/checkout" remote set-url origin https://github.com/o/r
+    mkdir -p "$RR_TMP/checkout/.git/modules/libs/sub"
+    printf '[http "https://github.com/"] extraheader = AUTHORIZATION: basic %s\n' "$TAG" \
+        >"$RR_TMP/checkout/.git/modules/libs/sub/config"
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_failure
+    assert_output_contains ".git/modules/libs/sub/config line 1"
+    [ ! -e "$RR_TMP/out/marker" ]
 }
 
 @test "secrets: canary files in \$HOME and /root are unreadable and a host /tmp canary is shadowed" {

@@ -1,9 +1,12 @@
-/* A credential in the checkout's .git/config (see lower_credentials.h). */
+/* A credential in the checkout's git configuration (see lower_credentials.h). */
 #include "runtime/lower_credentials.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -12,34 +15,78 @@
 #include "common/fsutil.h"
 
 #define CONFIG_MAX ((size_t)4 << 20)
+/* .git/modules/<name>/...: submodule names may hold slashes, and nested
+ * submodules add modules/ levels; bounded, and failing closed past them. */
+#define MODULES_DEPTH 12
+#define MODULES_DIRS 4096
 
-static bool key_is(const char *s, const char *end, const char *key)
+/* A logical line as git reads it: continued lines joined, quotes and the
+ * backslashes of escapes dropped (so "https://user:tok"@host is seen whole),
+ * a section header at its start skipped (a key may follow it on the line). */
+static size_t logical_line(const char *p, const char *end, char *out, size_t cap,
+                           const char **next, unsigned *lines)
 {
-    size_t n = strlen(key);
+    size_t o = 0;
 
-    while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-    if ((size_t)(end - s) < n || strncasecmp(s, key, n) != 0)
-        return false;
-    for (s += n; s < end && (*s == ' ' || *s == '\t'); s++)
-        ;
-    return s == end || *s == '=';
+    *lines = 1;
+    while (p < end && *p != '\n') {
+        if (*p == '\\' && p + 1 < end && p[1] == '\n') { /* continued */
+            p += 2;
+            (*lines)++;
+            continue;
+        }
+        if (*p == '\\' && p + 1 < end) { /* an escape: keep what it stands for */
+            p++;
+        } else if (*p == '"') {
+            p++;
+            continue;
+        }
+        if (o + 1 < cap)
+            out[o++] = *p;
+        p++;
+    }
+    *next = p < end ? p + 1 : end;
+    out[o] = '\0';
+    return o;
+}
+
+/* The key of "key = value" (or a bare key), lowercase, after an optional
+ * [section] at the start; *value points after the '=' (or at ""). */
+static void split_key(char *line, char **key, char **value)
+{
+    char *p = line, *k, *e;
+
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '[' && (e = strchr(p, ']')) != NULL)
+        p = e + 1;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    k = p;
+    while (*p != '\0' && *p != '=' && *p != ' ' && *p != '\t')
+        p++;
+    e = p;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    *value = *p == '=' ? p + 1 : p + strlen(p);
+    *e = '\0';
+    for (char *c = k; *c != '\0'; c++)
+        *c = (char)tolower((unsigned char)*c);
+    *key = k;
 }
 
 /* A URL's userinfo: for http(s) any user part (a token is often the user),
  * elsewhere only user:password (ssh://git@host is an ordinary remote). */
-static bool url_has_secret(const char *s, const char *end)
+static bool url_has_secret(const char *s)
 {
-    for (const char *p = s; p + 3 <= end; p++) {
+    for (const char *p = strstr(s, "://"); p != NULL; p = strstr(p + 3, "://")) {
         const char *scheme = p, *q;
         bool http, colon = false;
-        if (memcmp(p, "://", 3) != 0)
-            continue;
         while (scheme > s && (isalnum((unsigned char)scheme[-1]) || scheme[-1] == '+' ||
                               scheme[-1] == '.' || scheme[-1] == '-'))
             scheme--;
         http = (size_t)(p - scheme) >= 4 && strncasecmp(scheme, "http", 4) == 0;
-        for (q = p + 3; q < end && !strchr("/ \t\"?#", *q); q++) {
+        for (q = p + 3; *q != '\0' && !strchr("/ \t?#", *q); q++) {
             if (*q == ':')
                 colon = true;
             if (*q == '@')
@@ -51,51 +98,136 @@ static bool url_has_secret(const char *s, const char *end)
 
 bool git_config_has_credential(const char *text, size_t len, unsigned *line, const char **what)
 {
-    const char *p = text, *end = text + len;
+    const char *p = text, *end = text + len, *next;
+    char *buf = malloc(len + 1);
+    unsigned at = 1, n;
+    bool found = false;
 
-    for (*line = 1; p < end; (*line)++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-        const char *eq = memchr(p, '=', (size_t)(eol - p));
-        if (eq != NULL && key_is(p, eq, "extraheader")) {
-            *what = "an http.extraheader (actions/checkout persists the job's token there)";
-            return true;
-        }
-        if (url_has_secret(p, eol)) {
-            *what = "a URL with a user or password in it";
-            return true;
-        }
-        p = eol + (nl != NULL);
+    if (buf == NULL) { /* fail closed: the caller refuses */
+        *line = 0;
+        *what = "a configuration too large to check";
+        return true;
     }
-    return false;
+    while (p < end && !found) {
+        char *key, *value;
+        logical_line(p, end, buf, len + 1, &next, &n);
+        *line = at;
+        if (url_has_secret(buf)) {
+            *what = "a URL with a user or password in it";
+            found = true;
+        }
+        split_key(buf, &key, &value);
+        if (!found && strcmp(key, "extraheader") == 0) {
+            *what = "an http.extraheader (actions/checkout persists the job's token there)";
+            found = true;
+        }
+        if (!found && strcmp(key, "helper") == 0 && strcasestr(value, "password") != NULL) {
+            *what = "a credential helper that hands out a password";
+            found = true;
+        }
+        at += n;
+        p = next;
+    }
+    free(buf);
+    return found;
 }
 
-int lower_refuse_credentials(const char *lower, struct rr_error *err)
+struct scan {
+    const char *lower;
+    char path[4096]; /* relative to the lower, for the message */
+    unsigned dirs;
+};
+
+static int check_file(struct scan *s, int dirfd, const char *name, struct rr_error *err)
 {
-    _cleanup_close_ int root = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    _cleanup_close_ int git = -1;
     _cleanup_free_ char *text = NULL;
     struct rr_error why;
     const char *what;
     unsigned line;
     size_t len;
 
-    if (root < 0)
-        return rr_fail(err, errno, "revrun.lower: %s", lower);
-    git = rr_open_in_root(root, ".git", O_PATH | O_DIRECTORY | O_CLOEXEC, true);
-    if (git < 0)
-        return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
-                   ? 0 /* no repository here, or .git is a file or a symlink */
-                   : rr_fail(err, errno, "revrun.lower: %s/.git", lower);
-    if (rr_read_file(git, "config", CONFIG_MAX, &text, &len, &why) < 0) {
+    if (rr_read_file(dirfd, name, CONFIG_MAX, &text, &len, &why) < 0) {
         if (why.errnum == ENOENT || why.errnum == ELOOP || why.errnum == EINVAL)
             return 0; /* none, a symlink, not a regular file */
-        return rr_fail(err, why.errnum, "revrun.lower: %s/.git/config (%s)", lower, why.msg);
+        return rr_fail(err, why.errnum, "revrun.lower: %s/%s/%s (%s)", s->lower, s->path, name,
+                       why.msg);
     }
     if (!git_config_has_credential(text, len, &line, &what))
         return 0;
     return rr_fail(err, EACCES,
-                   "revrun.lower: %s/.git/config line %u holds %s, which the agent could read; "
-                   "check out without persisting credentials (actions/checkout: "
-                   "persist-credentials: false) or remove it (git config --unset-all KEY)",
-                   lower, line, what);
+                   "revrun.lower: %s/%s/%s line %u holds %s, which the agent could read; check "
+                   "out without persisting credentials (actions/checkout: persist-credentials: "
+                   "false) or remove it (git config --unset-all KEY)",
+                   s->lower, s->path, name, line, what);
+}
+
+/* config and config.worktree of one git directory */
+static int check_gitdir(struct scan *s, int dirfd, struct rr_error *err)
+{
+    if (check_file(s, dirfd, "config", err) < 0 || check_file(s, dirfd, "config.worktree", err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Every directory below modules/ (submodules' git directories), depth- and
+ * count-bounded. */
+static int check_modules(struct scan *s, int dirfd, unsigned depth, struct rr_error *err)
+{
+    DIR *d;
+    struct dirent *de;
+    size_t plen = strlen(s->path);
+    int r = 0;
+
+    if (depth > MODULES_DEPTH || ++s->dirs > MODULES_DIRS)
+        return rr_fail(err, E2BIG, "revrun.lower: %s/%s: too many submodules to check", s->lower,
+                       s->path);
+    if (check_gitdir(s, dirfd, err) < 0)
+        return -1;
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return rr_fail(err, errno, "revrun.lower: %s/%s", s->lower, s->path);
+    }
+    while (r == 0 && (de = readdir(d)) != NULL) {
+        int sub;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+            (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+            continue;
+        sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0)
+            continue;
+        snprintf(s->path + plen, sizeof(s->path) - plen, "/%s", de->d_name);
+        r = check_modules(s, sub, depth + 1, err);
+        s->path[plen] = '\0';
+        close(sub);
+    }
+    closedir(d);
+    return r;
+}
+
+int lower_refuse_credentials(const char *lower, struct rr_error *err)
+{
+    _cleanup_close_ int root = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    _cleanup_close_ int git = -1, modules = -1;
+    struct scan s = {.lower = lower, .path = ".git"};
+
+    if (root < 0)
+        return rr_fail(err, errno, "revrun.lower: %s", lower);
+    /* A symlinked .git is followed as far as it stays in the checkout: what
+     * it points to there the agent reads too. */
+    git = rr_open_in_root(root, ".git", O_RDONLY | O_DIRECTORY | O_CLOEXEC, false);
+    if (git < 0)
+        return errno == ENOENT || errno == ENOTDIR
+                   ? 0 /* no repository here, or .git is a file (a worktree's pointer) */
+                   : rr_fail(err, errno, "revrun.lower: %s/.git", lower);
+    if (check_gitdir(&s, git, err) < 0)
+        return -1;
+    modules = openat(git, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (modules < 0)
+        return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
+                   ? 0
+                   : rr_fail(err, errno, "revrun.lower: %s/.git/modules", lower);
+    snprintf(s.path, sizeof(s.path), ".git/modules");
+    return check_modules(&s, modules, 0, err);
 }

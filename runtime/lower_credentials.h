@@ -1,7 +1,8 @@
 /* The checkout must not hand the agent a credential: the agent reads every
  * file of the lower, .git included. actions/checkout leaves the job's token
- * in .git/config (http.<url>.extraheader) unless told persist-credentials:
- * false, and a remote URL can carry user:token@. */
+ * in .git/config (http.<url>.extraheader), and in each submodule's
+ * .git/modules/.../config, unless told persist-credentials: false; a remote
+ * URL can carry user:token@; a credential helper can be an inline script. */
 #ifndef REVRUN_LOWER_CREDENTIALS_H
 #define REVRUN_LOWER_CREDENTIALS_H
 
@@ -14,9 +15,10 @@
  * (a short description, never the secret) say where. */
 bool git_config_has_credential(const char *text, size_t len, unsigned *line, const char **what);
 
-/* Refuse (EACCES, with the remedy) a lower whose .git/config holds one. A
- * .git/config that is a symlink or missing is not read: a symlink resolves
- * inside the container's view, not to this file. */
+/* Refuse (EACCES, with the remedy) a lower whose git configuration holds
+ * one: .git/config, .git/config.worktree and those of every submodule under
+ * .git/modules. A .git that is a symlink is followed while it stays inside
+ * the checkout; a config file that is a symlink is not read. */
 int lower_refuse_credentials(const char *lower, struct rr_error *err);
 
 #endif

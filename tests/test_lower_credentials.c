@@ -31,6 +31,8 @@ TEST(extraheader_in_any_spelling)
                 4));
     CHECK(flags("[http]\n\tExtraHeader=Authorization: bearer x\n", 2));
     CHECK(flags("[http]\n  extraHeader   = x\n", 2));
+    /* a key on the header's own line, as git allows */
+    CHECK(flags("[core]\n[http \"https://github.com/\"] extraheader = AUTHORIZATION: basic x\n", 2));
 }
 
 TEST(urls_with_a_user_or_password)
@@ -39,6 +41,16 @@ TEST(urls_with_a_user_or_password)
     CHECK(flags("[remote \"origin\"]\n\turl = https://ghp_token@github.com/o/r\n", 2));
     CHECK(flags("\turl = HTTP://user:pw@example.com/\n", 1));
     CHECK(flags("\turl = ssh://git:secret@host/r\n", 1));
+    /* quotes and continued lines as git reads them */
+    CHECK(flags("\turl = \"https://x-access-token:ghs_SECRET\"@github.com/o/r\n", 1));
+    CHECK(flags("[a]\n\tx = 1\n\turl = https://x-access-token:ghs_SEC\\\nRET@github.com/o/r\n", 3));
+    CHECK(flags("[remote \"o\"]\n\tx = a\\\n b\n\turl = https://t@github.com/\n", 4));
+}
+
+TEST(inline_credential_helpers)
+{
+    CHECK(flags("[credential]\n\thelper = \"!f() { echo password=ghp_x; }; f\"\n", 2));
+    CHECK(clean("[credential]\n\thelper = store\n\thelper = cache --timeout=300\n"));
 }
 
 TEST(ordinary_configs_pass)
