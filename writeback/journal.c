@@ -262,7 +262,8 @@ static int parse(char *buf, size_t len, struct parsed *p, struct rr_error *err)
 static int open_target(struct parsed *p, int tfd, struct rr_error *err)
 {
     struct stat st;
-    int fd = tfd >= 0 ? dup(tfd) : open(p->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = tfd >= 0 ? fcntl(tfd, F_DUPFD_CLOEXEC, 3)
+                      : open(p->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     if (fd < 0)
         return rr_fail(err, errno, "TARGET %s of an interrupted apply", p->target);
