@@ -33,8 +33,8 @@ static int write_map(pid_t pid, const char *file, unsigned inside, unsigned outs
 }
 
 /* Held by a paused child just long enough to open it. */
-int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
-                         struct rr_error *err)
+static int make_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+                       struct rr_error *err)
 {
     int ready[2], hold[2];
     char path[64], c = 0;
@@ -99,6 +99,46 @@ out:
             close(hold[i]);
     }
     return nsfd;
+}
+
+/* A bundle asks for the same mapping several times (the native probe, the
+ * lower, the probe's own namespace): each is one namespace made once per
+ * process, and each caller gets its own fd for it. A forked child keeps
+ * the cache, which is only ever read by the process that filled it. */
+static struct {
+    uid_t from_uid, to_uid;
+    gid_t from_gid, to_gid;
+    pid_t owner;
+    int fd;
+} cache[4];
+static size_t cached;
+
+int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid,
+                         struct rr_error *err)
+{
+    pid_t self = getpid();
+    int fd;
+
+    for (size_t i = 0; i < cached; i++)
+        if (cache[i].owner == self && cache[i].from_uid == from_uid &&
+            cache[i].from_gid == from_gid && cache[i].to_uid == to_uid &&
+            cache[i].to_gid == to_gid) {
+            fd = fcntl(cache[i].fd, F_DUPFD_CLOEXEC, 3);
+            return fd >= 0 ? fd : rr_fail(err, errno, "user namespace");
+        }
+    fd = make_userns(from_uid, from_gid, to_uid, to_gid, err);
+    if (fd < 0 || cached == sizeof(cache) / sizeof(cache[0]))
+        return fd;
+    cache[cached].fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (cache[cached].fd >= 0) {
+        cache[cached].from_uid = from_uid;
+        cache[cached].from_gid = from_gid;
+        cache[cached].to_uid = to_uid;
+        cache[cached].to_gid = to_gid;
+        cache[cached].owner = self;
+        cached++;
+    }
+    return fd;
 }
 
 int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from_gid,
