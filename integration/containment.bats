@@ -275,6 +275,17 @@ assert_identity() {
     assert_failure
     assert_output_contains ".git/modules/libs/sub/config line 1"
     [ ! -e "$RR_TMP/out/marker" ]
+    # many submodules with their objects are no reason to refuse
+    rm "$RR_TMP/checkout/.git/modules/libs/sub/config"
+    for m in $(seq 1 30); do
+        mkdir -p "$RR_TMP/checkout/.git/modules/m$m/refs"
+        echo "ref: refs/heads/main" >"$RR_TMP/checkout/.git/modules/m$m/HEAD"
+        printf '[core]\n\tbare = false\n' >"$RR_TMP/checkout/.git/modules/m$m/config"
+        for o in $(seq 0 199); do mkdir -p "$RR_TMP/checkout/.git/modules/m$m/objects/$o"; done
+    done
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_success
+    [ -e "$RR_TMP/out/marker" ]
 }
 
 @test "secrets: canary files in \$HOME and /root are unreadable and a host /tmp canary is shadowed" {

@@ -408,3 +408,24 @@ whole() {
     done
     [ "$killed" -ge 40 ]
 }
+
+@test "crash: kill -9 at a mkdir or journal write of apply, then at the recovery's settle: the next sweep makes it whole" {
+    export_every_kind
+    local sc n m killed=0
+    for sc in mkdirat writev; do
+        for n in $(seq 1 40); do
+            kill_apply "$sc" "$n" || break
+            for m in ftruncate renameat2; do
+                killed=$((killed + 1))
+                env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$m" \
+                    -e inject="$m":signal=SIGKILL:when=1 \
+                    "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null 2>&1 || true
+            done
+            "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
+            whole || { echo "apply $sc #$n: TARGET not whole" >&2; false; }
+            no_journal_left
+            rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
+        done
+    done
+    [ "$killed" -ge 20 ]
+}

@@ -75,8 +75,22 @@ static void split_key(char *line, char **key, char **value)
     *key = k;
 }
 
-/* A URL's userinfo: for http(s) any user part (a token is often the user),
- * elsewhere only user:password (ssh://git@host is an ordinary remote). */
+/* A user part that is a token: the forges' token prefixes, or something
+ * as long as one (an organisation or account name is short). */
+static bool token_like(const char *user, size_t n)
+{
+    static const char *const prefixes[] = {"ghp_", "gho_", "ghs_", "ghu_", "ghr_",
+                                           "github_pat_", "glpat-", "x-access-token"};
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (n >= strlen(prefixes[i]) && strncasecmp(user, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return n >= 32;
+}
+
+/* A URL's userinfo holding a secret: user:password anywhere, or, for
+ * http(s), a user part that is a token (https://org@dev.azure.com and
+ * ssh://git@host are ordinary remotes). */
 static bool url_has_secret(const char *s)
 {
     for (const char *p = strstr(s, "://"); p != NULL; p = strstr(p + 3, "://")) {
@@ -90,10 +104,30 @@ static bool url_has_secret(const char *s)
             if (*q == ':')
                 colon = true;
             if (*q == '@')
-                return http || colon;
+                return colon || (http && token_like(p + 3, (size_t)(q - p - 3)));
         }
     }
     return false;
+}
+
+/* credential.helper: an inline script that prints a password, or the store
+ * helper keeping its plaintext file at a relative path (in the checkout). */
+static const char *helper_secret(const char *value)
+{
+    const char *file;
+
+    while (*value == ' ' || *value == '\t')
+        value++;
+    if (strcasestr(value, "password=") != NULL)
+        return "a credential helper that hands out a password";
+    if (strncmp(value, "store", 5) == 0 && (file = strstr(value, "--file")) != NULL) {
+        file += 6;
+        while (*file == ' ' || *file == '\t' || *file == '=')
+            file++;
+        if (*file != '/' && *file != '~' && *file != '$')
+            return "a credential store file inside the checkout";
+    }
+    return NULL;
 }
 
 bool git_config_has_credential(const char *text, size_t len, unsigned *line, const char **what)
@@ -121,10 +155,8 @@ bool git_config_has_credential(const char *text, size_t len, unsigned *line, con
             *what = "an http.extraheader (actions/checkout persists the job's token there)";
             found = true;
         }
-        if (!found && strcmp(key, "helper") == 0 && strcasestr(value, "password") != NULL) {
-            *what = "a credential helper that hands out a password";
+        if (!found && strcmp(key, "helper") == 0 && (*what = helper_secret(value)) != NULL)
             found = true;
-        }
         at += n;
         p = next;
     }
@@ -169,21 +201,36 @@ static int check_gitdir(struct scan *s, int dirfd, struct rr_error *err)
     return 0;
 }
 
-/* Every directory below modules/ (submodules' git directories), depth- and
- * count-bounded. */
+/* The git directories of submodules below modules/: one holding HEAD is a
+ * submodule's (only its own modules/ is entered below it: objects, refs and
+ * logs are not configuration); any other is part of a submodule's name,
+ * which may hold slashes. Every directory visited has its configs read. Depth- and count-bounded,
+ * failing closed past the bounds. */
 static int check_modules(struct scan *s, int dirfd, unsigned depth, struct rr_error *err)
 {
-    DIR *d;
-    struct dirent *de;
     size_t plen = strlen(s->path);
-    int r = 0;
+    struct dirent *de;
+    DIR *d;
+    int fd, r = 0;
 
     if (depth > MODULES_DEPTH || ++s->dirs > MODULES_DIRS)
         return rr_fail(err, E2BIG, "revrun.lower: %s/%s: too many submodules to check", s->lower,
                        s->path);
+    /* configs are read wherever they are: git would not take one without
+     * HEAD beside it, but the agent reads it all the same */
     if (check_gitdir(s, dirfd, err) < 0)
         return -1;
-    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (faccessat(dirfd, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+        fd = openat(dirfd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return 0;
+        snprintf(s->path + plen, sizeof(s->path) - plen, "/modules");
+        r = check_modules(s, fd, depth + 1, err);
+        s->path[plen] = '\0';
+        close(fd);
+        return r;
+    }
+    fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || (d = fdopendir(fd)) == NULL) {
         if (fd >= 0)
             close(fd);

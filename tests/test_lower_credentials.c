@@ -39,18 +39,23 @@ TEST(urls_with_a_user_or_password)
 {
     CHECK(flags("[remote \"origin\"]\n\turl = https://x-access-token:ghs_abc@github.com/o/r\n", 2));
     CHECK(flags("[remote \"origin\"]\n\turl = https://ghp_token@github.com/o/r\n", 2));
+    CHECK(flags("\turl = https://0123456789abcdef0123456789abcdef0123@example.com/r\n", 1));
     CHECK(flags("\turl = HTTP://user:pw@example.com/\n", 1));
     CHECK(flags("\turl = ssh://git:secret@host/r\n", 1));
     /* quotes and continued lines as git reads them */
     CHECK(flags("\turl = \"https://x-access-token:ghs_SECRET\"@github.com/o/r\n", 1));
     CHECK(flags("[a]\n\tx = 1\n\turl = https://x-access-token:ghs_SEC\\\nRET@github.com/o/r\n", 3));
-    CHECK(flags("[remote \"o\"]\n\tx = a\\\n b\n\turl = https://t@github.com/\n", 4));
+    CHECK(flags("[remote \"o\"]\n\tx = a\\\n b\n\turl = https://ghp_t@github.com/\n", 4));
 }
 
 TEST(inline_credential_helpers)
 {
     CHECK(flags("[credential]\n\thelper = \"!f() { echo password=ghp_x; }; f\"\n", 2));
     CHECK(clean("[credential]\n\thelper = store\n\thelper = cache --timeout=300\n"));
+    CHECK(flags("[credential]\n\thelper = store --file .git/creds\n", 2));
+    CHECK(clean("[credential]\n\thelper = store --file ~/.git-credentials\n"));
+    /* a password manager's helper is not a password */
+    CHECK(clean("[credential]\n\thelper = !/opt/1Password/op plugin run -- gh auth git-credential\n"));
 }
 
 TEST(ordinary_configs_pass)
@@ -58,6 +63,10 @@ TEST(ordinary_configs_pass)
     CHECK(clean("[remote \"origin\"]\n\turl = https://github.com/o/r\n"
                 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"));
     CHECK(clean("\turl = ssh://git@github.com/o/r\n"));
+    CHECK(clean("\turl = https://myorg@dev.azure.com/myorg/p/_git/r\n"));
+    CHECK(clean("\turl = https://someone@bitbucket.org/team/r.git\n"));
+    CHECK(clean("[http]\n\tproxy = http://proxy:3128\n[url \"ssh://git@github.com/\"]\n"
+                "\tinsteadOf = https://github.com/\n"));
     CHECK(clean("\turl = git@github.com:o/r.git\n"));
     CHECK(clean("[user]\n\temail = someone@example.com\n"));
     CHECK(clean("[http]\n\textraheaders = not the key\n[alias]\n\tnoextraheader = x\n"));

@@ -308,3 +308,17 @@ TEST(a_directory_someone_else_made_is_left_alone)
     CHECK(!exists(t.tfd, "d"));
     jt_free(&t);
 }
+
+TEST(a_directory_never_known_by_inode_over_the_restored_base_is_left)
+{
+    /* killed at the mkdir replacing file b: the journal holds MOVED b and
+     * MKDIR b without an inode; an interrupted recovery already moved b
+     * back, so the second one finds the base file where the directory was. */
+    struct wb_step s = {WB_STEP_MKDIR, 2, 0, "b", 1};
+    struct jt t;
+
+    jt_init(&t);
+    CHECK(wb_undo_step(t.tfd, t.stage, &s) == 0);
+    CHECK(holds(t.tfd, "b", "B"));
+    jt_free(&t);
+}

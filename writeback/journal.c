@@ -149,11 +149,18 @@ int wb_undo_step(int tfd, int stage_fd, const struct wb_step *s)
         return gone && s->op != WB_STEP_EXCHANGED ? 0 : -1;
     }
     if (s->op == WB_STEP_MKDIR) {
+        struct stat st;
         /* The inode is known once mkdir returned (a second record); a
          * directory someone else made there is left alone. Unknown (killed
-         * in between): only an empty directory is removed. */
+         * in between): only a directory is removed, and rmdir takes only an
+         * empty one; a file or symlink there is the base, already put back
+         * by an earlier, interrupted recovery. */
         if (s->ino != 0 && (h = holds(pfd, name, s->ino)) <= 0)
             return h;
+        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            return errno == ENOENT ? 0 : -1;
+        if (!S_ISDIR(st.st_mode))
+            return 0;
         return unlinkat(pfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT ? -1 : 0;
     }
     if ((h = holds(pfd, name, s->ino)) <= 0)
