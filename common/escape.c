@@ -141,3 +141,14 @@ char *rr_escape_dup(const char *s, size_t len)
         return NULL;
     return rr_escape(s, len, out, n);
 }
+
+int rr_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

@@ -25,4 +25,7 @@ char *rr_escape_dup(const char *s, size_t len);
  * the bytes are not one. */
 size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp);
 
+/* The value of one hex digit (either case), or -1. */
+int rr_hexval(char c);
+
 #endif

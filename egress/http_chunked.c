@@ -1,6 +1,7 @@
 /* A streaming validator for chunked request bodies. The bytes are forwarded
  * as they are, so the validator only has to make sure that the upstream can
  * read them one way: where the body ends, and how big it is. */
+#include "common/escape.h"
 #include "egress/http_head.h"
 
 enum {
@@ -18,7 +19,7 @@ enum {
  * that skips them and one that does not could disagree on the size. */
 static int size_byte(struct eg_chunked *c, char b, uint64_t max_body, struct eg_refusal *why)
 {
-    int d = eg_hexval(b);
+    int d = rr_hexval(b);
 
     if (c->state == CH_SIZE) {
         if (d >= 0 && c->digits < 16) {

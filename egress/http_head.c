@@ -18,17 +18,6 @@ int eg_refuse(struct eg_refusal *why, int status, const char *reason)
     return EG_REFUSED;
 }
 
-int eg_hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 bool eg_is_field_value(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

@@ -8,9 +8,6 @@
 /* Fill *why; returns EG_REFUSED (-1). */
 int eg_refuse(struct eg_refusal *why, int status, const char *reason);
 
-/* The value of one hex digit, or -1. */
-int eg_hexval(char c);
-
 /* The line starting at buf[pos]: EG_COMPLETE with its length (without CRLF)
  * and the offset after it; EG_NEED_MORE; EG_REFUSED on a bare CR or LF. */
 int eg_next_line(const char *buf, size_t len, size_t pos, size_t *line_len, size_t *next);

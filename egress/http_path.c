@@ -4,6 +4,7 @@
  * is judged on the same bytes the upstream will act on. */
 #include <string.h>
 
+#include "common/escape.h"
 #include "egress/http_head.h"
 
 struct eg_slice eg_target_path(struct eg_slice target)
@@ -25,8 +26,8 @@ static int decode_at(struct eg_slice p, size_t *i, bool *escaped)
         return (unsigned char)p.p[(*i)++];
     if (*i + 2 >= p.n)
         return -1;
-    hi = eg_hexval(p.p[*i + 1]);
-    lo = eg_hexval(p.p[*i + 2]);
+    hi = rr_hexval(p.p[*i + 1]);
+    lo = rr_hexval(p.p[*i + 2]);
     if (hi < 0 || lo < 0)
         return -1;
     *i += 3;

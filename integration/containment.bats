@@ -36,12 +36,8 @@ teardown() {
     for pid in "${KILL_PIDS[@]}"; do
         kill -9 "$pid" 2>/dev/null || true
     done
-    for d in "$RR_ROOT"/*/; do
-        [ -d "$d" ] && rr destroy --force "$(basename "$d")"
-    done
-    for d in "$RR_TMP/other-root"/*/; do
-        [ -d "$d" ] && "$RR_BIN/revrun" --root "$RR_TMP/other-root" destroy --force "$(basename "$d")"
-    done
+    rr_destroy_all
+    rr_destroy_all "$RR_TMP/other-root"
     for d in "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun"/*/; do
         [ -d "$d" ] && as_user "$RR_BIN/revrun" destroy --force "$(basename "$d")"
     done

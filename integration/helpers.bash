@@ -31,6 +31,16 @@ rr_setup_tmp() {
     RR_ROOT="$RR_TMP/state"
 }
 
+# Destroy what a failed test left under state root $1 (default $RR_ROOT).
+rr_destroy_all() {
+    local root=${1:-$RR_ROOT} d
+    [ -d "$root" ] || return 0
+    for d in "$root"/*/; do
+        [ -d "$d" ] && "$RR_BIN/revrun" --root "$root" destroy --force "$(basename "$d")"
+    done
+    return 0
+}
+
 rr_teardown_tmp() {
     [ -n "${RR_TMP:-}" ] || return 0
     rr_undelegate_cgroups

@@ -16,11 +16,7 @@ setup() {
 
 teardown() {
     # Whatever a failed test left: its containers, then the scratch dir.
-    if [ -d "$RR_ROOT" ]; then
-        for d in "$RR_ROOT"/*/; do
-            [ -d "$d" ] && "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force "$(basename "$d")"
-        done
-    fi
+    rr_destroy_all
     rr_teardown_tmp
 }
 

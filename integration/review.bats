@@ -14,14 +14,11 @@ setup() {
 }
 
 teardown() {
-    local d
     # what a failed test left: its review, then any bundle of this state root
     if [ -n "${REVIEW_PID:-}" ]; then
         kill -9 "$REVIEW_PID" 2>/dev/null || true
     fi
-    for d in "$RR_ROOT"/*/; do
-        [ -d "$d" ] && "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force "$(basename "$d")"
-    done
+    rr_destroy_all
     "$RR_BIN/revrun" --root "$RR_ROOT" sweep >/dev/null 2>&1 || true
     rr_teardown_tmp
 }

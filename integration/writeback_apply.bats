@@ -354,14 +354,29 @@ export_every_kind() {
         --to applied --approve "$DIGEST" >/dev/null && wb_state "$WB/applied")
 }
 
-# kill_apply SYSCALL N: apply, killed at the Nth call of SYSCALL; 0 when it
-# got that far (the call was made), 1 when it finished first.
-kill_apply() {
-    env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$1" \
-        -e inject="$1":signal=SIGKILL:when="$2" \
-        "$RR_BIN/revrun" --root "$WB/state" apply "$WB/out" --to "$WB/target" \
-        --approve "$DIGEST" >/dev/null 2>&1
+# killed_at SYSCALL N ARGS...: revrun ARGS on state root $WB/state, killed
+# at the Nth call of SYSCALL; 0 when it got that far (the call was made), 1
+# when it finished first.
+killed_at() {
+    local sc=$1 n=$2
+    shift 2
+    env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$sc" \
+        -e inject="$sc":signal=SIGKILL:when="$n" \
+        "$RR_BIN/revrun" --root "$WB/state" "$@" >/dev/null 2>&1
     [ $? -ne 0 ]
+}
+
+kill_apply() {
+    killed_at "$1" "$2" apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
+}
+
+# After the kills of one round (named by $1): a sweep makes TARGET whole and
+# leaves no journal; TARGET is then the base again for the next round.
+swept_whole() {
+    "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
+    whole || { echo "$1: TARGET not whole" >&2; return 1; }
+    no_journal_left || return 1
+    rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
 }
 
 # TARGET is the base or the applied tree, nothing in between, no stage left.
@@ -379,10 +394,7 @@ whole() {
         for n in $(seq 1 40); do
             kill_apply "$sc" "$n" || break
             killed=$((killed + 1))
-            "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
-            whole || { echo "killed at $sc #$n: TARGET not whole" >&2; false; }
-            no_journal_left
-            rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
+            swept_whole "killed at $sc #$n"
         done
     done
     [ "$killed" -ge 40 ] # the loops did reach into the commit
@@ -396,13 +408,8 @@ whole() {
             for m in 1 2 3 4 5 6; do
                 kill_apply renameat2 "$n" || continue
                 killed=$((killed + 1))
-                env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$sc" \
-                    -e inject="$sc":signal=SIGKILL:when="$m" \
-                    "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null 2>&1 || true
-                "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
-                whole || { echo "apply #$n, sweep $sc #$m: TARGET not whole" >&2; false; }
-                no_journal_left
-                rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
+                killed_at "$sc" "$m" sweep || true
+                swept_whole "apply #$n, sweep $sc #$m"
             done
         done
     done
@@ -417,14 +424,9 @@ whole() {
             kill_apply "$sc" "$n" || break
             for m in ftruncate renameat2; do
                 killed=$((killed + 1))
-                env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace="$m" \
-                    -e inject="$m":signal=SIGKILL:when=1 \
-                    "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null 2>&1 || true
+                killed_at "$m" 1 sweep || true
             done
-            "$RR_BIN/revrun" --root "$WB/state" sweep >/dev/null
-            whole || { echo "apply $sc #$n: TARGET not whole" >&2; false; }
-            no_journal_left
-            rm -rf "$WB/target" && cp -a "$WB/lower" "$WB/target"
+            swept_whole "apply $sc #$n"
         done
     done
     [ "$killed" -ge 20 ]

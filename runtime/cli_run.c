@@ -22,6 +22,7 @@
 #include "runtime/cli.h"
 #include "runtime/container.h"
 #include "runtime/log.h"
+#include "runtime/proc.h"
 #include "runtime/profile.h"
 #include "runtime/sync.h"
 
@@ -120,15 +121,8 @@ static void random_id(char *buf, size_t len)
 static int wait_exit(const struct cli_ctx *ctx, const char *id, int fd, struct sync_msg *m,
                      struct rr_error *err)
 {
-    sigset_t set;
-    _cleanup_close_ int sfd = -1;
+    _cleanup_close_ int sfd = proc_signalfd_stop(false);
 
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    sfd = signalfd(-1, &set, SFD_CLOEXEC);
     for (;;) {
         struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
         if (poll(pfd, 2, -1) < 0) {

@@ -50,19 +50,6 @@ static void log_request(void *arg, const struct egress_log_entry *e)
         rr_write_all(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-/* The monitor forks the broker before it lets go of the caller's stdio:
- * stdin and stdout become /dev/null and stderr the broker's log, or a
- * `review` reading the agent's output (and a `create` piped into another
- * command) would wait for an EOF that only destroy brings. */
-static int broker_stdio(int log_fd, struct rr_error *err)
-{
-    _cleanup_close_ int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log_fd, 2) < 0)
-        return rr_fail(err, errno, "egress broker: stdio");
-    return 0;
-}
-
 /* What the broker still reads once it serves: the system trust store
  * (hashed certificate directories are read at each handshake), the
  * resolver's files and NSS modules (each connection resolves the upstream),
@@ -138,8 +125,11 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
     int rc = 1;
 
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
-    if (broker_stdio(log_fd, &err) < 0)
+    /* Forked before the monitor lets go of the caller's stdio. */
+    if (helper_stdio(log_fd, &err) < 0) {
+        rr_wrap(&err, "egress broker");
         goto out;
+    }
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     prctl(PR_SET_NAME, "revrun-broker", 0, 0, 0);
     egress_broker_opts_from_config(eg, &o);

@@ -60,17 +60,6 @@ static void read_log(int fd, char *buf, size_t len)
 
 /* ---- the daemon's side ---- */
 
-/* stdin/stdout: nothing (create's caller may be waiting on them); stderr:
- * the bounded log. */
-static int daemon_stdio(int log_fd, struct rr_error *err)
-{
-    _cleanup_close_ int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log_fd, 2) < 0)
-        return rr_fail(err, errno, "stdio");
-    return 0;
-}
-
 static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd, struct rr_error *err)
 {
     struct mount_attr priv = {.propagation = MS_PRIVATE};
@@ -81,7 +70,7 @@ static int daemon_setup(const struct fuse_spec *s, int store_mfd, int log_fd, st
     sigemptyset(&none);
     if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         return rr_fail(err, errno, "signal mask");
-    if (daemon_stdio(log_fd, err) < 0)
+    if (helper_stdio(log_fd, err) < 0)
         return -1;
     if (rr_mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &priv) < 0)
         return rr_fail(err, errno, "make mounts private");

@@ -1,13 +1,24 @@
 #include "runtime/helper_confine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
 #include "runtime/caps.h"
+
+int helper_stdio(int log_fd, struct rr_error *err)
+{
+    _cleanup_close_ int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log_fd, 2) < 0)
+        return rr_fail(err, errno, "stdio");
+    return 0;
+}
 
 int helper_drop_identity(uid_t uid, gid_t gid, struct rr_error *err)
 {

@@ -12,6 +12,10 @@
 
 #include "common/error.h"
 
+/* /dev/null on stdin and stdout, log_fd on stderr: a helper must not hold
+ * the caller's stdio (a `review` or a piped `create` waits for its EOF). */
+int helper_stdio(int log_fd, struct rr_error *err);
+
 /* uid/gid in the caller's user namespace (as root: the container user's
  * host ids, which own nothing; rootless: 0, the monitor's own, kept).
  * Supplementary groups cleared, every capability set emptied (bounding and

@@ -367,17 +367,8 @@ static void event_loop(struct monitor *m)
 
 static int setup_signals(struct monitor *m, struct rr_error *err)
 {
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-        return rr_fail(err, errno, "sigprocmask");
     signal(SIGPIPE, SIG_IGN);
-    m->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    m->sig_fd = proc_signalfd_stop(true);
     if (m->sig_fd < 0)
         return rr_fail(err, errno, "signalfd");
     m->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);

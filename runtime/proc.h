@@ -29,6 +29,12 @@ int proc_ref_signal(const struct proc_ref *ref, int sig, struct rr_error *err);
  * limit). Returns 0 when gone, -1 with errno ETIMEDOUT otherwise. */
 int proc_ref_wait_gone(const struct proc_ref *ref, int timeout_ms);
 
+/* Block the signals that ask revrun to stop what it runs (TERM, INT, HUP;
+ * and SIGCHLD when with_sigchld) and return a signalfd to read them from
+ * (close-on-exec, non-blocking); -1 with errno. Children revrun forks keep
+ * the mask: each one that runs foreign code resets its own. */
+int proc_signalfd_stop(bool with_sigchld);
+
 int rr_pidfd_open(pid_t pid);
 int rr_pidfd_send_signal(int pidfd, int sig);
 

@@ -29,6 +29,7 @@
 #include "runtime/container_upper.h"
 #include "runtime/egress_wire.h"
 #include "runtime/log.h"
+#include "runtime/proc.h"
 #include "runtime/profile.h"
 #include "runtime/statedir.h"
 #include "runtime/sync.h"
@@ -434,17 +435,9 @@ static void record_setup_error(struct review *r, const struct rr_error *err)
  * too, pid 1 and the fuse daemon clear theirs). */
 static int block_signals(struct review *r, struct rr_error *err)
 {
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-        return rr_fail(err, errno, "review: block signals");
-    r->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    r->sig_fd = proc_signalfd_stop(false);
     if (r->sig_fd < 0)
-        return rr_fail(err, errno, "review: signalfd");
+        return rr_fail(err, errno, "review: block signals");
     return 0;
 }
 

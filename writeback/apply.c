@@ -11,11 +11,6 @@
 #include "writeback/apply_same.h"
 #include "writeback/fsutil.h"
 
-int ap_open_parent(const struct applier *a, const char *path, size_t len, const char **name)
-{
-    return wb_open_parent(a->tfd, path, len, name);
-}
-
 static int conflict(struct applier *a, const struct wb_change *c, const char *why)
 {
     return wb_note_add(&a->res->conflicts, c->path, c->path_len, "conflict", a->err, "%s", why);
@@ -146,7 +141,7 @@ static int verify_one(struct applier *a, size_t i)
 
     if (r != 0)
         return r < 0 ? -1 : 0;
-    if ((pfd = ap_open_parent(a, c->path, c->path_len, &name)) >= 0)
+    if ((pfd = wb_open_parent(a->tfd, c->path, c->path_len, &name)) >= 0)
         return compare_base(a, i, pfd, name);
     if (errno == ELOOP)
         return conflict(a, c, "a symlink in TARGET is on its path");

@@ -169,7 +169,7 @@ static int remove_one(struct applier *a, size_t i)
     char sl[32];
 
     slot(sl, sizeof(sl), 'u', i);
-    if ((pfd = ap_open_parent(a, c->path, c->path_len, &name)) < 0)
+    if ((pfd = wb_open_parent(a->tfd, c->path, c->path_len, &name)) < 0)
         return rr_fail(a->err, errno, "removing %s", c->path);
     if (log_step(a, WB_STEP_MOVED, i, 0) < 0)
         return -1;
@@ -211,7 +211,7 @@ static int place_one(struct applier *a, size_t i)
     char sl[32];
 
     slot(sl, sizeof(sl), 'n', i);
-    if ((pfd = ap_open_parent(a, c->path, c->path_len, &name)) < 0)
+    if ((pfd = wb_open_parent(a->tfd, c->path, c->path_len, &name)) < 0)
         return rr_fail(a->err, errno, "placing %s", c->path);
     if (c->new.type == WB_T_DIR)
         return make_dir(a, i, pfd, name);

@@ -27,10 +27,6 @@ struct applier {
     struct rr_error *err;
 };
 
-/* The parent directory of path, opened beneath TARGET (O_PATH); *name is
- * the last component. -1 with errno on failure. */
-int ap_open_parent(const struct applier *a, const char *path, size_t len, const char **name);
-
 /* The commit's steps, counted before it starts (for the crash hook). */
 size_t ap_count_steps(const struct applier *a);
 

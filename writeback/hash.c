@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "common/escape.h"
+
 static uint32_t rotr(uint32_t x, unsigned n)
 {
     return (x >> n) | (x << (32 - n));
@@ -208,21 +210,10 @@ void wb_hex(const unsigned char *in, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int wb_unhex(const char *in, unsigned char *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        int hi = hexval(in[2 * i]), lo = hi < 0 ? -1 : hexval(in[2 * i + 1]);
+        int hi = rr_hexval(in[2 * i]), lo = hi < 0 ? -1 : rr_hexval(in[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return 0;
         out[i] = (unsigned char)(hi << 4 | lo);
