@@ -1,4 +1,4 @@
-#include "runtime/proc.h"
+#include "common/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

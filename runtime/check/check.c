@@ -1,4 +1,4 @@
-#include "runtime/check.h"
+#include "runtime/check/check.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "bundle/config.h"
-#include "runtime/profile.h"
+#include "runtime/confine/profile.h"
 
 enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL, CHECK_INFO };
 

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "egress/egress.h"
-#include "runtime/check.h"
+#include "runtime/check/check.h"
 
 void check_egress(struct check_report *r)
 {

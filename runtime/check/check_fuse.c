@@ -13,9 +13,9 @@
 
 #include "common/cleanup.h"
 #include "common/mountapi.h"
-#include "runtime/backend.h"
-#include "runtime/check.h"
-#include "runtime/seccomp.h"
+#include "runtime/container/backend.h"
+#include "runtime/check/check.h"
+#include "runtime/confine/seccomp.h"
 
 #define DEV_FUSE_REMEDY                                                                            \
     "unprivileged, revrun needs /dev/fuse readable and writable by you (most distributions "       \

@@ -20,8 +20,8 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
-#include "runtime/cgroup.h"
-#include "runtime/check.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/check/check.h"
 
 #define AA_SYSCTL "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
 

@@ -1,6 +1,6 @@
 /* `revrun check`: Landlock, the second filesystem layer. */
-#include "runtime/check.h"
-#include "runtime/landlock.h"
+#include "runtime/check/check.h"
+#include "runtime/confine/landlock.h"
 
 void check_landlock(struct check_report *r)
 {

@@ -5,31 +5,28 @@
 
 #include <stdbool.h>
 
-struct cli_ctx {
-    const char *root; /* state root: --root, or the default for this user */
-    bool rootless;    /* not running as root in the initial user namespace */
-};
+#include "runtime/container/ctx.h"
 
 /* argv[0] is the command name; getopt state is reset before each call. */
-typedef int (*cli_fn)(struct cli_ctx *ctx, int argc, char **argv);
+typedef int (*cli_fn)(struct rr_ctx *ctx, int argc, char **argv);
 
-int cli_spec(struct cli_ctx *ctx, int argc, char **argv);
-int cli_create(struct cli_ctx *ctx, int argc, char **argv);
-int cli_start(struct cli_ctx *ctx, int argc, char **argv);
-int cli_state(struct cli_ctx *ctx, int argc, char **argv);
-int cli_kill(struct cli_ctx *ctx, int argc, char **argv);
-int cli_destroy(struct cli_ctx *ctx, int argc, char **argv);
-int cli_run(struct cli_ctx *ctx, int argc, char **argv);
-int cli_list(struct cli_ctx *ctx, int argc, char **argv);
-int cli_check(struct cli_ctx *ctx, int argc, char **argv);
-int cli_diff(struct cli_ctx *ctx, int argc, char **argv);
-int cli_export(struct cli_ctx *ctx, int argc, char **argv);
-int cli_apply(struct cli_ctx *ctx, int argc, char **argv);
-int cli_writeback(struct cli_ctx *ctx, int argc, char **argv);
-int cli_review(struct cli_ctx *ctx, int argc, char **argv);
-int cli_sweep(struct cli_ctx *ctx, int argc, char **argv);
-int cli_broker(struct cli_ctx *ctx, int argc, char **argv);
-int cli_relay(struct cli_ctx *ctx, int argc, char **argv); /* hidden: tests, benchmarks */
+int cli_spec(struct rr_ctx *ctx, int argc, char **argv);
+int cli_create(struct rr_ctx *ctx, int argc, char **argv);
+int cli_start(struct rr_ctx *ctx, int argc, char **argv);
+int cli_state(struct rr_ctx *ctx, int argc, char **argv);
+int cli_kill(struct rr_ctx *ctx, int argc, char **argv);
+int cli_destroy(struct rr_ctx *ctx, int argc, char **argv);
+int cli_run(struct rr_ctx *ctx, int argc, char **argv);
+int cli_list(struct rr_ctx *ctx, int argc, char **argv);
+int cli_check(struct rr_ctx *ctx, int argc, char **argv);
+int cli_diff(struct rr_ctx *ctx, int argc, char **argv);
+int cli_export(struct rr_ctx *ctx, int argc, char **argv);
+int cli_apply(struct rr_ctx *ctx, int argc, char **argv);
+int cli_writeback(struct rr_ctx *ctx, int argc, char **argv);
+int cli_review(struct rr_ctx *ctx, int argc, char **argv);
+int cli_sweep(struct rr_ctx *ctx, int argc, char **argv);
+int cli_broker(struct rr_ctx *ctx, int argc, char **argv);
+int cli_relay(struct rr_ctx *ctx, int argc, char **argv); /* hidden: tests, benchmarks */
 
 /* Exit statuses shared by the commands. */
 enum {

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/cli_wb.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli_wb.h"
+#include "runtime/container/log.h"
 #include "writeback/manifest.h"
 #include "writeback/rules.h"
 
@@ -39,7 +39,7 @@ static int load(const char *dir, struct wb_changeset *cs, unsigned char digest[W
     return r;
 }
 
-int cli_apply(struct cli_ctx *ctx, int argc, char **argv)
+int cli_apply(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"to", required_argument, NULL, 't'},
@@ -60,19 +60,19 @@ int cli_apply(struct cli_ctx *ctx, int argc, char **argv)
             approve = optarg;
         else {
             cli_wb_usage(argv[0], "unknown option");
-            return CLI_WB_ERROR;
+            return WB_JOB_ERROR;
         }
     }
     if (optind + 1 != argc || target == NULL || approve == NULL) {
         cli_wb_usage(argv[0], "usage: apply DIR --to TARGET --approve DIGEST");
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     if (load(argv[optind], &cs, digest, &dfd) < 0) {
         wb_changeset_free(&cs);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     src = (struct wb_source){.rootfd = dfd, .blobs = true};
-    r = cli_wb_apply(ctx, &cs, digest, approve, &src, target);
+    r = wb_job_apply(ctx, &cs, digest, approve, &src, target);
     wb_changeset_free(&cs);
     return r;
 }

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "egress/egress.h"
-#include "runtime/cli.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/log.h"
 
 static int stop_pipe[2] = {-1, -1};
 
@@ -153,7 +153,7 @@ static int run_broker(struct broker_args *a, struct rr_error *err)
     return egress_broker_run(&o, a->cred_file, a->cred_env, a->socket, stop, err);
 }
 
-int cli_broker(struct cli_ctx *ctx, int argc, char **argv)
+int cli_broker(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct broker_args a = {0};
     struct rr_error err;
@@ -174,7 +174,7 @@ int cli_broker(struct cli_ctx *ctx, int argc, char **argv)
     return CLI_OK;
 }
 
-int cli_relay(struct cli_ctx *ctx, int argc, char **argv)
+int cli_relay(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"listen", required_argument, NULL, 'l'},

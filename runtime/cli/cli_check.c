@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "runtime/check.h"
-#include "runtime/cli.h"
-#include "runtime/log.h"
+#include "runtime/check/check.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/log.h"
 
 /* Every probe, in the order the report shows them. */
 static void (*const probes[])(struct check_report *) = {
@@ -29,7 +29,7 @@ static void print_report(const struct check_report *r)
     }
 }
 
-int cli_check(struct cli_ctx *ctx, int argc, char **argv)
+int cli_check(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"bundle", required_argument, NULL, 'b'},

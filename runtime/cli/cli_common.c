@@ -1,8 +1,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "runtime/cli.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/log.h"
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -1,10 +1,10 @@
 #include <getopt.h>
 
-#include "runtime/cli.h"
-#include "runtime/container.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
 
-int cli_destroy(struct cli_ctx *ctx, int argc, char **argv)
+int cli_destroy(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"force", no_argument, NULL, 'f'},

@@ -3,22 +3,22 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "runtime/cli_wb.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli_wb.h"
+#include "runtime/container/log.h"
 #include "writeback/patch.h"
 #include "writeback/report.h"
 
 enum { OUT_TEXT, OUT_JSON, OUT_PATCH };
 
-static int print(const struct cli_wb_run *run, int mode)
+static int print(const struct wb_job *run, int mode)
 {
     const struct wb_changeset *cs = &run->scan.cs;
     struct rr_error err;
     int r;
 
     if (mode == OUT_PATCH && wb_changeset_refused(cs)) {
-        cli_wb_print_refusal(cs);
-        return CLI_WB_REFUSED;
+        wb_job_print_refusal(cs);
+        return WB_JOB_REFUSED;
     }
     if (mode == OUT_PATCH)
         r = wb_patch_write(stdout, &run->scan, &err);
@@ -31,12 +31,12 @@ static int print(const struct cli_wb_run *run, int mode)
             rr_fail(&err, 0, "writing the output");
         rr_wrap(&err, "diff");
         log_error(&err);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
-    return wb_changeset_refused(cs) ? CLI_WB_REFUSED : CLI_WB_ACCEPT;
+    return wb_changeset_refused(cs) ? WB_JOB_REFUSED : WB_JOB_ACCEPT;
 }
 
-int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
+int cli_diff(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
@@ -44,8 +44,8 @@ int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
         CLI_WB_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    struct cli_wb_opts o = {0};
-    struct cli_wb_run run;
+    struct wb_job_source o = {0};
+    struct wb_job run;
     const char *id;
     int c, mode = OUT_TEXT, r;
     bool bad;
@@ -55,17 +55,17 @@ int cli_diff(struct cli_ctx *ctx, int argc, char **argv)
             mode = c == 'j' ? OUT_JSON : OUT_PATCH;
         } else if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return CLI_WB_ERROR;
+            return WB_JOB_ERROR;
         }
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind != argc) {
         if (!bad)
             cli_wb_usage(argv[0], "unexpected operand");
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
-    if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0)
+    if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) == 0)
         r = print(&run, mode);
-    cli_wb_release(&run);
+    wb_job_release(&run);
     return r;
 }

@@ -5,15 +5,15 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "runtime/cli_wb.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli_wb.h"
+#include "runtime/container/log.h"
 #include "writeback/export.h"
 
-int cli_export(struct cli_ctx *ctx, int argc, char **argv)
+int cli_export(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {CLI_WB_SOURCE_OPTIONS, {NULL, 0, NULL, 0}};
-    struct cli_wb_opts o = {0};
-    struct cli_wb_run run;
+    struct wb_job_source o = {0};
+    struct wb_job run;
     unsigned char digest[WB_SHA256_LEN];
     char hex[WB_SHA256_HEX];
     struct rr_error err;
@@ -24,28 +24,28 @@ int cli_export(struct cli_ctx *ctx, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
         if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return CLI_WB_ERROR;
+            return WB_JOB_ERROR;
         }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind + 1 != argc) {
         if (!bad)
             cli_wb_usage(argv[0], "expected one export directory");
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
-    if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) != 0) {
-        cli_wb_release(&run);
+    if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) != 0) {
+        wb_job_release(&run);
         return r;
     }
     if (wb_changeset_refused(&run.scan.cs)) {
-        cli_wb_print_refusal(&run.scan.cs);
-        r = CLI_WB_REFUSED;
+        wb_job_print_refusal(&run.scan.cs);
+        r = WB_JOB_REFUSED;
     } else if (wb_export(&run.scan, argv[optind], digest, &err) < 0) {
         log_error(&err);
-        r = CLI_WB_ERROR;
+        r = WB_JOB_ERROR;
     } else {
         wb_hex(digest, sizeof(digest), hex);
         printf("%s\n", hex);
     }
-    cli_wb_release(&run);
+    wb_job_release(&run);
     return r;
 }

@@ -1,11 +1,11 @@
 #include <signal.h>
 
-#include "runtime/cli.h"
-#include "runtime/container.h"
-#include "runtime/log.h"
-#include "runtime/signame.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
+#include "runtime/cli/signame.h"
 
-int cli_kill(struct cli_ctx *ctx, int argc, char **argv)
+int cli_kill(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct rr_error err;
     int sig = SIGTERM;

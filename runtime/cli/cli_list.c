@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "common/escape.h"
-#include "runtime/cli.h"
-#include "runtime/container.h"
-#include "runtime/log.h"
-#include "runtime/statedir.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
+#include "runtime/container/statedir.h"
 
 /* One line per container: ID, PID, STATUS, CREATED, BUNDLE. No lock is
  * taken: a listing is a snapshot, and a container being created shows as
@@ -37,7 +37,7 @@ static void list_one(int rootfd, const char *id)
     close(dir);
 }
 
-int cli_list(struct cli_ctx *ctx, int argc, char **argv)
+int cli_list(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct rr_error err;
     struct dirent *de;

@@ -2,11 +2,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-#include "runtime/cli.h"
-#include "runtime/review.h"
-#include "runtime/sweep.h"
+#include "runtime/cli/cli.h"
+#include "runtime/jobs/review.h"
+#include "runtime/jobs/sweep.h"
 
-int cli_review(struct cli_ctx *ctx, int argc, char **argv)
+int cli_review(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"lower", required_argument, NULL, 'l'},  {"out", required_argument, NULL, 'o'},

@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/cli.h"
-#include "runtime/container.h"
-#include "runtime/log.h"
-#include "runtime/proc.h"
-#include "runtime/profile.h"
-#include "runtime/sync.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
+#include "common/proc.h"
+#include "runtime/confine/profile.h"
+#include "runtime/container/sync.h"
 
 struct run_opts {
     const char *bundle;
@@ -77,7 +77,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
 }
 
 /* The default spec around the given checkout and command. */
-static int build_config(const struct cli_ctx *ctx, const struct run_opts *o,
+static int build_config(const struct rr_ctx *ctx, const struct run_opts *o,
                         struct rr_config *cfg, struct rr_error *err)
 {
     char lower[PATH_MAX], out[PATH_MAX];
@@ -118,7 +118,7 @@ static void random_id(char *buf, size_t len)
 }
 
 /* Forward TERM/INT/HUP to the container until the monitor reports the exit. */
-static int wait_exit(const struct cli_ctx *ctx, const char *id, int fd, struct sync_msg *m,
+static int wait_exit(const struct rr_ctx *ctx, const char *id, int fd, struct sync_msg *m,
                      struct rr_error *err)
 {
     _cleanup_close_ int sfd = proc_signalfd_stop(false);
@@ -161,7 +161,7 @@ static int exit_code(const struct sync_msg *m)
     return CLI_ERROR;
 }
 
-int cli_run(struct cli_ctx *ctx, int argc, char **argv)
+int cli_run(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct run_opts o = {0};
     struct create_opts co = {.attached = true};

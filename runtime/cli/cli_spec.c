@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/cli.h"
-#include "runtime/log.h"
-#include "runtime/profile.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/log.h"
+#include "runtime/confine/profile.h"
 
-int cli_spec(struct cli_ctx *ctx, int argc, char **argv)
+int cli_spec(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"lower", required_argument, NULL, 'l'},

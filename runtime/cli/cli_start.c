@@ -1,8 +1,8 @@
-#include "runtime/cli.h"
-#include "runtime/container.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
 
-int cli_start(struct cli_ctx *ctx, int argc, char **argv)
+int cli_start(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct rr_error err;
 

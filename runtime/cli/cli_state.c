@@ -1,11 +1,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/cli.h"
-#include "runtime/container.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
 
-int cli_state(struct cli_ctx *ctx, int argc, char **argv)
+int cli_state(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct rr_error err;
     char *json = NULL;

@@ -1,11 +1,11 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "runtime/cli.h"
-#include "runtime/log.h"
-#include "runtime/sweep.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/log.h"
+#include "runtime/jobs/sweep.h"
 
-int cli_sweep(struct cli_ctx *ctx, int argc, char **argv)
+int cli_sweep(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"older-than", required_argument, NULL, 'o'},

@@ -5,11 +5,11 @@
  * Exit: 0 applied, 2 refused, 1 an error (TARGET restored). */
 #include <getopt.h>
 
-#include "runtime/cli_wb.h"
-#include "runtime/log.h"
+#include "runtime/cli/cli_wb.h"
+#include "runtime/container/log.h"
 #include "writeback/manifest.h"
 
-int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
+int cli_writeback(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"to", required_argument, NULL, 't'},
@@ -18,8 +18,8 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *target = NULL, *approve = NULL, *id;
-    struct cli_wb_opts o = {0};
-    struct cli_wb_run run;
+    struct wb_job_source o = {0};
+    struct wb_job run;
     unsigned char digest[WB_SHA256_LEN];
     struct wb_source src;
     struct rr_error err;
@@ -33,7 +33,7 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
             approve = optarg;
         else if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return CLI_WB_ERROR;
+            return WB_JOB_ERROR;
         }
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
@@ -41,20 +41,20 @@ int cli_writeback(struct cli_ctx *ctx, int argc, char **argv)
         if (!bad)
             cli_wb_usage(argv[0], "usage: writeback (ID | --lower DIR --upper DIR --format F) "
                                   "--to TARGET --approve DIGEST");
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
-    if ((r = cli_wb_vet(ctx, argv[0], &o, id, &run)) == 0) {
+    if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) == 0) {
         if (wb_changeset_refused(&run.scan.cs)) {
-            cli_wb_print_refusal(&run.scan.cs);
-            r = CLI_WB_REFUSED;
+            wb_job_print_refusal(&run.scan.cs);
+            r = WB_JOB_REFUSED;
         } else if (wb_changeset_digest(&run.scan.cs, digest, &err) < 0) {
             log_error(&err);
-            r = CLI_WB_ERROR;
+            r = WB_JOB_ERROR;
         } else {
             src = (struct wb_source){.rootfd = run.scan.upper_fd, .blobs = false};
-            r = cli_wb_apply(ctx, &run.scan.cs, digest, approve, &src, target);
+            r = wb_job_apply(ctx, &run.scan.cs, digest, approve, &src, target);
         }
     }
-    cli_wb_release(&run);
+    wb_job_release(&run);
     return r;
 }

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "common/cmdline.h"
-#include "runtime/cli.h"
-#include "runtime/log.h"
-#include "runtime/paths.h"
+#include "runtime/cli/cli.h"
+#include "runtime/container/log.h"
+#include "runtime/container/paths.h"
 
 static const struct {
     const char *name;
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct cli_ctx ctx = {0};
+    struct rr_ctx ctx = {0};
     const char *log_path = NULL;
     enum log_format fmt = LOG_FORMAT_TEXT;
     char root_buf[4096];

@@ -1,4 +1,4 @@
-#include "runtime/signame.h"
+#include "runtime/cli/signame.h"
 
 #include <signal.h>
 #include <stdlib.h>

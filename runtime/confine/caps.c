@@ -1,4 +1,4 @@
-#include "runtime/caps.h"
+#include "runtime/confine/caps.h"
 
 #include <errno.h>
 #include <linux/capability.h>

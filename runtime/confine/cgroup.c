@@ -1,4 +1,4 @@
-#include "runtime/cgroup.h"
+#include "runtime/confine/cgroup.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
-#include "runtime/proc.h"
+#include "common/proc.h"
 
 static const char *const v1_names[3] = {"memory", "pids", "cpu"};
 

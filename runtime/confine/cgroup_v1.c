@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/cgroup.h"
+#include "runtime/confine/cgroup.h"
 
 static int write_limits(int fd, int i, const struct rr_resources *r, struct rr_error *err)
 {

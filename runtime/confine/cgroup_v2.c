@@ -8,7 +8,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
-#include "runtime/cgroup.h"
+#include "runtime/confine/cgroup.h"
 
 /* Our own cgroup, from the "0::/path" line of /proc/self/cgroup. */
 int cgroup_v2_own(char *out, size_t len, struct rr_error *err)

@@ -1,4 +1,4 @@
-#include "runtime/helper_confine.h"
+#include "runtime/confine/helper_confine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/caps.h"
+#include "runtime/confine/caps.h"
 
 int helper_stdio(int log_fd, struct rr_error *err)
 {

@@ -1,4 +1,4 @@
-#include "runtime/landlock.h"
+#include "runtime/confine/landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>

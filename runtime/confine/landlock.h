@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/profile.h"
+#include "runtime/confine/profile.h"
 
 /* The Landlock ABI version this kernel offers; 0 without Landlock (not built
  * in, or not in the boot's lsm= list). */

@@ -1,5 +1,5 @@
 /* A credential in the checkout's git configuration (see lower_credentials.h). */
-#include "runtime/lower_credentials.h"
+#include "runtime/confine/lower_credentials.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
-#include "runtime/profile.h"
+#include "runtime/confine/profile.h"
 
 #include <errno.h>
 #include <libmount.h>
@@ -16,7 +16,7 @@
 
 #include "common/cleanup.h"
 #include "egress/egress.h"
-#include "runtime/lower_credentials.h"
+#include "runtime/confine/lower_credentials.h"
 
 /* ---- the default hardened config (`revrun spec`) ---- */
 

@@ -1,4 +1,4 @@
-#include "runtime/rootfs.h"
+#include "runtime/confine/rootfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

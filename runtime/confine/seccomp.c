@@ -1,4 +1,4 @@
-#include "runtime/seccomp.h"
+#include "runtime/confine/seccomp.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>

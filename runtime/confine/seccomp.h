@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/profile.h"
+#include "runtime/confine/profile.h"
 
 struct seccomp_progs {
     struct sock_fprog prog[2]; /* [0] revrun's floor, [1] linux.seccomp (optional) */

@@ -1,4 +1,4 @@
-#include "runtime/backend.h"
+#include "runtime/container/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 
 #include "common/cleanup.h"
 #include "common/mountapi.h"
-#include "runtime/log.h"
-#include "runtime/proc.h"
-#include "runtime/statedir.h"
-#include "runtime/sync.h"
+#include "runtime/container/log.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
 
 void backend_init(struct backend *b)
 {

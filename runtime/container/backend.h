@@ -15,9 +15,9 @@
 #include "bundle/config.h"
 #include "common/error.h"
 #include "overlay/overlay.h"
-#include "runtime/cgroup.h"
-#include "runtime/fuse_daemon.h"
-#include "runtime/profile.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/container/fuse_daemon.h"
+#include "runtime/confine/profile.h"
 
 /* Operators may name the fuse-overlayfs binary (an absolute path, checked
  * as any other); otherwise it is looked for in fixed system directories. */

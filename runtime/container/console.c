@@ -1,4 +1,4 @@
-#include "runtime/console.h"
+#include "runtime/container/console.h"
 
 #include <errno.h>
 #include <fcntl.h>

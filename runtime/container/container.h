@@ -8,7 +8,7 @@
 #include "bundle/config.h"
 #include "bundle/state.h"
 #include "common/error.h"
-#include "runtime/cli.h"
+#include "runtime/container/ctx.h"
 
 enum container_status { STATUS_CREATING, STATUS_CREATED, STATUS_RUNNING, STATUS_STOPPED };
 
@@ -25,16 +25,16 @@ struct create_opts {
 
 /* On success with attached, *attach_fd receives the channel on which the
  * monitor sends SYNC_EXITED. */
-int container_create(const struct cli_ctx *ctx, const struct create_opts *o, int *attach_fd,
+int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int *attach_fd,
                      struct rr_error *err);
-int container_start(const struct cli_ctx *ctx, const char *id, struct rr_error *err);
-int container_kill(const struct cli_ctx *ctx, const char *id, int sig, struct rr_error *err);
+int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *err);
+int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err);
 /* Idempotent: a missing container is success. */
-int container_destroy(const struct cli_ctx *ctx, const char *id, bool force,
+int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
                       struct rr_error *err);
 
 /* The OCI state document (caller frees). */
-int container_state_json(const struct cli_ctx *ctx, const char *id, char **out,
+int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
                          struct rr_error *err);
 
 /* Stop the monitor and pid 1 recorded in s (SIGTERM, then SIGKILL). */
@@ -44,6 +44,6 @@ int container_stop_processes(const struct rr_state *s, struct rr_error *err);
 enum container_status container_status_of(int dirfd, const struct rr_state *s);
 
 /* Open the state root for this context (created when create is set). */
-int container_root(const struct cli_ctx *ctx, bool create, struct rr_error *err);
+int container_root(const struct rr_ctx *ctx, bool create, struct rr_error *err);
 
 #endif

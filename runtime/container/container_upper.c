@@ -2,7 +2,7 @@
  * stopped, and only while its monitor (which holds the upper's store) lives.
  * The upper is reached through the monitor's root (/proc/PID/root), whose
  * identity is checked before and after by pid and start time. */
-#include "runtime/container_upper.h"
+#include "runtime/container/container_upper.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/container.h"
-#include "runtime/proc.h"
-#include "runtime/statedir.h"
+#include "runtime/container/container.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
 
-static int open_store_upper(const struct cli_ctx *ctx, const struct rr_state *s,
+static int open_store_upper(const struct rr_ctx *ctx, const struct rr_state *s,
                             struct rr_error *err)
 {
     struct proc_ref mon = {(pid_t)s->monitor_pid, s->monitor_start};
@@ -61,7 +61,7 @@ static int load_policy(int dirfd, struct rr_writeback_policy *out, struct rr_err
     return 0;
 }
 
-int container_open_upper(const struct cli_ctx *ctx, const char *id, struct container_upper *out,
+int container_open_upper(const struct rr_ctx *ctx, const char *id, struct container_upper *out,
                          struct rr_error *err)
 {
     _cleanup_close_ int rootfd = -1;

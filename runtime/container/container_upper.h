@@ -5,7 +5,7 @@
 
 #include "bundle/config.h"
 #include "common/error.h"
-#include "runtime/cli.h"
+#include "runtime/container/ctx.h"
 #include "writeback/format.h"
 
 struct container_upper {
@@ -16,7 +16,7 @@ struct container_upper {
 };
 
 /* Refuses (with a reason) while any process of the container still runs. */
-int container_open_upper(const struct cli_ctx *ctx, const char *id, struct container_upper *out,
+int container_open_upper(const struct rr_ctx *ctx, const char *id, struct container_upper *out,
                          struct rr_error *err);
 
 void container_upper_release(struct container_upper *cu);

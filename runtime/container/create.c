@@ -18,20 +18,20 @@
 #include "common/cleanup.h"
 #include "common/crashpoint.h"
 #include "common/fsutil.h"
-#include "runtime/backend.h"
-#include "runtime/cgroup.h"
-#include "runtime/console.h"
-#include "runtime/container.h"
-#include "runtime/landlock.h"
-#include "runtime/log.h"
-#include "runtime/monitor.h"
-#include "runtime/proc.h"
-#include "runtime/profile.h"
-#include "runtime/statedir.h"
-#include "runtime/sync.h"
+#include "runtime/container/backend.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/container/console.h"
+#include "runtime/container/container.h"
+#include "runtime/confine/landlock.h"
+#include "runtime/container/log.h"
+#include "runtime/container/monitor.h"
+#include "common/proc.h"
+#include "runtime/confine/profile.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
 
 struct creation {
-    const struct cli_ctx *ctx;
+    const struct rr_ctx *ctx;
     const struct create_opts *o;
     struct rr_config cfg;       /* loaded from the bundle */
     const struct rr_config *use; /* cfg or o->cfg */
@@ -370,7 +370,7 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
     return 0;
 }
 
-int container_create(const struct cli_ctx *ctx, const struct create_opts *o, int *attach_fd,
+int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int *attach_fd,
                      struct rr_error *err)
 {
     struct creation c = {.ctx = ctx, .o = o, .root_fd = -1, .dir_fd = -1, .lock_fd = -1,

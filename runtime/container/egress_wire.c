@@ -12,7 +12,7 @@
  *               path the agent can see; it is not dumpable, so the agent
  *               cannot borrow that fd through /proc.
  * The monitor's side is here; the relay is started by init.c. */
-#include "runtime/egress_wire.h"
+#include "runtime/container/egress_wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +30,9 @@
 #include "common/escape.h"
 #include "common/fsutil.h"
 #include "egress/egress.h"
-#include "runtime/helper_confine.h"
-#include "runtime/landlock.h"
-#include "runtime/proc.h"
+#include "runtime/confine/helper_confine.h"
+#include "runtime/confine/landlock.h"
+#include "common/proc.h"
 
 /* One line per request: method, path, status (and the broker's note), with
  * the agent's bytes escaped. Never a header or a body. */

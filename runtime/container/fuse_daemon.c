@@ -1,4 +1,4 @@
-#include "runtime/fuse_daemon.h"
+#include "runtime/container/fuse_daemon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
-#include "runtime/helper_confine.h"
-#include "runtime/proc.h"
-#include "runtime/seccomp.h"
+#include "runtime/confine/helper_confine.h"
+#include "common/proc.h"
+#include "runtime/confine/seccomp.h"
 
 /* What the daemon may say on stderr over its whole life: the memfd is sized
  * once and sealed, so writes past the end fail rather than grow it. */

@@ -16,7 +16,7 @@
 
 #include "common/error.h"
 #include "overlay/overlay.h"
-#include "runtime/cgroup.h"
+#include "runtime/confine/cgroup.h"
 
 struct seccomp_progs;
 

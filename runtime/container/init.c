@@ -1,4 +1,4 @@
-#include "runtime/init.h"
+#include "runtime/container/init.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,13 +24,13 @@
 #include "common/cleanup.h"
 #include "common/cmdline.h"
 #include "common/fsutil.h"
-#include "runtime/caps.h"
-#include "runtime/egress_wire.h"
-#include "runtime/console.h"
-#include "runtime/landlock.h"
+#include "runtime/confine/caps.h"
+#include "runtime/container/egress_wire.h"
+#include "runtime/container/console.h"
+#include "runtime/confine/landlock.h"
 #include "egress/egress.h"
-#include "runtime/statedir.h"
-#include "runtime/sync.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
 
 /* Signals init passes on to the agent. SIGKILL and SIGSTOP cannot be caught;
  * SIGCHLD is init's own. */

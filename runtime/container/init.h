@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "runtime/profile.h"
-#include "runtime/rootfs.h"
-#include "runtime/seccomp.h"
+#include "runtime/confine/profile.h"
+#include "runtime/confine/rootfs.h"
+#include "runtime/confine/seccomp.h"
 
 struct init_args {
     const struct profile *p;

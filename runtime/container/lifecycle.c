@@ -15,10 +15,10 @@
 #include "bundle/json.h"
 #include "common/cleanup.h"
 #include "common/crashpoint.h"
-#include "runtime/cgroup.h"
-#include "runtime/container.h"
-#include "runtime/proc.h"
-#include "runtime/statedir.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/container/container.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
 
 #define STOP_GRACE_MS 5000
 
@@ -28,7 +28,7 @@ const char *container_status_name(enum container_status s)
     return names[s];
 }
 
-int container_root(const struct cli_ctx *ctx, bool create, struct rr_error *err)
+int container_root(const struct rr_ctx *ctx, bool create, struct rr_error *err)
 {
     return statedir_root(ctx->root, create, err);
 }
@@ -70,7 +70,7 @@ static void opened_close(struct opened *o)
     o->root = o->dir = o->lock = -1;
 }
 
-static int open_container(const struct cli_ctx *ctx, const char *id, bool need_state,
+static int open_container(const struct rr_ctx *ctx, const char *id, bool need_state,
                           struct opened *o, struct rr_error *err)
 {
     *o = (struct opened){.root = -1, .dir = -1, .lock = -1};
@@ -141,7 +141,7 @@ static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
     return 0;
 }
 
-int container_start(const struct cli_ctx *ctx, const char *id, struct rr_error *err)
+int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
 {
     struct opened o;
     enum container_status st;
@@ -160,7 +160,7 @@ out:
     return r < 0 ? rr_wrap(err, "start") : 0;
 }
 
-int container_kill(const struct cli_ctx *ctx, const char *id, int sig, struct rr_error *err)
+int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err)
 {
     struct opened o;
     enum container_status st;
@@ -204,7 +204,7 @@ int container_stop_processes(const struct rr_state *s, struct rr_error *err)
     return 0;
 }
 
-int container_destroy(const struct cli_ctx *ctx, const char *id, bool force,
+int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
                       struct rr_error *err)
 {
     struct opened o;
@@ -261,7 +261,7 @@ static void state_extras(struct json_writer *w, int dirfd)
     exit_free(&e);
 }
 
-int container_state_json(const struct cli_ctx *ctx, const char *id, char **out,
+int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
                          struct rr_error *err)
 {
     struct opened o;

@@ -1,4 +1,4 @@
-#include "runtime/log.h"
+#include "runtime/container/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "runtime/monitor.h"
+#include "runtime/container/monitor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +23,12 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
-#include "runtime/backend.h"
-#include "runtime/egress_wire.h"
-#include "runtime/init.h"
-#include "runtime/proc.h"
-#include "runtime/statedir.h"
-#include "runtime/sync.h"
+#include "runtime/container/backend.h"
+#include "runtime/container/egress_wire.h"
+#include "runtime/container/init.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
 
 struct monitor {
     struct monitor_args *a;

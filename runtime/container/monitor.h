@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 
-#include "runtime/cgroup.h"
-#include "runtime/profile.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/confine/profile.h"
 
 struct monitor_args {
     const struct profile *p;

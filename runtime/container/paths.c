@@ -1,4 +1,4 @@
-#include "runtime/paths.h"
+#include "runtime/container/paths.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "runtime/statedir.h"
+#include "runtime/container/statedir.h"
 
 #include <errno.h>
 #include <fcntl.h>

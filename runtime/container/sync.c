@@ -1,4 +1,4 @@
-#include "runtime/sync.h"
+#include "runtime/container/sync.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The apply journals in the state root (see apply_journal.h). */
-#include "runtime/apply_journal.h"
+#include "runtime/jobs/apply_journal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,12 +14,12 @@
 
 #include "common/cleanup.h"
 #include "common/escape.h"
-#include "runtime/container.h"
+#include "runtime/container/container.h"
 #include "writeback/journal.h"
 
 #define JOURNAL_DIR ".apply"
 
-static int open_dir(const struct cli_ctx *ctx, bool create, struct rr_error *err)
+static int open_dir(const struct rr_ctx *ctx, bool create, struct rr_error *err)
 {
     _cleanup_close_ int rootfd = container_root(ctx, create, err);
     struct stat st;
@@ -76,7 +76,7 @@ static int lock_journal(int dir, const char *name, bool create, bool wait, int *
     return errno = EAGAIN, -1;
 }
 
-int apply_journal_open(const struct cli_ctx *ctx, int tfd, struct apply_journal *j,
+int apply_journal_open(const struct rr_ctx *ctx, int tfd, struct apply_journal *j,
                        struct rr_error *err)
 {
     struct stat st;
@@ -152,7 +152,7 @@ static void sweep_one(int dir, const char *name, uint64_t older_than_s, struct s
     drop_if_empty(dir, name, fd);
 }
 
-int apply_journal_sweep(const struct cli_ctx *ctx, uint64_t older_than_s,
+int apply_journal_sweep(const struct rr_ctx *ctx, uint64_t older_than_s,
                         struct sweep_report *rep, struct rr_error *err)
 {
     int dir = open_dir(ctx, false, err);

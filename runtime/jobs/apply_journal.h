@@ -7,8 +7,8 @@
 #define REVRUN_APPLY_JOURNAL_H
 
 #include "common/error.h"
-#include "runtime/cli.h"
-#include "runtime/sweep.h"
+#include "runtime/container/ctx.h"
+#include "runtime/jobs/sweep.h"
 
 struct apply_journal {
     int dir; /* <root>/.apply */
@@ -18,14 +18,14 @@ struct apply_journal {
 
 /* Open and lock (waiting for another apply) the journal for the directory
  * tfd. */
-int apply_journal_open(const struct cli_ctx *ctx, int tfd, struct apply_journal *j,
+int apply_journal_open(const struct rr_ctx *ctx, int tfd, struct apply_journal *j,
                        struct rr_error *err);
 /* Unlock; an empty journal is removed. */
 void apply_journal_close(struct apply_journal *j);
 
 /* Recover every journal of an apply that died (skipping those whose apply is
  * still running, and with older_than_s, the younger ones). */
-int apply_journal_sweep(const struct cli_ctx *ctx, uint64_t older_than_s,
+int apply_journal_sweep(const struct rr_ctx *ctx, uint64_t older_than_s,
                         struct sweep_report *rep, struct rr_error *err);
 
 #endif

@@ -6,7 +6,7 @@
  * is escaped and prefixed ("agent| "), so the agent can neither drive the
  * terminal nor issue CI workflow commands (GitHub Actions reads "::name::"
  * only at the start of a line); the raw bytes are kept in OUT/agent.log. */
-#include "runtime/review.h"
+#include "runtime/jobs/review.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,14 +25,14 @@
 #include "common/cleanup.h"
 #include "common/escape.h"
 #include "common/fsutil.h"
-#include "runtime/container.h"
-#include "runtime/container_upper.h"
-#include "runtime/egress_wire.h"
-#include "runtime/log.h"
-#include "runtime/proc.h"
-#include "runtime/profile.h"
-#include "runtime/statedir.h"
-#include "runtime/sync.h"
+#include "runtime/container/container.h"
+#include "runtime/container/container_upper.h"
+#include "runtime/container/egress_wire.h"
+#include "runtime/container/log.h"
+#include "common/proc.h"
+#include "runtime/confine/profile.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
 #include "writeback/export.h"
 #include "writeback/manifest.h"
 #include "writeback/report.h"
@@ -41,7 +41,7 @@
 #define AGENT_LOG_MAX (16u << 20) /* raw bytes kept of the agent's output */
 
 struct review {
-    const struct cli_ctx *ctx;
+    const struct rr_ctx *ctx;
     const struct review_opts *o;
     struct rr_config cfg;
     char id[RR_ID_MAX + 1];
@@ -441,7 +441,7 @@ static int block_signals(struct review *r, struct rr_error *err)
     return 0;
 }
 
-int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
+int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
 {
     struct review r = {.ctx = ctx, .o = o, .out_fd = -1, .log_fd = -1, .sig_fd = -1};
     struct rr_error err;

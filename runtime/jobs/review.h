@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "runtime/cli.h"
+#include "runtime/container/ctx.h"
 
 /* The documented exit statuses of `revrun review`. */
 enum {
@@ -25,6 +25,6 @@ struct review_opts {
     int n_cmd;
 };
 
-int review_run(const struct cli_ctx *ctx, const struct review_opts *o);
+int review_run(const struct rr_ctx *ctx, const struct review_opts *o);
 
 #endif

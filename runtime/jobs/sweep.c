@@ -22,12 +22,12 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
-#include "runtime/apply_journal.h"
-#include "runtime/cgroup.h"
-#include "runtime/container.h"
-#include "runtime/proc.h"
-#include "runtime/statedir.h"
-#include "runtime/sweep.h"
+#include "runtime/jobs/apply_journal.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/container/container.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
+#include "runtime/jobs/sweep.h"
 
 /* Lock without waiting: -1 with EWOULDBLOCK when a live command holds it. */
 static int try_lock(int dir)
@@ -107,7 +107,7 @@ static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
     return 0;
 }
 
-static int sweep_state(const struct cli_ctx *ctx, const struct sweep_opts *o,
+static int sweep_state(const struct rr_ctx *ctx, const struct sweep_opts *o,
                        struct sweep_report *rep, struct rr_error *err)
 {
     int rootfd = container_root(ctx, false, err);
@@ -129,7 +129,7 @@ static int sweep_state(const struct cli_ctx *ctx, const struct sweep_opts *o,
     return r;
 }
 
-int container_sweep(const struct cli_ctx *ctx, const struct sweep_opts *o,
+int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
                     struct sweep_report *rep, struct rr_error *err)
 {
     rep->n = 0;

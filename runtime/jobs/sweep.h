@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "runtime/cli.h"
+#include "runtime/container/ctx.h"
 
 #define SWEEP_MAX_LINES 256
 
@@ -19,11 +19,11 @@ struct sweep_report {
     size_t n;
 };
 
-int container_sweep(const struct cli_ctx *ctx, const struct sweep_opts *o,
+int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
                     struct sweep_report *rep, struct rr_error *err);
 
 /* cgroups below this state root's scope that belong to no container */
-int sweep_orphan_cgroups(const struct cli_ctx *ctx, struct sweep_report *rep,
+int sweep_orphan_cgroups(const struct rr_ctx *ctx, struct sweep_report *rep,
                          struct rr_error *err);
 
 /* change sets (directories holding manifest.json) older than the age */

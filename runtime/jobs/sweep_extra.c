@@ -14,9 +14,9 @@
 #include "bundle/state.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
-#include "runtime/cgroup.h"
-#include "runtime/container.h"
-#include "runtime/sweep.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/container/container.h"
+#include "runtime/jobs/sweep.h"
 
 static void note(struct sweep_report *rep, const char *what, const char *a, const char *b)
 {
@@ -52,7 +52,7 @@ static int sweep_hierarchy(const char *mnt, const char *dir, bool v2, int rootfd
     return 0;
 }
 
-int sweep_orphan_cgroups(const struct cli_ctx *ctx, struct sweep_report *rep,
+int sweep_orphan_cgroups(const struct rr_ctx *ctx, struct sweep_report *rep,
                          struct rr_error *err)
 {
     struct cgroup_host h;

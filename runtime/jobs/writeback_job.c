@@ -1,4 +1,4 @@
-#include "runtime/cli_wb.h"
+#include "runtime/jobs/writeback_job.h"
 
 #include "common/crashpoint.h"
 
@@ -12,37 +12,12 @@
 
 #include "common/cleanup.h"
 #include "common/escape.h"
-#include "runtime/apply_journal.h"
-#include "runtime/log.h"
+#include "runtime/jobs/apply_journal.h"
+#include "runtime/container/log.h"
 #include "writeback/manifest.h"
 #include "writeback/report.h"
 #include "writeback/journal.h"
 #include "writeback/rules.h"
-
-void cli_wb_usage(const char *cmd, const char *what)
-{
-    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, what);
-}
-
-bool cli_wb_option(struct cli_wb_opts *o, int c, const char *arg)
-{
-    switch (c) {
-    case CLI_WB_OPT_LOWER:
-        o->lower = arg;
-        return true;
-    case CLI_WB_OPT_UPPER:
-        o->upper = arg;
-        return true;
-    case CLI_WB_OPT_FORMAT:
-        o->format = arg;
-        return true;
-    case CLI_WB_OPT_DENY:
-        o->deny = arg;
-        return true;
-    default:
-        return false;
-    }
-}
 
 static bool parse_format(const char *s, enum wb_format *f)
 {
@@ -61,30 +36,8 @@ static bool parse_format(const char *s, enum wb_format *f)
     return false;
 }
 
-const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, int argc,
-                                  char **argv, int *next, bool *bad)
-{
-    bool pair = o->lower || o->upper || o->format;
-
-    *bad = false;
-    if (pair && !(o->lower && o->upper && o->format)) {
-        cli_wb_usage(cmd, "a bare pair needs --lower DIR --upper DIR --format "
-                          "overlay|overlay-userxattr|fuse-overlayfs");
-        *bad = true;
-        return NULL;
-    }
-    if (pair)
-        return NULL;
-    if (*next >= argc) {
-        cli_wb_usage(cmd, "expected a container ID or --lower/--upper/--format");
-        *bad = true;
-        return NULL;
-    }
-    return argv[(*next)++];
-}
-
 /* The pair: both directories opened once, by the operator's paths. */
-static int open_pair(const struct cli_wb_opts *o, struct container_upper *cu, struct rr_error *err)
+static int open_pair(const struct wb_job_source *o, struct container_upper *cu, struct rr_error *err)
 {
     if (!parse_format(o->format, &cu->format))
         return rr_fail(err, EINVAL,
@@ -100,24 +53,24 @@ static int open_pair(const struct cli_wb_opts *o, struct container_upper *cu, st
     return writeback_policy_defaults(&cu->policy, err);
 }
 
-int cli_wb_vet(struct cli_ctx *ctx, const char *cmd, const struct cli_wb_opts *o, const char *id,
-               struct cli_wb_run *run)
+int wb_job_vet(struct rr_ctx *ctx, const char *cmd, const struct wb_job_source *o, const char *id,
+               struct wb_job *run)
 {
     struct wb_scan_input in;
     struct rr_error err;
     int r;
 
-    *run = (struct cli_wb_run){.cu = {.lower_fd = -1, .upper_fd = -1}};
+    *run = (struct wb_job){.cu = {.lower_fd = -1, .upper_fd = -1}};
     if (o->deny && wb_deny_load(o->deny, &run->deny, &err) < 0) {
         rr_wrap(&err, "%s: --deny-content", cmd);
         log_error(&err);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     r = id ? container_open_upper(ctx, id, &run->cu, &err) : open_pair(o, &run->cu, &err);
     if (r < 0) {
         rr_wrap(&err, "%s", cmd);
         log_error(&err);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     in = (struct wb_scan_input){.lower_fd = run->cu.lower_fd,
                                 .upper_fd = run->cu.upper_fd,
@@ -129,12 +82,12 @@ int cli_wb_vet(struct cli_ctx *ctx, const char *cmd, const struct cli_wb_opts *o
     if (wb_vet(&in, &run->scan, &err) < 0) {
         rr_wrap(&err, "%s: vetting the upper", cmd);
         log_error(&err);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     return 0;
 }
 
-void cli_wb_release(struct cli_wb_run *run)
+void wb_job_release(struct wb_job *run)
 {
     if (run->scanned)
         wb_scan_free(&run->scan);
@@ -142,7 +95,7 @@ void cli_wb_release(struct cli_wb_run *run)
     wb_deny_free(&run->deny);
 }
 
-void cli_wb_print_refusal(const struct wb_changeset *cs)
+void wb_job_print_refusal(const struct wb_changeset *cs)
 {
     struct rr_error err;
 
@@ -204,7 +157,7 @@ static void report(int r, const struct wb_apply_result *res, const struct rr_err
     }
 }
 
-int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
+int wb_job_apply(struct rr_ctx *ctx, const struct wb_changeset *cs,
                  const unsigned char digest[WB_SHA256_LEN], const char *approve,
                  const struct wb_source *src, const char *target)
 {
@@ -223,19 +176,19 @@ int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
                 "apply: --approve is not the digest of this change set (%s): "
                 "nothing applied",
                 hex);
-        return CLI_WB_REFUSED;
+        return WB_JOB_REFUSED;
     }
     /* The journal records TARGET's absolute path, for sweep to find it. */
     if ((abs = realpath(target, NULL)) == NULL ||
         (tfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || flock(tfd, LOCK_EX) < 0) {
         rr_fail(&err, errno, "apply: TARGET %s", target);
         log_error(&err);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     if (apply_journal_open(ctx, tfd, &j, &err) < 0) {
         rr_wrap(&err, "apply: nothing applied");
         log_error(&err);
-        return CLI_WB_ERROR;
+        return WB_JOB_ERROR;
     }
     if (recover(&j, tfd) == 0) {
         struct wb_target t = {.fd = tfd, .path = abs, .journal = j.fd};
@@ -244,5 +197,5 @@ int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
         wb_apply_result_free(&res);
     }
     apply_journal_close(&j);
-    return r == 0 ? CLI_WB_ACCEPT : r == 1 ? CLI_WB_REFUSED : CLI_WB_ERROR;
+    return r == 0 ? WB_JOB_ACCEPT : r == 1 ? WB_JOB_REFUSED : WB_JOB_ERROR;
 }

@@ -1,44 +1,27 @@
-/* What the write-back commands (diff, export, apply, writeback) share on the
- * command line: the source of an upper (a live bundle's ID, or a bare
- * --lower/--upper/--format pair from any overlay user), the secret canary,
- * and the vetting run. */
-#ifndef REVRUN_CLI_WB_H
-#define REVRUN_CLI_WB_H
+/* The write-back orchestration the commands and the review job share:
+ * open the source of an upper (a live bundle's ID, or a bare lower/upper
+ * pair from any overlay user), vet it, and apply a vetted change set onto a
+ * TARGET through the apply journal. */
+#ifndef REVRUN_WRITEBACK_JOB_H
+#define REVRUN_WRITEBACK_JOB_H
 
-#include <getopt.h>
 #include <stdbool.h>
 
-#include "runtime/cli.h"
-#include "runtime/container_upper.h"
+#include "runtime/container/container_upper.h"
+#include "runtime/container/ctx.h"
 #include "writeback/apply.h"
 #include "writeback/deny.h"
 #include "writeback/scan.h"
 
 /* Exit statuses of the write-back commands. */
-enum { CLI_WB_ACCEPT = 0, CLI_WB_ERROR = 1, CLI_WB_REFUSED = 2 };
+enum { WB_JOB_ACCEPT = 0, WB_JOB_ERROR = 1, WB_JOB_REFUSED = 2 };
 
-enum { CLI_WB_OPT_LOWER = 0x1000, CLI_WB_OPT_UPPER, CLI_WB_OPT_FORMAT, CLI_WB_OPT_DENY };
-
-#define CLI_WB_SOURCE_OPTIONS                                                                      \
-    {"lower", required_argument, NULL, CLI_WB_OPT_LOWER},                                          \
-        {"upper", required_argument, NULL, CLI_WB_OPT_UPPER},                                      \
-        {"format", required_argument, NULL, CLI_WB_OPT_FORMAT},                                    \
-    {                                                                                              \
-        "deny-content", required_argument, NULL, CLI_WB_OPT_DENY                                   \
-    }
-
-struct cli_wb_opts {
+/* The pair's paths and format name, and the --deny-content file. */
+struct wb_job_source {
     const char *lower, *upper, *format, *deny;
 };
 
-/* A command-line mistake, reported as cli_usage_error does (that one lives
- * in main.c, which the unit tests do not link). */
-void cli_wb_usage(const char *cmd, const char *what);
-
-/* Take one of the source options; false when c is not one of them. */
-bool cli_wb_option(struct cli_wb_opts *o, int c, const char *arg);
-
-struct cli_wb_run {
+struct wb_job {
     struct container_upper cu;
     struct wb_deny deny;
     struct wb_scan scan;
@@ -47,22 +30,17 @@ struct cli_wb_run {
 
 /* Open the source (id, or the pair when id is NULL) and vet it. Returns 0,
  * or the exit status after reporting the error. */
-int cli_wb_vet(struct cli_ctx *ctx, const char *cmd, const struct cli_wb_opts *o, const char *id,
-               struct cli_wb_run *run);
-void cli_wb_release(struct cli_wb_run *run);
-
-/* The ID operand or the pair, exactly one: returns the id (NULL for the
- * pair), or reports and sets *bad. */
-const char *cli_wb_source_operand(const char *cmd, const struct cli_wb_opts *o, int argc,
-                                  char **argv, int *next, bool *bad);
+int wb_job_vet(struct rr_ctx *ctx, const char *cmd, const struct wb_job_source *o, const char *id,
+               struct wb_job *run);
+void wb_job_release(struct wb_job *run);
 
 /* Print the reasons of a refused set to stderr (escaped). */
-void cli_wb_print_refusal(const struct wb_changeset *cs);
+void wb_job_print_refusal(const struct wb_changeset *cs);
 
 /* Check that approve is digest, then apply cs from src onto target and
  * report; returns the exit status. An earlier apply onto target that died
  * mid-commit is rolled back first (apply_journal.h). */
-int cli_wb_apply(struct cli_ctx *ctx, const struct wb_changeset *cs,
+int wb_job_apply(struct rr_ctx *ctx, const struct wb_changeset *cs,
                  const unsigned char digest[WB_SHA256_LEN], const char *approve,
                  const struct wb_source *src, const char *target);
 
