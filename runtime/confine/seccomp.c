@@ -85,7 +85,8 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *out, struct rr_err
 static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, struct rr_error *err)
 {
     int nr = seccomp_syscall_resolve_name(r->name);
-    struct scmp_arg_cmp cmp;
+    struct scmp_arg_cmp cmp[2];
+    unsigned n = r->ne_arg ? 2 : 1;
     int rc;
 
     if (nr == __NR_SCMP_ERROR)
@@ -97,13 +98,15 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, 0);
         break;
     case SYSCALL_ARG_MASKED_EQ:
-        cmp = (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->datum};
-        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, 1, &cmp);
+        cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->datum};
         break;
     default:
-        cmp = (struct scmp_arg_cmp){r->arg, SCMP_CMP_GE, r->datum, 0};
-        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, 1, &cmp);
+        cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_GE, r->datum, 0};
         break;
+    }
+    if (r->test != SYSCALL_ALWAYS) {
+        cmp[1] = (struct scmp_arg_cmp){r->ne_arg - 1, SCMP_CMP_NE, r->ne, 0};
+        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n, cmp);
     }
     /* A syscall this architecture does not have (iopl on aarch64) cannot be
      * called here; libseccomp then adds it for the ABIs that have it. */
