@@ -676,7 +676,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 
 @test "terminal: no controlling terminal by default; nothing reaches the operator's terminal through TIOCSTI" {
     run python3 -c "$PTY_RUN" "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- \
-        sh -c "$P/ids; echo tiocsti=\$($P/try tiocsti 0); echo reopen=\$($P/try reopen-tiocsti 0)"
+        sh -c "$P/ids; echo tiocsti=\$($P/try tiocsti 1); echo reopen=\$($P/try reopen-tiocsti 1)"
     assert_success
     [ "$(kv tty_nr)" = 0 ]
     [ "$(kv devtty)" = ENXIO ]
@@ -708,6 +708,31 @@ with open(out, "wb") as f:
         f.write(d)
         f.flush()
 '
+
+# The operator types at the shell (a password) while a backgrounded run's
+# agent has the shell's terminal as its stdio: what is typed stays in the
+# terminal's input queue for the shell, the agent reads nothing of it.
+PTY_TYPED=$(sed 's/^tty.setraw(slave).*/&\nos.write(master, b"hunter2-typed\\n")/' <<<"$PTY_RUN")
+
+@test "terminal: without process.terminal, the caller's terminal is no input for the agent (stdin /dev/null, stdout write-only)" {
+    script read-stdio <<'EOF'
+#!/usr/bin/python3
+import os
+for fd in (0, 1, 2):
+    try:
+        os.set_blocking(fd, False)
+        print("fd%d=%r" % (fd, os.read(fd, 100)))
+    except OSError as e:
+        print("fd%d=%s" % (fd, e.errno))
+EOF
+    run python3 -c "$PTY_TYPED" "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- $P/read-stdio
+    assert_success
+    [[ "$output" != *"fd0=b'hunter2"* && "$output" != *"fd1=b'hunter2"* && "$output" != *"fd2=b'hunter2"* ]]
+    [ "$(kv fd0)" = "b''" ]
+    [ "$(kv fd1)" = 9 ] && [ "$(kv fd2)" = 9 ] # EBADF: write-only
+    [ "$(kv injected)" = "b'hunter2-typed\\n'" ]
+    assert_output_contains "the agent gets /dev/null as stdin"
+}
 
 @test "terminal: process.terminal gives a fresh pty through --console-socket; TIOCSTI on it fails" {
     python3 -c "$CONSOLE_RECV" "$RR_TMP/console.sock" "$RR_TMP/console.out" &

@@ -690,6 +690,10 @@ static int judge_terminal(const struct rr_config *c, struct profile *p, struct r
     bool have_dev = false;
 
     p->terminal = c->process.terminal;
+    /* Without one, the caller's terminal (a `revrun run ... &` or a
+     * detached create on a shell's tty) is never input for the agent: it
+     * would read what the operator types to the shell (a password). */
+    p->stdio_no_tty_input = !p->terminal;
     if (!p->terminal)
         return 0;
     for (size_t i = 0; i < p->n_mounts; i++) {

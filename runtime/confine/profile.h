@@ -119,6 +119,10 @@ struct profile {
     /* process.terminal: a fresh pty from the container's own devpts, its
      * master sent to the caller's console socket; otherwise no terminal. */
     bool terminal;
+    /* no terminal asked for: a terminal the caller's stdio holds reaches
+     * the agent as /dev/null on stdin and write-only on stdout and stderr,
+     * so a backgrounded run cannot read the operator's keyboard */
+    bool stdio_no_tty_input;
 
     /* seccomp: revrun's floor (rules below, always loaded) and, stacked on
      * it, the config's linux.seccomp when present */
