@@ -316,6 +316,30 @@ assert_identity() {
 
 # ---- writes ----
 
+# A rootless caller in the ssl-cert group (which may read the host's TLS
+# keys): /etc/ssl/private is not in the sandbox, the certificates are.
+@test "secrets (rootless): /etc/ssl/private stays out even for a caller in its group; certificates are there" {
+    getent group ssl-cert >/dev/null || skip "no ssl-cert group"
+    [ -d /etc/ssl/private ] || skip "no /etc/ssl/private"
+    local key="/etc/ssl/private/revrun-$TAG.pem"
+    echo "PRIVATE-KEY-$TAG" >"$key"
+    chown root:ssl-cert "$key"
+    chmod 0640 "$key"
+    CANARIES+=("$key")
+    rootless_checkout
+    local rt="$RR_TMP/xdg-$REVRUN_TEST_UID"
+    mkdir -p "$rt" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$rt" && chmod 0700 "$rt"
+    rr_delegate_cgroups
+    run setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --groups=ssl-cert \
+        --inh-caps=-all --reset-env -- env HOME="$rt" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin \
+        "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- \
+        sh -c "cat $key; echo private=\$(ls /etc/ssl/private 2>&1 >/dev/null | grep -c 'No such file'); echo certs=\$(ls /etc/ssl/certs | wc -l)"
+    assert_success
+    [[ "$output" != *"PRIVATE-KEY-$TAG"* ]]
+    [ "$(kv private)" = 1 ]
+    [ "$(kv certs)" -gt 0 ]
+}
+
 @test "writes: only the upper, the out-dir and the agent's tmpfs take writes; no host file changes" {
     # a host directory bound read-only, where the host's permissions would
     # let anyone write

@@ -21,10 +21,14 @@
 /* ---- the default hardened config (`revrun spec`) ---- */
 
 /* Host directories the agent's toolchain needs, bound read-only. /etc is not
- * bound whole: only what programs need to run and to verify TLS. */
+ * bound whole: only what programs need to run and to verify TLS. Of
+ * /etc/ssl, the certificates and OpenSSL's configuration, never
+ * /etc/ssl/private (host keys, readable to the ssl-cert group, which a
+ * rootless caller's agent would carry). */
 static const char *const default_ro_binds[] = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-    "/etc/alternatives", "/etc/ssl", "/etc/ca-certificates", "/etc/ld.so.cache",
+    "/etc/alternatives", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
+    "/etc/ld.so.cache",
     "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf",
 };
 
