@@ -1051,6 +1051,58 @@ EOF
     rr destroy m1-$X
 }
 
+# Unread TCP buffers are memory the agent holds: 100 loopback connections,
+# each filled until the kernel says no, in a container of 64 MiB. cgroup v2
+# charges them to memory.max; v1 counts them apart, bounded only by
+# memory.kmem.tcp.limit_in_bytes (unbounded, 1.1 GB were held).
+@test "limits: unread TCP socket buffers stay within the memory limit (v1: kmem.tcp)" {
+    script hold-tcp <<'EOF'
+#!/usr/bin/python3
+import os, socket, sys, time
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(128)
+port = srv.getsockname()[1]
+conns, held, chunk = [], 0, b"x" * 65536
+for i in range(100):
+    try:
+        c = socket.create_connection(("127.0.0.1", port)); a, _ = srv.accept()
+    except OSError as e:
+        print("connect", i, e.errno); break
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32 << 20)
+    c.setblocking(False)
+    conns.append((c, a))
+    while True:
+        try:
+            held += c.send(chunk)
+        except OSError:
+            break
+print("held=%d" % held, flush=True)
+open("/out/ready", "w").close()
+for _ in range(600):
+    if os.path.exists("/out/go"):
+        break
+    time.sleep(0.1)
+EOF
+    make_bundle 'c["linux"]["resources"]["memory"] = {"limit": 64 << 20, "swap": 64 << 20}' \
+        "$(args "[\"$P/hold-tcp\"]")"
+    (cd "$RR_TMP/bundle" && rr run tcp-$X >"$RR_TMP/tcp.out" 2>&1) &
+    KILL_PIDS+=($!)
+    for _ in $(seq 600); do
+        [ -e "$RR_TMP/out/ready" ] && break
+        sleep 0.1
+    done
+    cg=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cgroup'])" "$RR_ROOT/tcp-$X/state.json")
+    f=/sys/fs/cgroup/memory$cg/memory.kmem.tcp.max_usage_in_bytes
+    [ -e "$f" ] && tcp_max=$(cat "$f")
+    touch "$RR_TMP/out/go"
+    wait "${KILL_PIDS[-1]}" || true
+    output=$(cat "$RR_TMP/tcp.out")
+    echo "held $(kv held) bytes${tcp_max:+, kmem.tcp max usage $tcp_max}" >&3
+    [ -n "$(kv held)" ]
+    [ "$(kv held)" -le $(((64 << 20) + (8 << 20))) ]
+    [ -z "${tcp_max:-}" ] || [ "$tcp_max" -le $(((64 << 20) + (1 << 20))) ]
+}
+
 @test "limits: a disk fill stops at the upper's cap with ENOSPC; the host's disk is untouched" {
     make_bundle 'c["revrun"]["upperSize"] = "8M"' "$(args "[\"$P/bomb\", \"fill\", \"/workspace/big\", \"64\"]")"
     free_before=$(df -k --output=avail "$RR_TMP" | tail -1)

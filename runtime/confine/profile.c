@@ -839,6 +839,9 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
         return -1;
     }
     p->resources = c->linux.resources;
+    /* Unread socket buffers are memory the agent holds: as much again as
+     * its memory limit at most (a 128 MiB container held 608 MiB of them). */
+    p->tcp_memory_limit = p->resources.memory_limit;
     p->timeout_seconds = c->revrun.timeout_seconds;
     return 0;
 }

@@ -148,6 +148,11 @@ struct profile {
 
     /* limits */
     struct rr_resources resources;
+    /* cgroup v1 keeps TCP socket buffers out of memory.limit_in_bytes and
+     * counts them only once memory.kmem.tcp.limit_in_bytes is written: the
+     * profile bounds them at the memory limit too (RR_UNSET: no memory
+     * limit). v2 charges them to memory.max already. */
+    int64_t tcp_memory_limit;
     uint64_t timeout_seconds;
     const struct rr_strv *best_effort;
 };
