@@ -92,6 +92,9 @@ static int from_agent(struct tunnel *t)
         return -1;
     }
     if (tls_write_all(&c->up, t->in, (size_t)n, &c->uw) != 0) {
+        /* What the upstream sent before it closed (its close frame, say)
+         * still reaches the agent. */
+        from_upstream(t);
         c->note = "tunnel cut: upstream closed";
         return -1;
     }
