@@ -70,31 +70,31 @@ refuse() {
 }
 
 @test "refuse: user.overlay.opaque planted through a root mount" {
-    refuse root 'mkdir newdir && setfattr -n user.overlay.opaque -v y newdir' xattr
+    refuse root 'mkdir newdir && setfattr -n user.overlay.opaque -v y newdir' foreign-marker
     assert_output_contains "planted"
 }
 
 @test "refuse: fuse-overlayfs opaque xattr planted through a root mount" {
-    refuse root 'setfattr -n user.fuseoverlayfs.opaque -v y src' xattr
+    refuse root 'setfattr -n user.fuseoverlayfs.opaque -v y src' foreign-marker
 }
 
 @test "refuse: overlay redirect xattr (trusted) in the upper" {
     wb_agent root 'mkdir newdir'
     setfattr -n trusted.overlay.redirect -v /docs "$WB/upper/newdir"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
     assert_output_contains "never writes"
 }
 
 @test "refuse: overlay metacopy xattr (userxattr) in the upper" {
     wb_agent user 'echo more >> README'
     setfattr -n user.overlay.metacopy "$WB/upper/README"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
 }
 
 @test "refuse: a non-empty origin in a userxattr upper" {
     wb_agent user 'echo more >> README'
     setfattr -n user.overlay.origin -v 0x00fb1d0001 "$WB/upper/README"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
 }
 
 @test "refuse: whiteout with nothing beneath it" {
@@ -112,7 +112,7 @@ refuse() {
 @test "refuse: opaque marker on a file" {
     wb_agent user 'echo more >> README'
     setfattr -n user.overlay.opaque -v y "$WB/upper/README"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
 }
 
 @test "refuse: directory over a checkout file without an opaque marker" {
@@ -125,7 +125,65 @@ refuse() {
     wb_agent user 'echo x > new'
     touch "$WB/upper/keep.txt"
     setfattr -n user.overlay.whiteout "$WB/upper/keep.txt"
-    wb_expect_refuse impossible-marker
+    wb_expect_refuse planted-marker
+}
+
+# overlayfs reads xattr whiteouts (an empty file with overlay.whiteout in a
+# directory with opaque "x") only in lower layers userspace made, and never
+# writes one: in an upper they are planted, and never honoured as deletions.
+xwhiteout_planted() {
+    local ns=$1
+    wb_agent "$2" 'echo x > new'
+    mkdir "$WB/upper/docs" "$WB/upper/docs/old"
+    setfattr -n "$ns.overlay.opaque" -v x "$WB/upper/docs/old"
+    touch "$WB/upper/docs/old/a.txt"
+    setfattr -n "$ns.overlay.whiteout" "$WB/upper/docs/old/a.txt"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/upper/docs"
+    wb_expect_refuse planted-marker
+    assert_output_contains 'docs/old: opaque "x" (xattr whiteouts inside): overlayfs never writes it'
+    assert_output_contains 'docs/old/a.txt: xattr whiteout: overlayfs never writes one'
+}
+
+@test "refuse: xattr whiteouts in a userxattr upper (planted-marker), vetted as root" {
+    xwhiteout_planted user user
+}
+
+@test "refuse: xattr whiteouts in a userxattr upper (planted-marker), vetted rootless" {
+    WB_AS_USER=1 xwhiteout_planted user user
+}
+
+@test "refuse: xattr whiteouts in a trusted upper (planted-marker)" {
+    xwhiteout_planted trusted root
+}
+
+@test "refuse: the other kernel spelling: trusted.overlay.opaque in a userxattr upper" {
+    wb_agent user 'echo x > new'
+    mkdir "$WB/upper/src"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/upper/src"
+    setfattr -n trusted.overlay.opaque -v y "$WB/upper/src"
+    wb_expect_refuse foreign-marker
+    assert_output_contains 'src: overlay marker of another format (planted): trusted.overlay.opaque'
+}
+
+@test "refuse: fuse-overlayfs' opaque xattr in a userxattr upper, root and rootless" {
+    refuse user 'mkdir fresh && setfattr -n user.fuseoverlayfs.opaque -v y fresh' foreign-marker
+    WB_AS_USER=1 wb_expect_refuse foreign-marker
+}
+
+@test "refuse: a kernel (userxattr) marker in a fuse-overlayfs upper, root and rootless" {
+    wb_agent fuse 'mkdir fresh && echo x > fresh/f'
+    setfattr -n user.overlay.opaque -v y "$WB/upper/fresh"
+    wb_expect_refuse foreign-marker
+    WB_AS_USER=1 wb_expect_refuse foreign-marker
+}
+
+@test "refuse: trusted.overlay.opaque in a fuse-overlayfs upper: revrun's unprivileged daemon cannot write it" {
+    wb_agent fuse 'rm -r docs && mkdir docs && echo n > docs/n'
+    # what the daemon wrote: the user spelling, never trusted.*
+    [ "$(getfattr --only-values -n user.fuseoverlayfs.opaque "$WB/upper/docs")" = y ]
+    setfattr -n trusted.overlay.opaque -v y "$WB/upper/docs"
+    wb_expect_refuse planted-marker
+    assert_output_contains "docs: trusted.overlay.* in a fuse-overlayfs upper"
 }
 
 @test "refuse: fuse-overlayfs .wh. entry that is not an empty file" {
