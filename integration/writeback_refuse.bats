@@ -289,6 +289,44 @@ xwhiteout_planted() {
     assert_output_contains "badlink2: the checkout's symlink target is not valid UTF-8"
 }
 
+@test "refuse: bidirectional controls in names and symlink targets (Trojan Source), root and rootless" {
+    # "evil\u202etxt.sh" shows as "evilhs.txt"; an isolate and a mark too
+    refuse user 'touch "$(printf "evil\342\200\256txt.sh")" "$(printf "a\342\201\246b")" "$(printf "c\342\200\217")" &&
+        ln -s "$(printf "README\342\200\256")" tl' bidi
+    assert_output_contains 'evil\xe2\x80\xaetxt.sh: name holds a bidirectional control'
+    assert_output_contains 'a\xe2\x81\xa6b: name holds a bidirectional control'
+    assert_output_contains 'c\xe2\x80\x8f: name holds a bidirectional control'
+    assert_output_contains 'tl: name holds a bidirectional control'
+    # the report shows them escaped: no raw override reaches the terminal
+    [[ "$output" != *$'\u202e'* ]]
+    WB_AS_USER=1 wb_expect_refuse bidi
+}
+
+@test "refuse: invisible format characters in names and symlink targets, root and rootless" {
+    refuse user 'touch "$(printf "ma\342\200\213in.c")" "$(printf "\357\273\277bom")" "$(printf "soft\302\255hyphen")" \
+        "$(printf "zw\342\200\215j")" "$(printf "wj\342\201\240")" && ln -s "$(printf "src/ma\342\200\214in.c")" tl' invisible
+    assert_output_contains 'ma\xe2\x80\x8bin.c: name holds an invisible format character'
+    assert_output_contains 'bom: name holds an invisible format character'
+    assert_output_contains 'hyphen: name holds an invisible format character'
+    assert_output_contains 'j: name holds an invisible format character'
+    assert_output_contains 'wj\xe2\x81\xa0: name holds an invisible format character'
+    assert_output_contains 'tl: name holds an invisible format character'
+    WB_AS_USER=1 wb_expect_refuse invisible
+}
+
+@test "refuse: lookalike dots and separators in names and symlink targets, root and rootless" {
+    # "src\u2215main.c" reads as src/main.c, "\u2024\u2024" as "..", "\uff0egit" as ".git"
+    refuse user 'touch "$(printf "src\342\210\225main.c")" "$(printf "\342\200\244\342\200\244")" "$(printf "\357\274\216git")" \
+        "$(printf "a\342\201\204b")" "$(printf "a\357\274\217b")" "$(printf "a\342\247\270b")" "$(printf "a\342\200\245")" \
+        "$(printf "a\357\274\274b")" "$(printf "nb\302\240sp")" &&
+        ln -s "$(printf "\342\200\245\342\210\225etc")" tl' confusable
+    for n in 'src\xe2\x88\x95main.c' '\xe2\x80\xa4\xe2\x80\xa4' '\xef\xbc\x8egit' 'a\xe2\x81\x84b' 'a\xef\xbc\x8fb' \
+        'a\xe2\xa7\xb8b' 'a\xe2\x80\xa5' 'a\xef\xbc\xbcb' 'nb\xc2\xa0sp' tl; do
+        assert_output_contains "$n: name holds a lookalike of a slash, backslash, dot or space"
+    done
+    WB_AS_USER=1 wb_expect_refuse confusable
+}
+
 @test "refuse: names that collide under case folding" {
     refuse user 'echo x > readme' collision
     assert_output_contains 'readme: collides with "README"'
