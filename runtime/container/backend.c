@@ -207,7 +207,8 @@ static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_
         return -1;
     }
     lower = fuse_lower(p, &s.squash, err);
-    if (lower < 0 || overlay_fuse_check_lower(lower, err) < 0)
+    if (lower < 0 || overlay_fuse_check_lower(lower, err) < 0 ||
+        overlay_fuse_check_markers(lower, err) < 0)
         return -1;
     store = openat(e->state_dir, STORE_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (store < 0)
