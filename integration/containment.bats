@@ -541,6 +541,19 @@ EOF
     fi
 }
 
+# The /dev nodes are the host's own inodes, bound: the agent may read and
+# write the devices, never change the inodes (utimensat moved the host's
+# /dev/null mtime).
+@test "devices: /dev nodes are read-only binds: writes to the devices work, the host inodes' times never change" {
+    before=$(stat -c '%y %Z' /dev/null /dev/zero /dev/full /dev/urandom)
+    run rr_run sh -c 'for d in null zero full urandom; do touch /dev/$d 2>/dev/null; echo touch.$d=$?; done
+        echo x >/dev/null && echo null-write=ok; echo zero=$(head -c 3 /dev/zero | wc -c)'
+    assert_success
+    [ "$(kv null-write)" = ok ] && [ "$(kv zero)" = 3 ]
+    [ "$(kv touch.null)" = 1 ] && [ "$(kv touch.urandom)" = 1 ]
+    [ "$(stat -c '%y %Z' /dev/null /dev/zero /dev/full /dev/urandom)" = "$before" ]
+}
+
 # ---- the out-dir ----
 
 # What the agent leaves in /out reaches the host directory only as regular

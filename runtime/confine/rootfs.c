@@ -88,7 +88,11 @@ static int populate_dev(int root, const char *dev, struct rr_error *err)
         char host[64];
         snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
         snprintf(path, sizeof(path), "%s/%s", dev, dev_nodes[i]);
-        src = rr_clone_tree(AT_FDCWD, host, false, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+        /* Read-only: the node is the host's own inode, and a read-only
+         * mount stops utimensat, chmod and chown of it (the agent moved the
+         * host /dev/null's mtime), not reads and writes of the device. */
+        src = rr_clone_tree(AT_FDCWD, host, false,
+                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, err);
         if (src < 0)
             return rr_wrap(err, "device %s", host);
         dst = rr_touch_in_root(root, path, 0666, err);
