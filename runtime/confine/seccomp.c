@@ -95,7 +95,7 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
                        "deny it (a newer libseccomp is needed)", r->name);
     switch (r->test) {
     case SYSCALL_ALWAYS:
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, 0);
+        n = 0;
         break;
     case SYSCALL_ARG_MASKED_EQ:
         cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->datum};
@@ -104,10 +104,9 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
         cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_GE, r->datum, 0};
         break;
     }
-    if (r->test != SYSCALL_ALWAYS) {
+    if (n == 2)
         cmp[1] = (struct scmp_arg_cmp){r->ne_arg - 1, SCMP_CMP_NE, r->ne, 0};
-        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n, cmp);
-    }
+    rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n, cmp);
     /* A syscall this architecture does not have (iopl on aarch64) cannot be
      * called here; libseccomp then adds it for the ABIs that have it. */
     if (rc < 0 && nr < 0)
