@@ -111,7 +111,7 @@ V2_RUN='
         export BACKEND=$backend
         run in_cgroup_v2 "$V2_RUN"
         assert_success
-        assert_output_contains "memory limit not enforced (best effort)"
+        assert_output_contains "limits not enforced (best effort): memory"
         # /revrun/[state root's tag/]ID
         grep -Eq "^init 0::/revrun/(.*/)?$ID-$backend\$" <<<"$output"
         [ "$backend" = native ] || grep -Eq "^daemon 0::/revrun/(.*/)?$ID-$backend\$" <<<"$output"

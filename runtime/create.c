@@ -234,6 +234,8 @@ static int make_cgroup(struct creation *c, struct rr_error *err)
     for (size_t i = 0; i < warnings.n; i++)
         log_msg(LOG_WARN, "%s", warnings.v[i]);
     strv_free(&warnings);
+    if (c->o->limits_skipped != NULL)
+        *c->o->limits_skipped = c->cg.skipped;
     return record_state(c, &none, err);
 }
 
