@@ -84,6 +84,7 @@ bool cg_unwritable(const struct rr_error *err)
 int cg_unavailable(struct cgroup_plan *cg, const struct rr_error *err)
 {
     rr_error_text(err, cg->why, sizeof(cg->why));
+    cg->why_errno = err->errnum;
     cg->controllers = 0;
     cg->version = CG_NONE;
     return 0;
@@ -286,6 +287,7 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
                                     "not supported)");
     if (h.preferred == CG_NONE) {
         snprintf(out->why, sizeof(out->why), "no cgroup hierarchy is mounted");
+        out->why_errno = ENOENT;
     } else {
         if (p->cfg->linux.cgroups_path != NULL) {
             snprintf(out->path, sizeof(out->path), "%s", p->cfg->linux.cgroups_path);

@@ -34,6 +34,7 @@ struct cgroup_plan {
     unsigned controllers;  /* the ones limits were written to */
     unsigned skipped;      /* wanted, best effort, and not had (CG_MEMORY...) */
     char why[256];         /* why a wanted controller could not be had, or "" */
+    int why_errno;         /* its errno */
 };
 
 /* The hierarchies this host has, for `check` and for cgroup_create. */

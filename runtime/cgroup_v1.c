@@ -63,8 +63,10 @@ int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsig
         /* Not delegated to us, or a read-only cgroupfs (revrun inside a
          * container): judged as unavailable, by revrun.bestEffort. */
         if (fd < 0 && cg_unwritable(err)) {
-            if (cg->why[0] == '\0')
+            if (cg->why[0] == '\0') {
                 rr_error_text(err, cg->why, sizeof(cg->why));
+                cg->why_errno = err->errnum;
+            }
             continue;
         }
         if (fd < 0 && err->errnum == EEXIST)
