@@ -148,7 +148,10 @@ enum probe_result { NATIVE_WORKS, NATIVE_REFUSED, HOST_REFUSED };
 
 static bool idmap_refused(const struct profile *p, const struct rr_error *err)
 {
-    return p->idmap_lower && (err->errnum == EINVAL || err->errnum == EPERM);
+    /* EPERM of the mount_setattr itself, not of the user namespace the
+     * idmap needs (that one stops both backends) */
+    return p->idmap_lower && (err->errnum == EINVAL ||
+                              (err->errnum == EPERM && strstr(err->msg, "mount_setattr") != NULL));
 }
 
 static enum probe_result probe_native(const struct profile *p, struct rr_error *err)
