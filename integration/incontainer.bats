@@ -112,14 +112,15 @@ base_flags() {
         "--ulimit nofile=$(ulimit -Hn):$(ulimit -Hn) --ulimit nproc=4096:4096" \
         "--runtime runc --ulimit nofile=$(ulimit -Hn):$(ulimit -Hn) --ulimit nproc=4096:4096"; do
         # shellcheck disable=SC2086
-        if podman run --rm $f --read-only -v /usr:/usr:ro --rootfs "$RR_TMP/rootfs" \
+        if podman run --rm $f --network none --read-only -v /usr:/usr:ro --rootfs "$RR_TMP/rootfs" \
             /usr/bin/true >/dev/null 2>&1; then
             BASE="$f"
             echo "$BASE" >"$cache"
             return 0
         fi
     done
-    podman run --rm --read-only -v /usr:/usr:ro --rootfs "$RR_TMP/rootfs" /usr/bin/true >&2
+    podman run --rm --network none --read-only -v /usr:/usr:ro --rootfs "$RR_TMP/rootfs" \
+        /usr/bin/true >&2
     echo "no podman run works on this host" >&2
     return 1
 }
@@ -133,7 +134,7 @@ in_shape() {
     done
     shift
     # shellcheck disable=SC2086
-    podman run --rm --name "$NAME" $BASE --read-only --tmpfs /tmp --tmpfs /run \
+    podman run --rm --name "$NAME" $BASE --network none --read-only --tmpfs /tmp --tmpfs /run \
         -v /usr:/usr:ro -v "$RR_TMP/opt:/opt/revrun:ro" -v "$RR_TMP/out:/out" \
         "${flags[@]}" --rootfs "$RR_TMP/rootfs" "$@"
 }
@@ -168,7 +169,11 @@ fresh_out() {
     chmod 0777 "$RR_TMP/out"
 }
 
-MINIMAL=(--cap-add SYS_ADMIN --security-opt unmask=ALL -v /sys/fs/cgroup:/sys/fs/cgroup:rw)
+# The minimal working shape, flag by flag (a writable cgroupfs: the host's,
+# bound with the host's cgroup namespace so that its paths are revrun's).
+MIN_FLAGS=("--cap-add SYS_ADMIN" "--security-opt unmask=ALL"
+    "-v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns=host")
+read -r -a MINIMAL <<<"${MIN_FLAGS[*]}"
 
 @test "in a container: the engine's default shape: check fails naming every blocker, review fails the same, and the flags check prints then work" {
     run in_shape -- /opt/revrun/ic.sh
@@ -211,9 +216,12 @@ MINIMAL=(--cap-add SYS_ADMIN --security-opt unmask=ALL -v /sys/fs/cgroup:/sys/fs
     grep -q agent-was-here "$RR_TMP/out/review/agent.log"
     ! grep -q "revrun" "$RR_TMP/out/review/agent.log"
     # each flag is needed: without one, both check and review fail
-    local i drop
-    for i in 0 2 4; do
-        drop=("${MINIMAL[@]:0:$i}" "${MINIMAL[@]:$((i + 2))}")
+    local i j drop
+    for i in 0 1 2; do
+        drop=()
+        for j in 0 1 2; do
+            [ "$j" = "$i" ] || read -r -a drop -d '' <<<"${drop[*]} ${MIN_FLAGS[$j]}" || true
+        done
         fresh_out
         run in_shape "${drop[@]}" -- /opt/revrun/ic.sh
         verdicts "${drop[@]}"
@@ -263,7 +271,7 @@ EOF
     local cg_before mounts_before
     cg_before=$(find /sys/fs/cgroup -maxdepth 4 -name 'revrun*' 2>/dev/null | sort)
     mounts_before=$(mount_points)
-    podman run -d --name "$NAME" $BASE --read-only --tmpfs /tmp --tmpfs /run \
+    podman run -d --name "$NAME" $BASE --network none --read-only --tmpfs /tmp --tmpfs /run \
         -v /usr:/usr:ro -v "$RR_TMP/opt:/opt/revrun:ro" -v "$RR_TMP/out:/out" \
         --privileged --rootfs "$RR_TMP/rootfs" /opt/revrun/long.sh "$TAG" >/dev/null
     # the agent runs (seen from the host: the container's processes are ours)

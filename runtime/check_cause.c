@@ -225,7 +225,8 @@ static const struct remedy remedies[CAUSE_COUNT] = {
      "--security-opt systempaths=unconfined", "--security-opt unmask=ALL", "procMount: Unmasked",
      "(kubernetes: procMount: Unmasked needs hostUsers: false on the pod)"},
     {"a read-only or not writable cgroup hierarchy",
-     "-v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns=host", "-v /sys/fs/cgroup:/sys/fs/cgroup:rw",
+     "-v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns=host",
+     "-v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns=host",
      "privileged: true",
      "or list \"memory\", \"pids\", \"cpu\" in revrun.bestEffort (the outer container's own "
      "limits then bound the job)"},
