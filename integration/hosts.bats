@@ -136,7 +136,7 @@ V2_RUN='
         # AppArmor advice on a host that has no such restriction
         assert_output_contains "cause: the outer container's seccomp filter"
         assert_output_contains "--security-opt seccomp=unconfined"
-        ! grep -q "apparmor_restrict_unprivileged_userns" <<<"$output"
+        if grep -q "apparmor_restrict_unprivileged_userns" <<<"$output"; then false; fi
     fi
 }
 
@@ -150,5 +150,23 @@ V2_RUN='
         assert_output_contains "user namespaces are refused here: see \`revrun check\`"
     done
     [ -z "$(ls -A "$RR_ROOT")" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "host: check's verdict is create's: a bundle create refuses for a reason no step probe sees (minFreeSpace) makes check fail, naming it, and leaves nothing" {
+    make_checkout root "$RR_TMP/co"
+    make_bundle root native "$RR_TMP/co" "$RR_TMP/b" true
+    run "$RR_BIN/revrun" --root "$RR_ROOT" check --bundle "$RR_TMP/b"
+    assert_success
+    assert_output_contains "ok    scratch container"
+    # more free space than any disk has: only the scratch create finds out
+    set_config "$RR_TMP/b" 'c["revrun"]["minFreeSpace"] = "1024T"'
+    run "$RR_BIN/revrun" --root "$RR_ROOT" check --bundle "$RR_TMP/b"
+    assert_failure
+    assert_output_contains "FAIL  scratch container"
+    assert_output_contains "below revrun.minFreeSpace"
+    assert_output_contains "create fails here"
+    # the scratch state root went with it, and nothing is mounted
+    [ -z "$(ls -d "$RR_ROOT".check-* 2>/dev/null)" ]
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
 }

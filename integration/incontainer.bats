@@ -12,6 +12,20 @@
 
 load helpers
 
+# `! cmd` does not fail a bats test (set -e ignores it): these do.
+refute_grep() {
+    if grep "$@"; then
+        echo "unexpected match: grep $*" >&2
+        return 1
+    fi
+}
+refute() {
+    if "$@"; then
+        echo "unexpectedly succeeded: $*" >&2
+        return 1
+    fi
+}
+
 # Where podman is absent: skipped, except in CI (.ci/run installs it).
 need_podman() {
     if ! command -v podman >/dev/null 2>&1; then
@@ -189,7 +203,7 @@ read -r -a MINIMAL <<<"${MIN_FLAGS[*]}"
     grep -q "cause: a masked /proc" "$RR_TMP/out/check.txt"
     # no advice for an LSM this host does not have
     if [ ! -e /sys/kernel/security/apparmor ] && [ ! -e /sys/module/apparmor ]; then
-        ! grep -qi "apparmor" "$RR_TMP/out/check.txt"
+        refute_grep -qi "apparmor" "$RR_TMP/out/check.txt"
     fi
     grep -q "create fails here" "$RR_TMP/out/check.txt"
     # nothing the agent said, nothing of revrun's in the agent's stream
@@ -214,7 +228,7 @@ read -r -a MINIMAL <<<"${MIN_FLAGS[*]}"
     [ "$(python3 -c "import json; print(json.load(open('$RR_TMP/out/review/result.json'))['verdict'])")" = accept ]
     # the agent's stream holds the agent's words only
     grep -q agent-was-here "$RR_TMP/out/review/agent.log"
-    ! grep -q "revrun" "$RR_TMP/out/review/agent.log"
+    refute_grep -q "revrun" "$RR_TMP/out/review/agent.log"
     # each flag is needed: without one, both check and review fail
     local i j drop
     for i in 0 1 2; do
@@ -245,7 +259,7 @@ read -r -a MINIMAL <<<"${MIN_FLAGS[*]}"
     assert_agree
     [ "$check_rc" != 0 ]
     grep -q "cause: a read-only or not writable cgroup hierarchy" "$RR_TMP/out/check.txt"
-    ! grep -q "exec fifo owner" "$RR_TMP/out/review.txt"
+    refute_grep -q "exec fifo owner" "$RR_TMP/out/review.txt"
     # the limits as best effort: both pass
     fresh_out
     run in_shape "${userns[@]}" "${MINIMAL[@]}" -- /opt/revrun/mkbundle.sh
@@ -263,7 +277,7 @@ assert r["limitsSkipped"] == ["memory", "pids", "cpu"], r
 assert any("limits not enforced (best effort)" in w for w in r["warnings"]), r
 assert any("dedicated host id" in w for w in r["warnings"]), r
 EOF
-    ! grep -q "revrun" "$RR_TMP/out/review/agent.log"
+    refute_grep -q "revrun" "$RR_TMP/out/review/agent.log"
     grep -q agent-was-here "$RR_TMP/out/review/agent.log"
 }
 
@@ -288,7 +302,7 @@ EOF
         pgrep -f "$TAG" >/dev/null || break
         sleep 0.1
     done
-    ! pgrep -f "$TAG"
+    refute pgrep -f "$TAG"
     [ "$(mount_points)" = "$mounts_before" ]
     [ "$(find /sys/fs/cgroup -maxdepth 4 -name 'revrun*' 2>/dev/null | sort)" = "$cg_before" ]
     # and the results directory holds no half-written verdict
