@@ -2,8 +2,8 @@
  * for the container user where the dedicated host id is not mapped. */
 #include <string.h>
 
-#include "runtime/profile.h"
-#include "runtime/userns_ids.h"
+#include "runtime/confine/profile.h"
+#include "runtime/confine/userns_ids.h"
 #include "tests/tap.h"
 
 static struct id_map m;
