@@ -276,6 +276,32 @@ void check_seccomp(struct check_report *r)
 
 /* ---- cgroups ---- */
 
+/* What the memory limit leaves out: on v1, TCP socket buffers are counted
+ * apart and bounded only where the kernel has memory.kmem.tcp (revrun
+ * writes it); v2 charges them to memory.max. */
+static void check_tcp_memory(struct check_report *r, const struct cgroup_host *h,
+                             const struct profile *p)
+{
+    char path[PATH_MAX + 64];
+    bool memory = p == NULL || p->resources.memory_limit != RR_UNSET;
+
+    if (h->preferred != CG_V1 || !memory)
+        return;
+    if (h->v1_mount[0][0] == '\0')
+        return; /* no memory controller: the memory line says so */
+    snprintf(path, sizeof(path), "%s/%s", h->v1_mount[0], CGROUP_V1_TCP_LIMIT);
+    if (access(path, F_OK) == 0)
+        check_add(r, CHECK_OK, false, "tcp buffers", NULL,
+                  "cgroup v1: TCP socket buffers bounded at the memory limit (%s), "
+                  "counted apart from it", CGROUP_V1_TCP_LIMIT);
+    else
+        check_add(r, CHECK_WARN, false, "tcp buffers",
+                  "a kernel with kmem accounting (not booted with cgroup.memory=nokmem), or "
+                  "cgroup v2",
+                  "cgroup v1 without %s: TCP socket buffers are not bounded by the memory "
+                  "limit", CGROUP_V1_TCP_LIMIT);
+}
+
 void check_cgroups(struct check_report *r)
 {
     struct cgroup_host h;
@@ -297,6 +323,7 @@ void check_cgroups(struct check_report *r)
               h.preferred == CG_V1 && h.v1_mount[0][0] ? " memory" : "",
               h.preferred == CG_V1 && h.v1_mount[1][0] ? " pids" : "",
               h.preferred == CG_V1 && h.v1_mount[2][0] ? " cpu" : "");
+    check_tcp_memory(r, &h, p);
     if (!r->rootless)
         return;
     if (h.preferred == CG_V1) {

@@ -90,6 +90,8 @@ int cg_unavailable(struct cgroup_plan *cg, const struct rr_error *err);
 int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error *err);
 
 /* cg->path is set by the caller. */
+#define CGROUP_V1_TCP_LIMIT "memory.kmem.tcp.limit_in_bytes"
+
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
                      struct cgroup_plan *cg, struct rr_error *err);
 int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsigned want,

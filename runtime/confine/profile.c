@@ -22,10 +22,14 @@
 /* ---- the default hardened config (`revrun spec`) ---- */
 
 /* Host directories the agent's toolchain needs, bound read-only. /etc is not
- * bound whole: only what programs need to run and to verify TLS. */
+ * bound whole: only what programs need to run and to verify TLS. Of
+ * /etc/ssl, the certificates and OpenSSL's configuration, never
+ * /etc/ssl/private (host keys, readable to the ssl-cert group, which a
+ * rootless caller's agent would carry). */
 static const char *const default_ro_binds[] = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-    "/etc/alternatives", "/etc/ssl", "/etc/ca-certificates", "/etc/ld.so.cache",
+    "/etc/alternatives", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
+    "/etc/ld.so.cache",
     "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf",
 };
 
@@ -738,6 +742,10 @@ static int judge_terminal(const struct rr_config *c, struct profile *p, struct r
     bool have_dev = false;
 
     p->terminal = c->process.terminal;
+    /* Without one, the caller's terminal (a `revrun run ... &` or a
+     * detached create on a shell's tty) is never input for the agent: it
+     * would read what the operator types to the shell (a password). */
+    p->stdio_no_tty_input = !p->terminal;
     if (!p->terminal)
         return 0;
     for (size_t i = 0; i < p->n_mounts; i++) {
@@ -879,6 +887,9 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
         return -1;
     }
     p->resources = c->linux.resources;
+    /* Unread socket buffers are memory the agent holds: as much again as
+     * its memory limit at most (a 128 MiB container held 608 MiB of them). */
+    p->tcp_memory_limit = p->resources.memory_limit;
     p->timeout_seconds = c->revrun.timeout_seconds;
     return 0;
 }

@@ -119,6 +119,10 @@ struct profile {
     /* process.terminal: a fresh pty from the container's own devpts, its
      * master sent to the caller's console socket; otherwise no terminal. */
     bool terminal;
+    /* no terminal asked for: a terminal the caller's stdio holds reaches
+     * the agent as /dev/null on stdin and write-only on stdout and stderr,
+     * so a backgrounded run cannot read the operator's keyboard */
+    bool stdio_no_tty_input;
 
     /* seccomp: revrun's floor (rules below, always loaded) and, stacked on
      * it, the config's linux.seccomp when present */
@@ -144,6 +148,11 @@ struct profile {
 
     /* limits */
     struct rr_resources resources;
+    /* cgroup v1 keeps TCP socket buffers out of memory.limit_in_bytes and
+     * counts them only once memory.kmem.tcp.limit_in_bytes is written: the
+     * profile bounds them at the memory limit too (RR_UNSET: no memory
+     * limit). v2 charges them to memory.max already. */
+    int64_t tcp_memory_limit;
     uint64_t timeout_seconds;
     const struct rr_strv *best_effort;
 };

@@ -24,6 +24,7 @@
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
 #include "runtime/container/backend.h"
+#include "runtime/container/console.h"
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/init.h"
 #include "common/proc.h"
@@ -213,6 +214,15 @@ static int prepare(struct monitor *m, struct rr_error *err)
                            &m->broker_pid,
                            &m->broker_stop, err) < 0)
         return -1;
+    if (p->stdio_no_tty_input) {
+        bool stdin_was_tty;
+        if (console_stdio_no_input(&stdin_was_tty, err) < 0)
+            return -1;
+        if (stdin_was_tty)
+            sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0,
+                      "stdin is a terminal and process.terminal is false: the agent gets "
+                      "/dev/null as stdin (and the terminal write-only as stdout and stderr)");
+    }
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
