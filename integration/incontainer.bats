@@ -57,6 +57,9 @@ teardown() {
         podman rm -f "$NAME" >/dev/null 2>&1 || true
     fi
     [ -n "${TAG:-}" ] && pkill -9 -f "$TAG" 2>/dev/null || true
+    if [ -n "${DOCKER_IMAGE:-}" ]; then
+        docker rmi "$DOCKER_IMAGE" >/dev/null 2>&1 || true
+    fi
     rr_teardown_tmp
 }
 
@@ -173,7 +176,7 @@ assert_agree() {
 
 # The podman flags check's summary prints.
 podman_remedy() {
-    sed -n '/^to lift every blocker above at once:/,$s/^ *podman run //p' "$RR_TMP/out/check.txt"
+    sed -n '/^to lift every blocker above at once/,$s/^ *podman run //p' "$RR_TMP/out/check.txt"
 }
 
 # world-writable: root of a user-namespaced container is not host root
@@ -312,4 +315,40 @@ EOF
     [ -z "$(find /sys/fs/cgroup -name "*$cid*" 2>/dev/null)" ]
     # and the results directory holds no half-written verdict
     [ ! -e "$RR_TMP/out/long/result.json" ]
+}
+
+# ---- docker (where a daemon answers: the engine suites install docker.io) ----
+
+need_docker() {
+    if ! command -v docker >/dev/null 2>&1 || ! timeout 20 docker info >/dev/null 2>&1; then
+        skip "no docker daemon answers here: the docker shape is not tested"
+    fi
+}
+
+@test "in a container: docker's default shape: check names every blocker with docker's flags, and with exactly those both check and review pass" {
+    need_docker
+    local image=revrun-ic-$$-$RANDOM:skel
+    tar -C "$RR_TMP/rootfs" -c . | docker import - "$image" >/dev/null
+    DOCKER_IMAGE=$image
+    in_docker() {
+        timeout 300 docker run --rm --network none --read-only --tmpfs /tmp --tmpfs /run \
+            -v /usr:/usr:ro -v "$RR_TMP/opt:/opt/revrun:ro" -v "$RR_TMP/out:/out" "$@" \
+            "$DOCKER_IMAGE" /opt/revrun/ic.sh
+    }
+    run in_docker
+    verdicts docker default
+    assert_agree
+    [ "$check_rc" != 0 ]
+    grep -q "cause: the outer container's seccomp filter" "$RR_TMP/out/check.txt"
+    grep -q "cause: a masked /proc" "$RR_TMP/out/check.txt"
+    read -r -a flags <<<"$(sed -n '/^to lift every blocker above at once/,$s/^ *docker run //p' \
+        "$RR_TMP/out/check.txt")"
+    [ "${#flags[@]}" -gt 0 ]
+    echo "docker remedy: ${flags[*]}" >&3
+    fresh_out
+    run in_docker "${flags[@]}"
+    verdicts docker "${flags[@]}"
+    docker rmi "$image" >/dev/null 2>&1 || true
+    [ "$check_rc" = 0 ]
+    [ "$review_rc" = 0 ]
 }
