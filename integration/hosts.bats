@@ -182,3 +182,19 @@ V2_RUN='
     assert_output_contains "cause: the outer container's seccomp filter"
     if grep -q "Linux 5.3 or later" <<<"$output"; then false; fi
 }
+
+@test "host: root of a user namespace that maps only its root (unshare -r): revrun says so and runs in its rootless mode; check agrees" {
+    make_checkout root "$RR_TMP/co"
+    run unshare -r -- "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/co" -- \
+        sh -c 'echo changed > a.txt; id -u'
+    assert_success
+    assert_output_contains "maps no other id"
+    assert_output_contains "running rootless"
+    if grep -q "exec fifo owner" <<<"$output"; then false; fi
+    run unshare -r -- "$RR_BIN/revrun" --root "$RR_ROOT" check
+    assert_success
+    assert_output_contains "revrun check: unprivileged"
+    assert_output_contains "ok    scratch container"
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}

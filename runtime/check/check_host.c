@@ -353,7 +353,9 @@ void check_cgroups(struct check_report *r)
     if (h.preferred == CG_V1) {
         snprintf(where, sizeof(where), "%s/revrun-%u", h.v1_mount[0][0] ? h.v1_mount[0] : "",
                  (unsigned)getuid());
-        bool ok = access(where, W_OK) == 0;
+        /* what create makes there itself when the hierarchy lets it */
+        bool ok = access(where, W_OK) == 0 ||
+                  (errno == ENOENT && h.v1_mount[0][0] && access(h.v1_mount[0], W_OK) == 0);
         check_add(r, ok ? CHECK_OK : (limits ? CHECK_FAIL : CHECK_WARN), limits,
                   "cgroup delegation",
                   ok ? NULL
