@@ -1,6 +1,7 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
 #include "runtime/confine/profile.h"
+#include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
 #include <libmount.h>
@@ -126,6 +127,8 @@ static int default_identity(struct rr_config *c, bool rootless)
     }
     *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
     *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
+    if (!rootless)
+        profile_host_ids(&u->host_id, &g->host_id);
     if (rootless) {
         /* Unprivileged, the only host id the kernel lets us map is our own. */
         u->host_id = (uint32_t)getuid();
@@ -473,12 +476,57 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     return 0;
 }
 
+/* The dedicated host id, or where this user namespace does not map it, the
+ * one id_map_pick chooses (0 when nothing but root is mapped: main.c then
+ * runs rootless). */
+static uint32_t host_id_here(bool uid)
+{
+    struct id_map m;
+    struct rr_error ignored;
+    uint32_t id = 0;
+
+    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, PROFILE_DEFAULT_HOST_ID))
+        return PROFILE_DEFAULT_HOST_ID;
+    return id_map_pick(&m, &id) ? id : PROFILE_DEFAULT_HOST_ID;
+}
+
+void profile_host_ids(uint32_t *uid, uint32_t *gid)
+{
+    *uid = host_id_here(true);
+    *gid = host_id_here(false);
+}
+
+/* As root inside a user namespace, an id it does not map cannot own the
+ * exec fifo nor be written to a child's map: said here, not as EINVAL. */
+static int judge_mapped(uint32_t id, const char *what, struct rr_error *err)
+{
+    struct id_map m;
+    char desc[256];
+    uint32_t pick = 0;
+
+    if (id_map_read_self(what[0] == 'u', &m, err) < 0)
+        return -1;
+    if (id_map_has(&m, id))
+        return 0;
+    id_map_describe(&m, desc, sizeof(desc));
+    if (id_map_pick(&m, &pick))
+        return rr_fail(err, 0,
+                       "linux.%sMappings: host id %u is not mapped in the user namespace revrun "
+                       "runs in (this is a user-namespaced container: %s); use one that is, "
+                       "such as %u, or `revrun spec` here, which picks it",
+                       what, id, desc, pick);
+    return rr_fail(err, 0,
+                   "linux.%sMappings: host id %u is not mapped in the user namespace revrun runs "
+                   "in (it maps %s)",
+                   what, id, desc);
+}
+
 static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
                      bool rootless, const char *what, uint32_t *host, struct rr_error *err)
 {
     if (n == 0) {
-        *host = rootless ? own : PROFILE_DEFAULT_HOST_ID;
-        return 0;
+        *host = rootless ? own : host_id_here(what[0] == 'u');
+        return rootless ? 0 : judge_mapped(*host, what, err);
     }
     if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
         return rr_fail(err, 0,
@@ -494,7 +542,7 @@ static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, u
         return rr_fail(err, 0, "linux.%sMappings: the container user must not be host root",
                        what);
     *host = m[0].host_id;
-    return 0;
+    return rootless ? 0 : judge_mapped(*host, what, err);
 }
 
 static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
@@ -669,9 +717,34 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     return judge_options(m, mp, path, err);
 }
 
+/* revrun.out (`run --out DIR`): the agent writes /out, a tmpfs capped at
+ * the upper's size (it wrote 3 GiB into a bound host directory against a
+ * 1 GiB upper), never the host directory itself; when it exits, only the
+ * regular files and directories are copied there (runtime/container/
+ * outdir.c): symlinks to host secrets and fifos planted for whoever
+ * collects the directory are removed and reported. */
+static int judge_out(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *mp;
+
+    p->out_dir = c->revrun.out;
+    p->out_size = c->revrun.upper_size;
+    if (p->out_dir == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (path_within(p->mounts[i].destination, "/out") ||
+            path_within("/out", p->mounts[i].destination))
+            return rr_fail(err, 0, "revrun.out: mounts[%zu] covers /out", i);
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room */
+    *mp = (struct mount_plan){.kind = MOUNT_OUT, .destination = "/out",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    return 0;
+}
+
 static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
-    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    /* room for the devpts of judge_terminal and the /out of judge_out */
+    p->mounts = calloc(c->n_mounts + 2, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
     for (size_t i = 0; i < c->n_mounts; i++) {
@@ -679,7 +752,7 @@ static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_
         if (judge_mount(c, i, &p->mounts[i], err) < 0)
             return -1;
     }
-    return 0;
+    return judge_out(c, p, err);
 }
 
 /* process.terminal: the agent gets a fresh pty of a devpts instance of its
@@ -811,6 +884,40 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* ---- git inside ---- */
+
+/* git inside sees the checkout through the idmapped lower (root) or a user
+ * namespace: owners, inode numbers and the device differ from what the
+ * checkout's index recorded, so the first `git status` would re-hash every
+ * file and rewrite the index (a change under .git for nothing, and seconds
+ * on a big tree). Comparing only mtime and size is git's own setting for
+ * such views (core.checkStat=minimal, core.trustctime=false): an edit still
+ * shows, since writing a file sets its mtime. Given as command-line-level
+ * config (GIT_CONFIG_COUNT), which the checkout's .git/config cannot
+ * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own. */
+static const char *const git_env[] = {
+    "GIT_CONFIG_COUNT=2",
+    "GIT_CONFIG_KEY_0=core.checkStat",
+    "GIT_CONFIG_VALUE_0=minimal",
+    "GIT_CONFIG_KEY_1=core.trustctime",
+    "GIT_CONFIG_VALUE_1=false",
+};
+
+static int judge_git_env(struct profile *p, struct rr_error *err)
+{
+    if (p->lower == NULL || env_has(p->env, "GIT_CONFIG_COUNT"))
+        return 0;
+    if (p->env != &p->env_owned)
+        for (size_t i = 0; i < p->env->n; i++)
+            if (strv_push(&p->env_owned, p->env->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < sizeof(git_env) / sizeof(git_env[0]); i++)
+        if (strv_push(&p->env_owned, git_env[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
 int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
                   struct rr_error *err)
 {
@@ -823,7 +930,8 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 ||
+        judge_git_env(p, err) < 0) {
         profile_free(p);
         return -1;
     }

@@ -33,6 +33,7 @@
 #include "runtime/confine/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/confine/cgroup.h"
 #include "writeback/export.h"
 #include "writeback/manifest.h"
 #include "writeback/report.h"
@@ -62,7 +63,10 @@ struct review {
     bool refused;
     size_t n_changes;
     char digest[80];
+    struct wb_gitinfo git; /* taken from the vetted set, for result.json */
     char setup_error[RR_ERROR_MSG_MAX + 128];
+    struct rr_strv warnings;  /* revrun's own, for result.json */
+    unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */
 };
 
 static void progress(const struct review *r, int step, const char *what)
@@ -213,7 +217,8 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
  * stdin on /dev/null; ours are restored right after. */
 static int create_piped(struct review *r, int *attach, int *rd, struct rr_error *err)
 {
-    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true};
+    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true,
+                             .limits_skipped = &r->limits_skipped};
     int p[2], saved[3], nul, rc;
 
     if (pipe2(p, O_CLOEXEC) < 0)
@@ -224,7 +229,11 @@ static int create_piped(struct review *r, int *attach, int *rd, struct rr_error 
     dup2(nul, 0);
     dup2(p[1], 1);
     dup2(p[1], 2);
+    /* The container inherits 1 and 2; revrun's own words go to the job's
+     * stderr, not into the agent's stream. */
+    log_set_stderr_fd(saved[2]);
     rc = container_create(r->ctx, &co, attach, err);
+    log_set_stderr_fd(-1);
     for (int i = 0; i < 3; i++) {
         dup2(saved[i], i);
         close(saved[i]);
@@ -305,6 +314,8 @@ static int vet_and_export(struct review *r, struct rr_error *err)
         rc = wb_export(&scan, dir, digest, err);
     }
 out:
+    r->git = scan.cs.git;
+    scan.cs.git = (struct wb_gitinfo){0};
     wb_scan_free(&scan);
     container_upper_release(&cu);
     return rc;
@@ -391,6 +402,17 @@ static int write_result(struct review *r, int code, struct rr_error *err)
     if (r->oom_killed)
         json_w_string(w, "memory");
     json_w_end_array(w);
+    json_w_key(w, "limitsSkipped");
+    json_w_begin_array(w);
+    for (int i = 0; i < 3; i++)
+        if (r->limits_skipped & (1u << i))
+            json_w_string(w, cgroup_limit_names[i]);
+    json_w_end_array(w);
+    json_w_key(w, "warnings");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->warnings.n; i++)
+        json_w_bytes(w, r->warnings.v[i], strlen(r->warnings.v[i]));
+    json_w_end_array(w);
     json_w_key(w, "timingMs");
     json_w_begin_object(w);
     json_w_kv_uint(w, "run", (uint64_t)ms_between(&r->t_run, &r->t_vet));
@@ -406,6 +428,7 @@ static int write_result(struct review *r, int code, struct rr_error *err)
         json_w_kv_uint(w, "changes", r->n_changes);
         json_w_kv_string(w, "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
+        wb_report_git_json(w, &r->git);
     }
     json_w_end_object(w);
     if (json_writer_finish(w, &text, NULL, err) < 0) {
@@ -463,6 +486,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         config_free(&r.cfg);
         return REVIEW_SETUP_FAILED;
     }
+    log_collect_warnings(&r.warnings);
     progress(&r, 1, "making the bundle");
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
     if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
@@ -492,5 +516,8 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     close(r.out_fd);
     close(r.sig_fd);
     config_free(&r.cfg);
+    wb_gitinfo_free(&r.git);
+    log_collect_warnings(NULL);
+    strv_free(&r.warnings);
     return code;
 }
