@@ -216,7 +216,12 @@ static int open_sources(struct engine *e, struct rr_error *err)
     rootdir = open(p->eng.root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (rootdir < 0)
         return rr_fail(err, errno, "root.path %s", p->eng.root_path);
-    if (rootfs_premake_engine(p, rootdir, e->bind_fds, err) < 0)
+    /* revrun runs with umask 077; mount points must be searchable by the
+     * container's users, as runc makes them (0755). */
+    mode_t old = umask(022);
+    int r = rootfs_premake_engine(p, rootdir, e->bind_fds, err);
+    umask(old);
+    if (r < 0)
         return -1;
     e->mountpoint = openat(e->dir_fd, ROOTFS_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     e->fifo = openat(e->dir_fd, FIFO_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);

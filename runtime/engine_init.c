@@ -273,6 +273,9 @@ __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
         close(null);
     }
     rr_cmdline_hide("revrun-init");
+    /* revrun runs with umask 077; what it makes in the container's mounts
+     * (mount points) must be searchable, as runc makes them. */
+    umask(022);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (setup(a, &err) < 0) {

@@ -1056,6 +1056,7 @@ static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp,
         note(p, "mounts[%zu]: %s at %s tightened to read-only", i, m->type, m->destination) < 0)
         return rr_fail(err, ENOMEM, "notes");
     mp->kind = placeholder ? MOUNT_TMPFS : sysfs ? MOUNT_SYSFS : MOUNT_CGROUP2;
+    mp->ro_after = placeholder;
     mp->attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
     if (placeholder &&
         (strv_push(&mp->fs_options, "size=4k") < 0 || strv_push(&mp->fs_options, "mode=0555") < 0 ||

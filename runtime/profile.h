@@ -74,6 +74,7 @@ struct mount_plan {
     bool recursive;          /* rbind */
     struct rr_strv fs_options; /* key=value passed to fsconfig (tmpfs size, mode, ...) */
     bool is_dev;             /* the /dev tmpfs: revrun adds the minimal device set */
+    bool ro_after;           /* read-only once the mounts below it are made (placeholders) */
     const char *fs_source;   /* fresh filesystems: the "source" shown in mountinfo; NULL: none */
 };
 

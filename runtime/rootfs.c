@@ -61,7 +61,7 @@ static int mount_bind(int root, const struct mount_plan *m, int opened, struct r
     return 0;
 }
 
-static int mount_fresh(int root, const struct mount_plan *m, struct rr_error *err)
+static int mount_fresh(int root, const struct mount_plan *m, int *keep, struct rr_error *err)
 {
     static const char *const fstypes[] = {
         [MOUNT_TMPFS] = "tmpfs", [MOUNT_PROC] = "proc", [MOUNT_DEVPTS] = "devpts",
@@ -70,8 +70,10 @@ static int mount_fresh(int root, const struct mount_plan *m, struct rr_error *er
     _cleanup_close_ int mfd = -1;
     _cleanup_close_ int dst = -1;
 
+    /* Read-only once the mounts below it have their mount points. */
     mfd = rr_make_fs_src(fstype, m->fs_source, (const char *const *)m->fs_options.v,
-                         m->fs_options.n, (unsigned)m->attr, err);
+                         m->fs_options.n,
+                         (unsigned)(m->ro_after ? m->attr & ~MOUNT_ATTR_RDONLY : m->attr), err);
     if (mfd < 0)
         return rr_wrap(err, "mount %s on %s", fstype, m->destination);
     dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
@@ -79,6 +81,8 @@ static int mount_fresh(int root, const struct mount_plan *m, struct rr_error *er
         return rr_wrap(err, "mount %s: destination", fstype);
     if (rr_attach(mfd, dst, err) < 0)
         return rr_wrap(err, "mount %s on %s", fstype, m->destination);
+    if (m->ro_after)
+        *keep = rr_steal_fd(&mfd);
     return 0;
 }
 
@@ -122,17 +126,31 @@ static int populate_dev(int root, const char *dev, unsigned allowed, struct rr_e
 static int apply_mounts(int root, const struct profile *p, const int *bind_fds,
                         struct rr_error *err)
 {
-    for (size_t i = 0; i < p->n_mounts; i++) {
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    int later[8];
+    size_t n_later = 0;
+    int r = 0;
+
+    for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
         int opened = bind_fds != NULL && m->kind == MOUNT_BIND ? bind_fds[i] : -1;
-        int r = m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
-                                      : mount_fresh(root, m, err);
-        if (r < 0)
-            return -1;
-        if (m->is_dev && populate_dev(root, m->destination, p->dev_allowed, err) < 0)
-            return -1;
+        int keep = -1;
+        if (m->ro_after && n_later == sizeof(later) / sizeof(later[0]))
+            r = rr_fail(err, E2BIG, "too many read-only placeholders");
+        if (r == 0)
+            r = m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
+                                      : mount_fresh(root, m, &keep, err);
+        if (keep >= 0)
+            later[n_later++] = keep;
+        if (r == 0 && m->is_dev && populate_dev(root, m->destination, p->dev_allowed, err) < 0)
+            r = -1;
     }
-    return 0;
+    for (size_t i = 0; i < n_later; i++) {
+        if (r == 0 && rr_mount_setattr(later[i], "", AT_EMPTY_PATH, &ro) < 0)
+            r = rr_fail(err, errno, "make a placeholder read-only");
+        close(later[i]);
+    }
+    return r;
 }
 
 /* ---- the checkout ---- */
@@ -378,6 +396,13 @@ int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, stru
     if (apply_mounts(root, p, fds->bind_fds, err) < 0 || harden_paths(root, p, err) < 0) {
         close(root);
         return -1;
+    }
+    /* Trees the caller opened keep their propagation (docker's image
+     * mounts are shared): nothing in the container's tree may propagate,
+     * and pivot_root refuses a shared root. */
+    if (rr_mount_setattr(root, "", AT_EMPTY_PATH | AT_RECURSIVE, &priv) < 0) {
+        close(root);
+        return rr_fail(err, errno, "make the container's mounts private");
     }
     return root;
 }
