@@ -1,0 +1,1382 @@
+/* The confinement profile (see profile.h). Read this file top to bottom to
+ * know everything the agent can reach. */
+#include "runtime/confine/profile.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <libmount.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "egress/egress.h"
+#include "bundle/policy.h"
+#include "runtime/confine/lower_credentials.h"
+
+/* ---- the default hardened config (`revrun spec`) ---- */
+
+/* Host directories the agent's toolchain needs, bound read-only. /etc is not
+ * bound whole: only what programs need to run and to verify TLS. Of
+ * /etc/ssl, the certificates and OpenSSL's configuration, never
+ * /etc/ssl/private (host keys, readable to the ssl-cert group, which a
+ * rootless caller's agent would carry). */
+static const char *const default_ro_binds[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/etc/alternatives", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf",
+};
+
+/* /proc and /sys entries that expose the host (kernel memory, keys, timers)
+ * or let a process act on it (sysrq): the same lists OCI runtimes use. */
+static const char *const default_masked[] = {
+    "/proc/acpi",        "/proc/asound",     "/proc/interrupts", "/proc/kcore",
+    "/proc/keys",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+    "/proc/sched_debug", "/proc/scsi",       "/sys/firmware",    "/sys/devices/virtual/powercap",
+};
+static const char *const default_readonly[] = {
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+static const char *const default_env[] = {
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME=/home/agent",
+    "USER=agent",
+    "LANG=C.UTF-8",
+    "TERM=dumb",
+};
+
+static const struct rr_rlimit default_rlimits[] = {
+    {RLIMIT_NOFILE, 4096, 4096},
+    {RLIMIT_NPROC, 1024, 1024},
+    {RLIMIT_CORE, 0, 0},
+    {RLIMIT_FSIZE, 1ULL << 30, 1ULL << 30},
+};
+
+static int add_mount(struct rr_config *c, const char *dest, const char *type, const char *src,
+                     const char *const *opts)
+{
+    struct rr_mount *m = realloc(c->mounts, (c->n_mounts + 1) * sizeof(*m));
+
+    if (m == NULL)
+        return -1;
+    c->mounts = m;
+    m = &c->mounts[c->n_mounts++];
+    *m = (struct rr_mount){0};
+    m->destination = strdup(dest);
+    m->type = strdup(type);
+    m->source = strdup(src);
+    if (m->destination == NULL || m->type == NULL || m->source == NULL)
+        return -1;
+    for (; *opts != NULL; opts++)
+        if (strv_push(&m->options, *opts) < 0)
+            return -1;
+    return 0;
+}
+
+static int default_mounts(struct rr_config *c)
+{
+    static const char *const proc_opts[] = {"nosuid", "noexec", "nodev", NULL};
+    static const char *const dev_opts[] = {"nosuid", "noexec", "strictatime", "mode=755",
+                                           "size=65536k", NULL};
+    static const char *const shm_opts[] = {"nosuid", "noexec", "nodev", "mode=1777",
+                                           "size=65536k", NULL};
+    static const char *const tmp_opts[] = {"nosuid", "nodev", "mode=1777", "size=512m", NULL};
+    static const char *const home_opts[] = {"nosuid", "nodev", "mode=700", "size=512m", NULL};
+    static const char *const ro_opts[] = {"rbind", "ro", "nosuid", "nodev", NULL};
+    struct stat st;
+
+    if (add_mount(c, "/proc", "proc", "proc", proc_opts) < 0 ||
+        add_mount(c, "/dev", "tmpfs", "tmpfs", dev_opts) < 0 ||
+        add_mount(c, "/dev/shm", "tmpfs", "shm", shm_opts) < 0 ||
+        add_mount(c, "/tmp", "tmpfs", "tmpfs", tmp_opts) < 0 ||
+        add_mount(c, "/home/agent", "tmpfs", "tmpfs", home_opts) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(default_ro_binds) / sizeof(default_ro_binds[0]); i++) {
+        /* Only what this host has: a spec names no source that is missing. */
+        if (stat(default_ro_binds[i], &st) < 0)
+            continue;
+        if (add_mount(c, default_ro_binds[i], "bind", default_ro_binds[i], ro_opts) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int push_all(struct rr_strv *sv, const char *const *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strv_push(sv, items[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int default_identity(struct rr_config *c, bool rootless)
+{
+    struct rr_id_mapping *u = calloc(1, sizeof(*u)), *g = calloc(1, sizeof(*g));
+
+    if (u == NULL || g == NULL) {
+        free(u);
+        free(g);
+        return -1;
+    }
+    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
+    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
+    if (rootless) {
+        /* Unprivileged, the only host id the kernel lets us map is our own. */
+        u->host_id = (uint32_t)getuid();
+        g->host_id = (uint32_t)getgid();
+    }
+    c->process.uid = PROFILE_DEFAULT_UID;
+    c->process.gid = PROFILE_DEFAULT_GID;
+    c->linux.uid_mappings = u;
+    c->linux.n_uid_mappings = 1;
+    c->linux.gid_mappings = g;
+    c->linux.n_gid_mappings = 1;
+    return 0;
+}
+
+static int default_process(struct rr_config *c)
+{
+    c->process.rlimits = malloc(sizeof(default_rlimits));
+    if (c->process.rlimits == NULL)
+        return -1;
+    memcpy(c->process.rlimits, default_rlimits, sizeof(default_rlimits));
+    c->process.n_rlimits = sizeof(default_rlimits) / sizeof(default_rlimits[0]);
+    c->process.no_new_privileges = true;
+    c->process.has_no_new_privileges = true;
+    if (strv_push(&c->process.args, "sh") < 0 ||
+        push_all(&c->process.env, default_env, sizeof(default_env) / sizeof(default_env[0])) < 0)
+        return -1;
+    return 0;
+}
+
+int profile_default_config(struct rr_config *c, const char *lower, bool rootless,
+                           struct rr_error *err)
+{
+    char cwd[4096];
+
+    memset(c, 0, sizeof(*c));
+    c->linux.resources = (struct rr_resources){
+        .memory_limit = 2LL << 30,
+        .memory_swap = 2LL << 30, /* = limit: no swap on top */
+        .pids_limit = 1024,
+        .cpu_quota = 200000,
+        .cpu_period = 100000,
+        .cpu_shares = RR_UNSET,
+        .blkio_weight = RR_UNSET,
+    };
+    if (lower == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return rr_fail(err, errno, "getcwd");
+        lower = cwd;
+    }
+    if (lower[0] != '/')
+        return rr_fail(err, EINVAL, "--lower must be an absolute path");
+    c->oci_version = strdup("1.0.2");
+    c->root.path = strdup("rootfs");
+    c->root.readonly = true;
+    c->hostname = strdup("revrun");
+    c->revrun.lower = strdup(lower);
+    c->revrun.checkout_path = strdup("/workspace");
+    c->process.cwd = strdup("/workspace");
+    c->revrun.overlay = RR_BACKEND_AUTO;
+    c->revrun.upper_size = 1ULL << 30;
+    c->revrun.timeout_seconds = 3600;
+    c->revrun.min_free_space = 64ULL << 20;
+    c->linux.namespaces = RR_NS_USER | RR_NS_MOUNT | RR_NS_PID | RR_NS_NET | RR_NS_IPC |
+                          RR_NS_UTS | RR_NS_CGROUP;
+    if (c->oci_version == NULL || c->root.path == NULL || c->hostname == NULL ||
+        c->revrun.lower == NULL || c->revrun.checkout_path == NULL || c->process.cwd == NULL ||
+        default_identity(c, rootless) < 0 || default_process(c) < 0 || default_mounts(c) < 0 ||
+        push_all(&c->linux.masked_paths, default_masked,
+                 sizeof(default_masked) / sizeof(default_masked[0])) < 0 ||
+        push_all(&c->linux.readonly_paths, default_readonly,
+                 sizeof(default_readonly) / sizeof(default_readonly[0])) < 0 ||
+        /* Landlock is a second layer under the mounts: applied wherever the
+         * kernel has it (5.13+), skipped with a warning where it does not. */
+        strv_push(&c->revrun.best_effort, "landlock") < 0 ||
+        writeback_policy_defaults(&c->revrun.writeback, err) < 0) {
+        config_free(c);
+        return rr_fail(err, ENOMEM, "default config");
+    }
+    return 0;
+}
+
+/* ---- the seccomp floor ---- */
+
+/* Denied with EPERM, always: the kernel's administrative interfaces and the
+ * classic container-escape and kernel-attack surfaces. The agent holds no
+ * capability, so most of these fail anyway; the filter keeps it that way if
+ * a capability ever leaked, and shrinks the kernel code the agent can reach. */
+static const char *const denied_always[] = {
+    "keyctl", "add_key", "request_key",                 /* the kernel keyring */
+    "bpf", "perf_event_open", "userfaultfd",            /* exploit primitives */
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "open_by_handle_at",                                /* escape via file handles */
+    "setns",                                            /* joining other namespaces */
+    "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup",
+    "settimeofday", "clock_settime", "stime",
+    "iopl", "ioperm", "quotactl", "quotactl_fd", "lookup_dcookie",
+    "uselib", "nfsservctl", "_sysctl", "create_module", "get_kernel_syms", "query_module",
+    "vm86", "vm86old", "pciconfig_iobase", "pciconfig_read", "pciconfig_write",
+};
+
+/* Denied unless revrun.nestedSandboxes: mounting, and making namespaces
+ * (which is what would let the agent hold CAP_SYS_ADMIN somewhere). */
+static const char *const denied_unless_nested[] = {
+    "mount", "umount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
+    "fsmount", "fspick", "mount_setattr",
+};
+
+/* Denied unless revrun.ptrace: reading or changing another process. */
+static const char *const denied_unless_ptrace[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev",
+};
+
+#define CLONE_NS_FLAGS                                                                             \
+    (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |    \
+     CLONE_NEWCGROUP | 0x80 /* CLONE_NEWTIME */)
+
+static int push_rule(struct profile *p, struct syscall_rule r)
+{
+    struct syscall_rule *v =
+        realloc(p->syscall_rules, (p->n_syscall_rules + 1) * sizeof(*p->syscall_rules));
+
+    if (v == NULL)
+        return -1;
+    p->syscall_rules = v;
+    v[p->n_syscall_rules++] = r;
+    return 0;
+}
+
+static int deny_list(struct profile *p, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (push_rule(p, (struct syscall_rule){.name = names[i], .errnum = EPERM}) < 0)
+            return -1;
+    return 0;
+}
+
+/* A syscall fails when any one bit of `bits` is set in argument `arg`. */
+static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+{
+    for (unsigned b = 0; b < 64; b++) {
+        uint64_t bit = 1ULL << b;
+        if ((bits & bit) &&
+            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0}) <
+                0)
+            return -1;
+    }
+    return 0;
+}
+
+/* personality: only PER_LINUX (0), PER_LINUX32 (8) and those with
+ * UNAME26 (0x20000): no ADDR_NO_RANDOMIZE, no READ_IMPLIES_EXEC. Every other
+ * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
+static int deny_personality(struct profile *p)
+{
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0}) < 0)
+        return -1;
+    return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
+}
+
+/* ioctl: TIOCSTI (push bytes into a terminal's input) and TIOCLINUX. The
+ * request is compared on its low 32 bits only, as the kernel reads it: high
+ * bits must not smuggle it past the filter. */
+static int deny_ioctls(struct profile *p)
+{
+    static const uint64_t requests[] = {0x5412 /* TIOCSTI */, 0x541c /* TIOCLINUX */};
+
+    for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
+        if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
+                                               0xffffffffULL, requests[i], 0, 0}) < 0)
+            return -1;
+    return 0;
+}
+
+/* Socket families: the agent gets AF_UNIX, AF_INET, AF_INET6 and, for its
+ * interface list only, AF_NETLINK with protocol NETLINK_ROUTE; nothing
+ * else. The network namespace confines only families that are per netns:
+ * AF_VSOCK (the hypervisor's and the VM's ports) is not, and AF_PACKET,
+ * AF_XDP, AF_BLUETOOTH, AF_CAN and the rest are kernel attack surface no
+ * agent needs. NETLINK_ROUTE is measured needed: without it Node's
+ * os.networkInterfaces() throws; it sees only the namespace's loopback.
+ * Other netlink protocols (audit, uevents, sock_diag, xfrm...) are not.
+ * socket() and socketpair() fail with EAFNOSUPPORT, the family compared on
+ * its low 32 bits as the kernel reads an int, and any value with a bit
+ * above the 64 families refused by bit. On i386, libseccomp applies the
+ * same rules to the socketcall multiplexer's SOCKET call, whose arguments
+ * it cannot see: there every socketcall socket() is refused, and a 32-bit
+ * program must use the direct socket() syscall (kernel 4.3+). Pinned by
+ * integration/containment.bats "socket families". */
+#define AF_NETLINK_ 16u
+
+static bool family_allowed(unsigned f)
+{
+    return f == 1 /* AF_UNIX */ || f == 2 /* AF_INET */ || f == 10 /* AF_INET6 */;
+}
+
+static int deny_socket_families(struct profile *p)
+{
+    static const char *const calls[] = {"socket", "socketpair"};
+
+    for (size_t c = 0; c < 2; c++) {
+        for (unsigned f = 0; f < 64; f++) {
+            struct syscall_rule r = {calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ, 0,
+                                     0xffffffffULL, f, 0, 0};
+            if (family_allowed(f))
+                continue;
+            if (c == 0 && f == AF_NETLINK_)
+                r.ne_arg = 1 + 2, r.ne = 0; /* protocol NETLINK_ROUTE only */
+            if (push_rule(p, r) < 0)
+                return -1;
+        }
+        for (unsigned b = 6; b < 32; b++)
+            if (push_rule(p, (struct syscall_rule){calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ,
+                                                   0, 1ULL << b, 1ULL << b, 0, 0}) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+static int build_syscall_rules(struct profile *p, struct rr_error *err)
+{
+    int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
+
+    if (r == 0)
+        r = deny_personality(p);
+    if (r == 0)
+        r = deny_socket_families(p);
+    if (r == 0)
+        r = deny_ioctls(p);
+    if (r == 0 && !p->allow_ptrace)
+        r = deny_list(p, denied_unless_ptrace,
+                      sizeof(denied_unless_ptrace) / sizeof(denied_unless_ptrace[0]));
+    if (r == 0 && !p->allow_nested_sandboxes) {
+        r = deny_list(p, denied_unless_nested,
+                      sizeof(denied_unless_nested) / sizeof(denied_unless_nested[0]));
+        if (r == 0)
+            r = deny_bits(p, "unshare", 0, CLONE_NS_FLAGS);
+        if (r == 0)
+            r = deny_bits(p, "clone", 0, CLONE_NS_FLAGS);
+        /* clone3 passes its flags in memory, out of the filter's sight: it
+         * fails with ENOSYS so that glibc falls back to clone (EPERM would
+         * break thread creation in glibc 2.34+). */
+        if (r == 0)
+            r = push_rule(p, (struct syscall_rule){.name = "clone3", .errnum = ENOSYS});
+    }
+    if (r < 0)
+        return rr_fail(err, ENOMEM, "seccomp rules");
+    return 0;
+}
+
+/* ---- egress ---- */
+
+static bool env_has(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return true;
+    return false;
+}
+
+/* With a broker, the agent reaches exactly one endpoint: the relay on
+ * loopback, which only talks to the broker on the host. Its address goes
+ * into the environment under revrun.egress.baseUrlEnv (unless process.env
+ * sets that variable itself). Without one, nothing leaves the loopback-only
+ * network namespace. */
+static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_egress *eg = &c->revrun.egress;
+    char var[512], url[64];
+
+    p->env = &c->process.env;
+    if (eg->mode != RR_EGRESS_BROKER)
+        return 0;
+    if (egress_config_validate(eg, c->revrun.network, err) < 0)
+        return rr_wrap(err, "revrun.egress");
+    p->egress = eg;
+    p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
+    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
+        return 0;
+    for (size_t i = 0; i < c->process.env.n; i++)
+        if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    egress_base_url(p->egress_port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
+    if (strv_push(&p->env_owned, var) < 0)
+        return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
+int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err)
+{
+    struct rr_egress *e = &c->revrun.egress;
+    char var[128], url[64];
+
+    e->mode = RR_EGRESS_BROKER;
+    e->port = EGRESS_DEFAULT_PORT;
+    e->upstream = strdup(upstream);
+    e->header = strdup(EGRESS_DEFAULT_HEADER);
+    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
+    e->credential_file = cred_file ? strdup(cred_file) : NULL;
+    e->credential_env = cred_env ? strdup(cred_env) : NULL;
+    egress_base_url(e->port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
+    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
+        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
+        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
+        return rr_fail(err, ENOMEM, "egress");
+    return egress_config_validate(e, c->revrun.network, err);
+}
+
+/* ---- judging a config ---- */
+
+bool profile_best_effort(const struct profile *p, const char *name)
+{
+    return strv_contains(p->best_effort, name);
+}
+
+/* Every namespace, always: a config that leaves one out is refused, except
+ * the network namespace when revrun.network is "host" (the documented,
+ * explicit widening). */
+static int judge_namespaces(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } required[] = {{RR_NS_USER, "user"}, {RR_NS_MOUNT, "mount"}, {RR_NS_PID, "pid"},
+                    {RR_NS_IPC, "ipc"},   {RR_NS_UTS, "uts"},     {RR_NS_CGROUP, "cgroup"}};
+
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+        if (!(c->linux.namespaces & required[i].bit))
+            return rr_fail(err, 0, "linux.namespaces: revrun always isolates \"%s\"; add it",
+                           required[i].name);
+    p->net_host = c->revrun.network == RR_NET_HOST;
+    if (!p->net_host && !(c->linux.namespaces & RR_NS_NET))
+        return rr_fail(err, 0,
+                       "linux.namespaces: \"network\" is missing; sharing the host network "
+                       "is the explicit switch revrun.network = \"host\"");
+    if (p->net_host && (c->linux.namespaces & RR_NS_NET))
+        return rr_fail(err, 0,
+                       "revrun.network is \"host\" but linux.namespaces lists \"network\"");
+    p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                     (p->net_host ? 0 : CLONE_NEWNET);
+    return 0;
+}
+
+static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
+                     bool rootless, const char *what, uint32_t *host, struct rr_error *err)
+{
+    if (n == 0) {
+        *host = rootless ? own : PROFILE_DEFAULT_HOST_ID;
+        return 0;
+    }
+    if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
+        return rr_fail(err, 0,
+                       "linux.%sMappings: exactly one mapping of size 1 for the process's "
+                       "%s (%u) is supported",
+                       what, what, inside);
+    if (rootless && m[0].host_id != own)
+        return rr_fail(err, 0,
+                       "linux.%sMappings: running without root, the host id must be your own "
+                       "(%u), not %u",
+                       what, own, m[0].host_id);
+    if (!rootless && m[0].host_id == 0)
+        return rr_fail(err, 0, "linux.%sMappings: the container user must not be host root",
+                       what);
+    *host = m[0].host_id;
+    return 0;
+}
+
+static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    uint32_t hu, hg;
+
+    if (c->process.has_no_new_privileges && !c->process.no_new_privileges)
+        return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    if (judge_map(c->linux.uid_mappings, c->linux.n_uid_mappings, c->process.uid,
+                  (uint32_t)getuid(), p->rootless, "uid", &hu, err) < 0 ||
+        judge_map(c->linux.gid_mappings, c->linux.n_gid_mappings, c->process.gid,
+                  (uint32_t)getgid(), p->rootless, "gid", &hg, err) < 0)
+        return -1;
+    p->uid = c->process.uid;
+    p->gid = c->process.gid;
+    p->host_uid = hu;
+    p->host_gid = hg;
+    return 0;
+}
+
+/* Options with a ',' or control bytes cannot be told apart from two options
+ * once joined for libmount: refused. */
+static int join_options(const struct rr_strv *opts, const char *path, char **out,
+                        struct rr_error *err)
+{
+    size_t len = 1;
+    char *s;
+
+    for (size_t i = 0; i < opts->n; i++) {
+        for (const char *c = opts->v[i]; *c; c++)
+            if (*c == ',' || (unsigned char)*c < 0x20 || *c == '"')
+                return rr_fail(err, 0, "%s.options[%zu]: invalid character", path, i);
+        len += strlen(opts->v[i]) + 1;
+    }
+    s = calloc(1, len);
+    if (s == NULL)
+        return rr_fail(err, ENOMEM, "%s", path);
+    for (size_t i = 0; i < opts->n; i++) {
+        if (i > 0)
+            strcat(s, ",");
+        strcat(s, opts->v[i]);
+    }
+    *out = s;
+    return 0;
+}
+
+/* Filesystem options a mount type may take; anything else is refused. */
+static bool fs_option_allowed(enum mount_kind kind, const char *opt)
+{
+    static const char *const tmpfs[] = {"size", "mode", "nr_inodes", "uid", "gid", NULL};
+    static const char *const devpts[] = {"newinstance", "ptmxmode", "mode", "gid", NULL};
+    static const char *const proc[] = {"hidepid", "subset", NULL};
+    const char *const *allowed = kind == MOUNT_TMPFS    ? tmpfs
+                                 : kind == MOUNT_DEVPTS ? devpts
+                                 : kind == MOUNT_PROC   ? proc
+                                                        : NULL;
+    size_t klen = strcspn(opt, "=");
+
+    for (; allowed && *allowed; allowed++)
+        if (strlen(*allowed) == klen && strncmp(*allowed, opt, klen) == 0)
+            return true;
+    return false;
+}
+
+static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_plan *mp,
+                            const char *path, struct rr_error *err)
+{
+    const char *p = fs;
+
+    while (p != NULL && *p != '\0') {
+        size_t n = strcspn(p, ",");
+        char opt[256];
+        if (n >= sizeof(opt))
+            return rr_fail(err, 0, "%s.options: option too long", path);
+        memcpy(opt, p, n);
+        opt[n] = '\0';
+        if (!fs_option_allowed(kind, opt))
+            return rr_fail(err, 0, "%s.options: \"%s\" is not supported for this mount type",
+                           path, opt);
+        if (strv_push(&mp->fs_options, opt) < 0)
+            return rr_fail(err, ENOMEM, "%s", path);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* OCI mount options -> mount attributes. nosuid and nodev are forced on
+ * every mount but devpts (the device nodes revrun binds into /dev are
+ * separate mounts that keep their own flags); binds are read-only unless
+ * "rw" is explicit; shared propagation (which could leak mounts back to the
+ * host) is refused. */
+static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
+                         bool engine, struct rr_error *err)
+{
+    _cleanup_free_ char *optstr = NULL;
+    _cleanup_free_ char *vfs = NULL;
+    _cleanup_free_ char *fs = NULL;
+    unsigned long flags = 0;
+
+    if (strv_contains(&m->options, "suid") || strv_contains(&m->options, "dev"))
+        return rr_fail(err, 0, "%s.options: suid and dev are not allowed", path);
+    if (join_options(&m->options, path, &optstr, err) < 0)
+        return -1;
+    if (mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0) != 0)
+        return rr_fail(err, 0, "%s.options: cannot parse", path);
+    if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
+        return rr_fail(err, 0, "%s.options: cannot parse", path);
+    if (flags & (MS_SHARED | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
+        return rr_fail(err, 0, "%s.options: shared propagation, move and remount are refused",
+                       path);
+    /* devpts holds only the pty nodes of its own instance, which nodev
+     * would make unusable. */
+    mp->attr = MOUNT_ATTR_NOSUID | (mp->kind == MOUNT_DEVPTS ? 0 : MOUNT_ATTR_NODEV);
+    if (flags & MS_NOEXEC)
+        mp->attr |= MOUNT_ATTR_NOEXEC;
+    if (flags & MS_NOATIME)
+        mp->attr |= MOUNT_ATTR_NOATIME;
+    else if (flags & MS_STRICTATIME)
+        mp->attr |= MOUNT_ATTR_STRICTATIME;
+    if (flags & MS_NODIRATIME)
+        mp->attr |= MOUNT_ATTR_NODIRATIME;
+    /* revrun's own bundles: binds read-only unless "rw"; an engine's, as
+     * the runtime spec has them (read-write unless "ro"): the engine's
+     * binds are its own files (/etc/hosts, /dev/shm), not the host's. */
+    if ((flags & MS_RDONLY) ||
+        (mp->kind == MOUNT_BIND && !engine && !strv_contains(&m->options, "rw")))
+        mp->attr |= MOUNT_ATTR_RDONLY;
+    mp->recursive = mp->kind == MOUNT_BIND && (flags & MS_REC) != 0;
+    if (mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0')
+        return rr_fail(err, 0, "%s.options: \"%s\" does not apply to a bind mount", path, fs);
+    return split_fs_options(fs, mp->kind, mp, path, err);
+}
+
+static bool path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
+                       struct rr_error *err)
+{
+    static const struct {
+        const char *type;
+        enum mount_kind kind;
+    } kinds[] = {{"bind", MOUNT_BIND},
+                 {"tmpfs", MOUNT_TMPFS},
+                 {"proc", MOUNT_PROC},
+                 {"devpts", MOUNT_DEVPTS},
+                 {"mqueue", MOUNT_MQUEUE}};
+    const struct rr_mount *m = &c->mounts[i];
+    char path[64];
+    size_t k;
+
+    snprintf(path, sizeof(path), "mounts[%zu]", i);
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(kinds[k].type, m->type) == 0)
+            break;
+    if (k == sizeof(kinds) / sizeof(kinds[0]))
+        return rr_fail(err, 0, "%s.type: \"%s\" is not supported (bind, tmpfs, proc, devpts, "
+                               "mqueue)", path, m->type);
+    if (strcmp(m->destination, "/") == 0 || path_within(m->destination, c->revrun.checkout_path))
+        return rr_fail(err, 0,
+                       "%s.destination: would cover the root or the checkout at %s", path,
+                       c->revrun.checkout_path);
+    *mp = (struct mount_plan){.kind = kinds[k].kind, .source = m->source,
+                              .destination = m->destination};
+    mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
+    if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
+        return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
+    return judge_options(m, mp, path, false, err);
+}
+
+static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    if (p->mounts == NULL)
+        return rr_fail(err, ENOMEM, "mounts");
+    for (size_t i = 0; i < c->n_mounts; i++) {
+        p->n_mounts++;
+        if (judge_mount(c, i, &p->mounts[i], err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* process.terminal: the agent gets a fresh pty of a devpts instance of its
+ * own (never a terminal of the host) as its controlling terminal and stdio;
+ * the master goes to the caller through --console-socket. A devpts is added
+ * at /dev/pts unless the config mounts one there. Without it, the agent has
+ * no controlling terminal at all. */
+static int judge_terminal(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    static const char *const devpts_opts[] = {"newinstance", "ptmxmode=0666", "mode=0620"};
+    struct mount_plan *mp;
+    bool have_dev = false;
+
+    p->terminal = c->process.terminal;
+    /* Without one, the caller's terminal (a `revrun run ... &` or a
+     * detached create on a shell's tty) is never input for the agent: it
+     * would read what the operator types to the shell (a password). */
+    p->stdio_no_tty_input = !p->terminal;
+    if (!p->terminal)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        if (p->mounts[i].kind == MOUNT_DEVPTS && strcmp(p->mounts[i].destination, "/dev/pts") == 0)
+            return 0;
+        have_dev = have_dev || p->mounts[i].is_dev;
+    }
+    if (!have_dev)
+        return rr_fail(err, 0, "process.terminal: needs a tmpfs mounted at /dev for the pty");
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room for one */
+    *mp = (struct mount_plan){.kind = MOUNT_DEVPTS, .destination = "/dev/pts",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+    if (push_all(&mp->fs_options, devpts_opts, sizeof(devpts_opts) / sizeof(devpts_opts[0])) < 0)
+        return rr_fail(err, ENOMEM, "process.terminal");
+    return 0;
+}
+
+/* linux.maskedPaths and linux.readonlyPaths, as the config lists them, except
+ * under /proc with revrun.nestedSandboxes: the kernel mounts a fresh procfs
+ * for a nested pid namespace only while an existing procfs is fully visible
+ * (a mask makes it "too revealing"), so bwrap --proc and unshare --mount-proc
+ * need /proc unmasked. What that exposes is read-only host information
+ * (/proc/interrupts, /proc/timer_list, /proc/acpi, ...): the writable files
+ * there (/proc/sys, /proc/sysrq-trigger) belong to the host's root, which is
+ * not mapped in the container, so the kernel still refuses the agent's
+ * writes. THREAT_MODEL.md weighs it. */
+static int judge_hardening(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_strv *from[] = {&c->linux.masked_paths, &c->linux.readonly_paths};
+    struct rr_strv *to[] = {&p->masked, &p->readonly};
+
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < from[k]->n; i++) {
+            if (p->allow_nested_sandboxes && path_within(from[k]->v[i], "/proc"))
+                continue;
+            if (strv_push(to[k], from[k]->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+        }
+    p->masked_paths = &p->masked;
+    p->readonly_paths = &p->readonly;
+    return 0;
+}
+
+static int landlock_rule(struct profile *p, const char *path, enum landlock_access access)
+{
+    struct landlock_rule *v =
+        realloc(p->landlock_rules, (p->n_landlock_rules + 1) * sizeof(*p->landlock_rules));
+
+    if (v == NULL)
+        return -1;
+    p->landlock_rules = v;
+    v[p->n_landlock_rules++] = (struct landlock_rule){path, access};
+    return 0;
+}
+
+/* Landlock, under the mounts: the agent reads everywhere, and writes only to
+ * the checkout (the overlay), to read-write tmpfs and binds (/tmp, $HOME,
+ * /dev/shm, --out) and to the existing nodes of /dev, whatever a mount would
+ * allow: a mistake in setting the mounts up (a root or a /dev left
+ * writable, a bind missing its read-only flag) does not become write access.
+ * Its own stdio files (a log file it was started with) stay reopenable
+ * through /dev/stdout, terminals do not (reopening one would make it the
+ * controlling terminal). Off with nested sandboxes: the kernel never lets a
+ * Landlock-restricted process mount, and bwrap and unshare must. Required
+ * unless revrun.bestEffort lists "landlock". */
+static int judge_landlock(struct profile *p, struct rr_error *err)
+{
+    int r;
+
+    p->landlock = LANDLOCK_OFF;
+    if (p->allow_nested_sandboxes)
+        return 0;
+    p->landlock = profile_best_effort(p, "landlock") ? LANDLOCK_BEST_EFFORT : LANDLOCK_REQUIRED;
+    p->landlock_stdio = !p->terminal;
+    r = landlock_rule(p, "/", LANDLOCK_READ);
+    if (r == 0)
+        r = landlock_rule(p, p->checkout_path, LANDLOCK_WRITE);
+    for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        if (m->is_dev || m->kind == MOUNT_DEVPTS)
+            r = landlock_rule(p, m->destination, LANDLOCK_DEVICES);
+        else if (m->kind != MOUNT_PROC && !(m->attr & MOUNT_ATTR_RDONLY))
+            r = landlock_rule(p, m->destination, LANDLOCK_WRITE);
+    }
+    if (r < 0)
+        return rr_fail(err, ENOMEM, "landlock rules");
+    return 0;
+}
+
+/* The checkout: where it is on the host and who owns it. */
+static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct stat st;
+
+    p->lower = c->revrun.lower;
+    p->checkout_path = c->revrun.checkout_path;
+    p->backend = c->revrun.overlay;
+    p->upper_size = c->revrun.upper_size;
+    if (strcmp(p->checkout_path, "/") == 0)
+        return rr_fail(err, 0, "revrun.checkoutPath: the checkout cannot be the root");
+    if (stat(p->lower, &st) < 0)
+        return rr_fail(err, errno, "revrun.lower: %s", p->lower);
+    if (!S_ISDIR(st.st_mode))
+        return rr_fail(err, ENOTDIR, "revrun.lower: %s", p->lower);
+    p->lower_owner = st.st_uid;
+    p->lower_group = st.st_gid;
+    p->lower_mode = st.st_mode & 0777;
+    p->idmap_lower = !p->rootless;
+    /* Everything in the lower is the agent's to read: no credential may be
+     * in it. */
+    return lower_refuse_credentials(p->lower, err);
+}
+
+int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
+                  struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->cfg = c;
+    p->rootless = rootless;
+    p->dev_allowed = ~0u;
+    p->best_effort = &c->revrun.best_effort;
+    p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
+    p->allow_ptrace = c->revrun.ptrace;
+    if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
+        judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
+        judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    p->root_readonly = c->root.readonly;
+    p->hostname = c->hostname;
+    p->args = &c->process.args;
+    p->cwd = c->process.cwd;
+    p->rlimits = c->process.rlimits;
+    p->n_rlimits = c->process.n_rlimits;
+    p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    if (build_syscall_rules(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    p->resources = c->linux.resources;
+    /* Unread socket buffers are memory the agent holds: as much again as
+     * its memory limit at most (a 128 MiB container held 608 MiB of them). */
+    p->tcp_memory_limit = p->resources.memory_limit;
+    p->timeout_seconds = c->revrun.timeout_seconds;
+    return 0;
+}
+
+int profile_helper_floor(struct profile *p, struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (build_syscall_rules(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void profile_free(struct profile *p)
+{
+    strv_free(&p->notes);
+    strv_free(&p->eng.sysctl_inside);
+    strv_free(&p->eng.sysctl_joined);
+    for (size_t i = 0; i < p->n_mounts; i++)
+        strv_free(&p->mounts[i].fs_options);
+    free(p->mounts);
+    p->mounts = NULL;
+    p->n_mounts = 0;
+    free(p->syscall_rules);
+    p->syscall_rules = NULL;
+    p->n_syscall_rules = 0;
+    free(p->landlock_rules);
+    p->landlock_rules = NULL;
+    p->n_landlock_rules = 0;
+    strv_free(&p->masked);
+    strv_free(&p->readonly);
+    strv_free(&p->env_owned);
+}
+
+/* ==== an engine's config ====
+ *
+ * containerd's runc shim, podman's conmon and docker send ordinary OCI
+ * bundles with the image as root.path. revrun honours what it can and
+ * tightens the rest to its floor, one note per field; nothing here widens
+ * what a review config may ask for (profile_build is untouched by it). */
+
+static int note(struct profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(struct profile *p, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    return strv_push(&p->notes, line);
+}
+
+static const struct {
+    unsigned bit;
+    const char *name;
+    int clone_flag;
+} engine_ns[] = {
+    {RR_NS_USER, "user", CLONE_NEWUSER},   {RR_NS_MOUNT, "mount", CLONE_NEWNS},
+    {RR_NS_PID, "pid", CLONE_NEWPID},      {RR_NS_NET, "network", CLONE_NEWNET},
+    {RR_NS_IPC, "ipc", CLONE_NEWIPC},      {RR_NS_UTS, "uts", CLONE_NEWUTS},
+    {RR_NS_CGROUP, "cgroup", CLONE_NEWCGROUP},
+};
+
+/* Every namespace, always; a missing one is added (user with revrun's
+ * mapping). network, ipc, uts and pid may be joined by path (a pod's pause
+ * container, podman's netns): the path is checked when it is opened (nsfs,
+ * the right type: runc's checks). user, mount and cgroup are the container's
+ * own. */
+static int engine_namespaces(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    unsigned bit_index = 0;
+
+    p->clone_flags = 0;
+    for (size_t i = 0; i < sizeof(engine_ns) / sizeof(engine_ns[0]); i++) {
+        while ((1u << bit_index) != engine_ns[i].bit)
+            bit_index++;
+        const char *path = c->linux.ns_path[bit_index];
+        if (!(c->linux.namespaces & engine_ns[i].bit) &&
+            note(p, "linux.namespaces: \"%s\" added (revrun always isolates it%s)",
+                 engine_ns[i].name,
+                 engine_ns[i].bit == RR_NS_USER ? "; its mapping is revrun's" : "") < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        if (path != NULL && (engine_ns[i].bit == RR_NS_USER || engine_ns[i].bit == RR_NS_MOUNT ||
+                             engine_ns[i].bit == RR_NS_CGROUP))
+            return rr_fail(err, 0,
+                           "linux.namespaces: joining the \"%s\" namespace %s is refused (the "
+                           "container's %s namespace is always its own)",
+                           engine_ns[i].name, path, engine_ns[i].name);
+        p->eng.ns_path[bit_index] = path;
+        if (path != NULL)
+            p->eng.join_flags |= (unsigned)engine_ns[i].clone_flag;
+        else if (engine_ns[i].bit != RR_NS_CGROUP) /* unshared by init, after the cgroup join */
+            p->clone_flags |= (unsigned)engine_ns[i].clone_flag;
+    }
+    p->net_host = false;
+    return 0;
+}
+
+static int engine_map(const struct rr_id_mapping *m, size_t n, const char *what,
+                      struct rr_id_mapping *out, size_t *n_out, struct profile *p,
+                      struct rr_error *err)
+{
+    if (n == 0) {
+        out[0] = (struct rr_id_mapping){0, PROFILE_ENGINE_HOST_BASE, PROFILE_ENGINE_MAP_SIZE};
+        *n_out = 1;
+        if (note(p, "linux.%sMappings: none given; container %ss 0-%u are host %ss %u-%u", what,
+                 what, PROFILE_ENGINE_MAP_SIZE - 1, what, PROFILE_ENGINE_HOST_BASE,
+                 PROFILE_ENGINE_HOST_BASE + PROFILE_ENGINE_MAP_SIZE - 1) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        return 0;
+    }
+    if (n > 8)
+        return rr_fail(err, 0, "linux.%sMappings: at most 8 mappings", what);
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].host_id == 0)
+            return rr_fail(err, 0, "linux.%sMappings[%zu]: host %s 0 is never mapped into a "
+                                   "container", what, i, what);
+        out[i] = m[i];
+    }
+    *n_out = n;
+    return 0;
+}
+
+static bool in_map(const struct rr_id_mapping *m, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+            return true;
+    return false;
+}
+
+static bool host_flag(const char *path, char want)
+{
+    char c = 0;
+    FILE *f = fopen(path, "re");
+
+    if (f == NULL)
+        return false;
+    if (fread(&c, 1, 1, f) != 1)
+        c = 0;
+    fclose(f);
+    return c == want;
+}
+
+static int engine_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct engine_plan *e = &p->eng;
+
+    if (p->rootless)
+        return rr_fail(err, EPERM, "an engine's config needs revrun running as root (rootless "
+                                   "engines are not supported yet)");
+    if (c->process.has_no_new_privileges && !c->process.no_new_privileges &&
+        note(p, "process.noNewPrivileges: false tightened to true") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", e->uid_map,
+                   &e->n_uid_map, p, err) < 0 ||
+        engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", e->gid_map,
+                   &e->n_gid_map, p, err) < 0)
+        return -1;
+    if (!in_map(e->uid_map, e->n_uid_map, c->process.uid) ||
+        !in_map(e->gid_map, e->n_gid_map, c->process.gid))
+        return rr_fail(err, 0, "process.user: uid %u / gid %u is not mapped in the user namespace",
+                       c->process.uid, c->process.gid);
+    p->uid = c->process.uid;
+    p->gid = c->process.gid;
+    p->host_uid = e->uid_map[0].host_id;
+    p->host_gid = e->gid_map[0].host_id;
+    for (size_t i = 0; i < c->process.n_additional_gids; i++) {
+        if (!in_map(e->gid_map, e->n_gid_map, c->process.additional_gids[i]))
+            return rr_fail(err, 0, "process.user.additionalGids[%zu]: gid %u is not mapped", i,
+                           c->process.additional_gids[i]);
+        e->groups[e->n_groups++] = c->process.additional_gids[i];
+    }
+    e->umask = c->process.has_umask ? (mode_t)c->process.umask : 022;
+    e->has_oom_score_adj = c->process.has_oom_score_adj;
+    e->oom_score_adj = (int)c->process.oom_score_adj;
+    if (e->oom_score_adj < 0) {
+        e->oom_score_adj = 0;
+        if (note(p, "process.oomScoreAdj: %lld tightened to 0 (a container is never preferred "
+                    "over the host's processes)", (long long)c->process.oom_score_adj) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    /* As runc: a label for a security module this host does not run has
+     * nothing to apply to; one it runs but revrun cannot apply refuses. */
+    if (c->process.apparmor_profile != NULL && c->process.apparmor_profile[0] != '\0') {
+        if (host_flag("/sys/module/apparmor/parameters/enabled", 'Y'))
+            e->apparmor_profile = c->process.apparmor_profile;
+        else if (note(p, "process.apparmorProfile: AppArmor is not enabled on this host; not "
+                         "applied") < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    if ((c->process.selinux_label != NULL || c->linux.mount_label != NULL)) {
+        if (access("/sys/fs/selinux/enforce", F_OK) == 0)
+            return rr_fail(err, 0, "process.selinuxLabel: refused: revrun does not apply SELinux "
+                                   "labels and this host enforces SELinux");
+        if (note(p, "process.selinuxLabel/linux.mountLabel: SELinux is not enabled on this host; "
+                    "not applied") < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    return 0;
+}
+
+/* Capabilities: only inside revrun's user namespace, and only those the
+ * host policy allows (never SYS_ADMIN and the other escape routes). */
+static int engine_caps(const struct rr_config *c, const char *policy_file, struct profile *p,
+                       struct rr_error *err)
+{
+    uint64_t allowed;
+    uint64_t *g = p->eng.caps;
+
+    if (policy_load(policy_file, &allowed, err) < 0)
+        return -1;
+    allowed &= ~rr_caps_never;
+    for (size_t s = 0; s < 5; s++) {
+        const struct rr_strv *names = &c->process.caps[s];
+        char dropped[384] = "";
+        uint64_t want = 0;
+
+        for (size_t i = 0; i < names->n; i++) {
+            int n = rr_cap_by_name(names->v[i]);
+            if (n >= 0 && (allowed & (1ULL << n))) {
+                want |= 1ULL << n;
+            } else if (strlen(dropped) + strlen(names->v[i]) + 2 < sizeof(dropped)) {
+                strcat(dropped, dropped[0] ? " " : "");
+                strcat(dropped, names->v[i]);
+            }
+        }
+        g[s] = want;
+        if (dropped[0] != '\0' &&
+            note(p, "process.capabilities.%s: not granted (%s policy%s): %s", rr_cap_set_names[s],
+                 policy_file, access(policy_file, F_OK) == 0 ? "" : " absent: the default set",
+                 dropped) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    /* effective within permitted, ambient within permitted and inheritable,
+     * all within bounding: what the kernel would keep anyway, said here. */
+    g[3] &= g[0];
+    g[2] &= g[0];
+    g[1] &= g[3];
+    g[4] &= g[3] & g[2];
+    return 0;
+}
+
+static bool host_cgroup_v2(void)
+{
+    return access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+}
+
+/* sysfs and cgroup mounts, tightened: read-only, and only where revrun's
+ * user namespace may mount them; elsewhere an empty read-only tmpfs. */
+static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp, size_t i,
+                                struct profile *p, struct rr_error *err)
+{
+    bool sysfs = strcmp(m->type, "sysfs") == 0;
+    bool placeholder = sysfs ? (p->eng.join_flags & CLONE_NEWNET) != 0 : !host_cgroup_v2();
+
+    if (!strv_contains(&m->options, "ro") &&
+        note(p, "mounts[%zu]: %s at %s tightened to read-only", i, m->type, m->destination) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    mp->kind = placeholder ? MOUNT_TMPFS : sysfs ? MOUNT_SYSFS : MOUNT_CGROUP2;
+    mp->ro_after = placeholder;
+    mp->attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+    if (placeholder &&
+        (strv_push(&mp->fs_options, "size=4k") < 0 || strv_push(&mp->fs_options, "mode=0555") < 0 ||
+         note(p, "mounts[%zu]: %s at %s replaced by an empty read-only tmpfs (%s)", i, m->type,
+              m->destination,
+              sysfs ? "the network namespace is joined, not revrun's: its sysfs cannot be "
+                      "mounted from the container's user namespace"
+                    : "cgroup v1 hierarchies cannot be mounted from revrun's user namespace") < 0))
+        return rr_fail(err, ENOMEM, "mounts");
+    return 0;
+}
+
+static int engine_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
+                        struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        const char *type;
+        enum mount_kind kind;
+    } kinds[] = {{"bind", MOUNT_BIND},     {"tmpfs", MOUNT_TMPFS}, {"proc", MOUNT_PROC},
+                 {"devpts", MOUNT_DEVPTS}, {"mqueue", MOUNT_MQUEUE}};
+    const struct rr_mount *m = &c->mounts[i];
+    char path[64];
+    size_t k;
+
+    snprintf(path, sizeof(path), "mounts[%zu]", i);
+    if (strcmp(m->destination, "/") == 0)
+        return rr_fail(err, 0, "%s.destination: would cover the root (root.path is the root)",
+                       path);
+    *mp = (struct mount_plan){.source = m->source, .destination = m->destination,
+                              .fs_source = m->source};
+    if (strcmp(m->type, "sysfs") == 0 || strcmp(m->type, "cgroup") == 0 ||
+        strcmp(m->type, "cgroup2") == 0)
+        return engine_special_mount(m, mp, i, p, err);
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(kinds[k].type, m->type) == 0)
+            break;
+    if (k == sizeof(kinds) / sizeof(kinds[0]))
+        return rr_fail(err, 0, "%s.type: \"%s\" refused (bind, tmpfs, proc, devpts, mqueue, "
+                               "sysfs and cgroup are what a container mounts)", path, m->type);
+    mp->kind = kinds[k].kind;
+    mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
+    if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
+        return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
+    return judge_options(m, mp, path, true, err);
+}
+
+/* The config's masked and read-only paths, and revrun's always. */
+static int engine_hardening(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_strv *from[] = {&c->linux.masked_paths, &c->linux.readonly_paths};
+    const char *const *extra[] = {default_masked, default_readonly};
+    size_t n_extra[] = {sizeof(default_masked) / sizeof(default_masked[0]),
+                        sizeof(default_readonly) / sizeof(default_readonly[0])};
+    struct rr_strv *to[] = {&p->masked, &p->readonly};
+    const char *field[] = {"maskedPaths", "readonlyPaths"};
+
+    for (size_t k = 0; k < 2; k++) {
+        char added[512] = "";
+        for (size_t i = 0; i < from[k]->n; i++)
+            if (strv_push(to[k], from[k]->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+        for (size_t i = 0; i < n_extra[k]; i++) {
+            if (strv_contains(to[k], extra[k][i]))
+                continue;
+            if (strv_push(to[k], extra[k][i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+            if (strlen(added) + strlen(extra[k][i]) + 2 < sizeof(added)) {
+                strcat(added, added[0] ? " " : "");
+                strcat(added, extra[k][i]);
+            }
+        }
+        if (added[0] != '\0' && note(p, "linux.%s: revrun's added: %s", field[k], added) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    p->masked_paths = &p->masked;
+    p->readonly_paths = &p->readonly;
+    return 0;
+}
+
+/* A sysctl is honoured only in a namespace of the container's (net.*: its
+ * network namespace; kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*: its
+ * IPC namespace; kernel.hostname/domainname: its UTS namespace); the rest
+ * would change the host and is refused. Written by the container's init in
+ * namespaces of its own, by revrun on the host side in joined ones. */
+static int engine_sysctl_one(const char *kv, struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        const char *prefix;
+        unsigned flag;
+    } ns_of[] = {{"net.", CLONE_NEWNET},          {"kernel.shm", CLONE_NEWIPC},
+                 {"kernel.msg", CLONE_NEWIPC},    {"kernel.sem", CLONE_NEWIPC},
+                 {"fs.mqueue.", CLONE_NEWIPC},    {"kernel.hostname", CLONE_NEWUTS},
+                 {"kernel.domainname", CLONE_NEWUTS}};
+    const char *eq = strchr(kv, '=');
+    char key[128], value[128];
+    size_t k;
+
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+    snprintf(value, sizeof(value), "%s", eq + 1);
+    for (k = 0; k < sizeof(ns_of) / sizeof(ns_of[0]); k++)
+        if (strncmp(key, ns_of[k].prefix, strlen(ns_of[k].prefix)) == 0)
+            break;
+    if (k == sizeof(ns_of) / sizeof(ns_of[0]) || strncmp(key, "net.core.", 9) == 0)
+        return rr_fail(err, 0, "linux.sysctl.%s: refused: not in a namespace of the container's "
+                               "(it would change the host)", key);
+    /* The ping range is in group ids as the writer sees them: kept within
+     * the container's mapped groups (inside) or their host ids (joined). */
+    if (strcmp(key, "net.ipv4.ping_group_range") == 0) {
+        unsigned long lo = 0, hi = 0;
+        uint32_t size = p->eng.gid_map[0].size, base = p->eng.gid_map[0].container_id;
+        bool joined = (p->eng.join_flags & CLONE_NEWNET) != 0;
+        if (sscanf(value, "%lu %lu", &lo, &hi) != 2 || lo > hi)
+            return rr_fail(err, 0, "linux.sysctl.%s: expected two group ids", key);
+        if (lo < base || hi >= (unsigned long)base + size) {
+            unsigned long nlo = lo < base ? base : lo, nhi = hi >= (unsigned long)base + size
+                                                                 ? (unsigned long)base + size - 1
+                                                                 : hi;
+            if (nlo > nhi)
+                nlo = nhi = (unsigned long)base + size - 1;
+            if (note(p, "linux.sysctl.%s: \"%s\" tightened to the mapped groups %lu-%lu", key,
+                     value, nlo, nhi) < 0)
+                return rr_fail(err, ENOMEM, "notes");
+            lo = nlo;
+            hi = nhi;
+        }
+        if (joined) {
+            lo = lo - base + p->eng.gid_map[0].host_id;
+            hi = hi - base + p->eng.gid_map[0].host_id;
+        }
+        snprintf(value, sizeof(value), "%lu %lu", lo, hi);
+    }
+    char line[300];
+    snprintf(line, sizeof(line), "%s=%s", key, value);
+    if (strv_push((p->eng.join_flags & ns_of[k].flag) ? &p->eng.sysctl_joined
+                                                       : &p->eng.sysctl_inside,
+                  line) < 0)
+        return rr_fail(err, ENOMEM, "sysctl");
+    return 0;
+}
+
+static int engine_resources(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_resources *r = &c->linux.resources;
+
+    for (size_t i = 0; i < c->linux.sysctl.n; i++)
+        if (engine_sysctl_one(c->linux.sysctl.v[i], p, err) < 0)
+            return -1;
+    if (r->disable_oom_killer &&
+        note(p, "linux.resources.memory.disableOOMKiller: not applied (the kernel's OOM killer "
+                "stays on)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (r->cpu_shares > 0 &&
+        note(p, "linux.resources.cpu.shares: %lld not applied (a relative weight; revrun "
+                "enforces cpu.quota/period)", (long long)r->cpu_shares) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (r->blkio_weight > 0 &&
+        note(p, "linux.resources.blockIO.weight: %lld not applied (a relative weight)",
+             (long long)r->blkio_weight) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    /* Device rules: every mount but revrun's own device binds and the
+     * container's devpts is nodev (the image's root too), so the only nodes
+     * reachable are revrun's fixed set; the rules decide which of those
+     * are bound. */
+    if (r->n_devices > 0) {
+        static const struct {
+            int64_t major, minor;
+        } fixed[] = {{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}};
+        char denied[128] = "";
+        p->dev_allowed = 0;
+        for (size_t d = 0; d < sizeof(fixed) / sizeof(fixed[0]); d++) {
+            bool allow = false;
+            for (size_t i = 0; i < r->n_devices; i++) {
+                const struct rr_device_rule *rule = &r->devices[i];
+                if ((rule->type == 'a' || rule->type == 'c') &&
+                    (rule->major < 0 || rule->major == fixed[d].major) &&
+                    (rule->minor < 0 || rule->minor == fixed[d].minor))
+                    allow = rule->allow && strchr(rule->access, 'r') && strchr(rule->access, 'w');
+            }
+            if (allow)
+                p->dev_allowed |= 1u << d;
+            else
+                snprintf(denied + strlen(denied), sizeof(denied) - strlen(denied), " %lld:%lld",
+                         (long long)fixed[d].major, (long long)fixed[d].minor);
+        }
+        if (note(p, "linux.resources.devices: applied to the container's /dev (every other "
+                    "mount is nodev)%s%s", denied[0] ? "; not bound:" : "", denied) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    return 0;
+}
+
+static int engine_root(const struct rr_config *c, const char *bundle, struct profile *p,
+                       struct rr_error *err)
+{
+    static char root[4096];
+    struct stat st;
+
+    if (c->root.path[0] == '/')
+        snprintf(root, sizeof(root), "%s", c->root.path);
+    else if ((size_t)snprintf(root, sizeof(root), "%s/%s", bundle, c->root.path) >= sizeof(root))
+        return rr_fail(err, ENAMETOOLONG, "root.path");
+    if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+        return rr_fail(err, errno ? errno : ENOTDIR, "root.path %s", root);
+    p->eng.root_path = root;
+    p->root_readonly = c->root.readonly;
+    if (c->linux.rootfs_propagation != NULL &&
+        strstr(c->linux.rootfs_propagation, "shared") != NULL)
+        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" refused (mounts would propagate "
+                               "to the host)", c->linux.rootfs_propagation);
+    if (c->linux.rootfs_propagation != NULL &&
+        note(p, "linux.rootfsPropagation: \"%s\": the container's mounts are private to it",
+             c->linux.rootfs_propagation) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
+int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
+                         struct profile *p, struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->cfg = c;
+    p->rootless = geteuid() != 0;
+    p->engine = true;
+    p->best_effort = &c->revrun.best_effort;
+    p->dev_allowed = ~0u;
+    p->landlock = LANDLOCK_OFF;
+    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    if (p->mounts == NULL)
+        return rr_fail(err, ENOMEM, "mounts");
+    if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
+        engine_caps(c, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
+        goto fail;
+    for (size_t i = 0; i < c->n_mounts; i++) {
+        p->n_mounts++;
+        if (engine_mount(c, i, &p->mounts[i], p, err) < 0)
+            goto fail;
+    }
+    if (judge_terminal(c, p, err) < 0 || engine_hardening(c, p, err) < 0 ||
+        engine_resources(c, p, err) < 0)
+        goto fail;
+    p->hostname = c->hostname;
+    p->eng.domainname = c->domainname;
+    p->args = &c->process.args;
+    p->env = &c->process.env;
+    p->cwd = c->process.cwd;
+    p->rlimits = c->process.rlimits;
+    p->n_rlimits = c->process.n_rlimits;
+    /* The floor: revrun's rules always, the engine's filter stacked on it. */
+    p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    if (build_syscall_rules(p, err) < 0)
+        goto fail;
+    p->resources = c->linux.resources;
+    p->cgroups_path = c->linux.cgroups_path;
+    if (p->cgroups_path != NULL && p->cgroups_path[0] != '/') {
+        snprintf(p->cgroups_buf, sizeof(p->cgroups_buf), "/revrun-engine/%s", p->cgroups_path);
+        p->cgroups_path = p->cgroups_buf;
+        if (note(p, "linux.cgroupsPath: relative \"%s\" placed at %s", c->linux.cgroups_path,
+                 p->cgroups_buf) < 0)
+            goto fail;
+    }
+    return 0;
+fail:
+    profile_free(p);
+    return -1;
+}
