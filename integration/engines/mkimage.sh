@@ -14,8 +14,8 @@ mkdir -p "$out/rootfs/bin" "$out/rootfs/etc" "$out/rootfs/proc" "$out/rootfs/sys
     "$out/rootfs/dev" "$out/rootfs/tmp" "$out/rootfs/root"
 chmod 1777 "$out/rootfs/tmp"
 cp "$bb" "$out/rootfs/bin/busybox"
-for a in sh echo cat sleep id ls grep true false mount head tail tr wc kill ps env; do
-    ln -s busybox "$out/rootfs/bin/$a"
+for a in $("$bb" --list); do
+    [ "$a" = busybox ] || ln -s busybox "$out/rootfs/bin/$a"
 done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
     >"$out/rootfs/etc/passwd"
