@@ -139,29 +139,10 @@ static int probe_userns_mount(char *msg, size_t len)
     return 0;
 }
 
-static int probe_proc(char *msg, size_t len)
-{
-    int e = check_enter_userns(msg, len);
-    pid_t pid;
-    int status;
-
-    if (e != 0)
-        return e;
-    if (unshare(CLONE_NEWPID) < 0)
-        return snprintf(msg, len, "unshare(CLONE_NEWPID)"), errno;
-    pid = fork();
-    if (pid == 0) {
-        int fd = rr_fsopen("proc", FSOPEN_CLOEXEC);
-        _exit(fd >= 0 && rr_fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0 ? 0 : errno);
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) < 0)
-        return errno;
-    snprintf(msg, len, "mount a fresh /proc for a new pid namespace");
-    return WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
-}
-
 void check_userns(struct check_report *r)
 {
+    /* Only where the host has it (Ubuntu 24.04): elsewhere the cause is
+     * another layer, named by check_cause_of. */
     static const char *const aa_remedy =
         "Ubuntu 24.04 restricts unprivileged user namespaces: either `sudo sysctl "
         "kernel.apparmor_restrict_unprivileged_userns=0`, or allow revrun alone with "
@@ -184,27 +165,22 @@ void check_userns(struct check_report *r)
                   r->rootless ? aa_remedy : NULL,
                   "kernel.apparmor_restrict_unprivileged_userns is 1%s",
                   r->rootless ? "" : " (root is not affected)");
+    if (r->facts.in_userns)
+        check_add(r, CHECK_INFO, false, "user namespace", NULL,
+                  "revrun runs inside one (uid_map: %s)%s", r->facts.uid_map,
+                  r->rootless ? "" : "; the container user takes mapped ids");
     e = in_child(probe_userns_mount, msg, sizeof(msg));
-    check_add(r, e == 0 ? CHECK_OK : CHECK_FAIL, true, "user namespaces",
-              e == 0 ? NULL : aa_remedy, "%s%s%s", e == 0 ? "create one and mount in it" : msg,
-              e == 0 ? "" : ": ", e == 0 ? "" : strerror(e));
-    e = in_child(probe_proc, msg, sizeof(msg));
-    check_add(r, e == 0 ? CHECK_OK : CHECK_FAIL, true, "fresh /proc",
-              e == 0 ? NULL
-                     : "revrun seems to run inside a container whose /proc is partly masked (the "
-                       "kernel refuses a new procfs as \"too revealing\"): run the outer "
-                       "container with an unmasked /proc (docker: --security-opt "
-                       "systempaths=unconfined; podman: --security-opt unmask=ALL). revrun "
-                       "cannot give the agent its own /proc otherwise, and revrun.nestedSandboxes "
-                       "cannot help: the agent's bwrap --proc and unshare --mount-proc need the "
-                       "same unmasked /proc; the nested profile only leaves out revrun's own "
-                       "masks.",
-              "%s%s%s%s", e == 0 ? "a new pid namespace gets its own /proc" : msg, e ? ": " : "",
-              e ? strerror(e) : "",
-              e == 0 && r->profile != NULL && r->profile->allow_nested_sandboxes
-                  ? "; so do the agent's nested sandboxes (the nested profile leaves /proc "
-                    "unmasked)"
-                  : "");
+    if (e == 0) {
+        check_add(r, CHECK_OK, true, "user namespaces", NULL, "create one and mount in it");
+        return;
+    }
+    if (r->facts.aa_userns_sysctl && r->rootless) {
+        check_add(r, CHECK_FAIL, true, "user namespaces", aa_remedy, "%s: %s", msg, strerror(e));
+        return;
+    }
+    check_add_step(r, CHECK_FAIL, true, "user namespaces",
+                   check_cause_of(r, strncmp(msg, "unshare", 7) == 0 ? STEP_USERNS : STEP_MOUNT, e),
+                   "%s: %s", msg, strerror(e));
 }
 
 /* ---- overlay ---- */
@@ -250,11 +226,17 @@ void check_overlay(struct check_report *r)
     int e = in_child(probe_native_overlay, msg, sizeof(msg));
     bool needed = r->profile != NULL && r->profile->backend == RR_BACKEND_NATIVE;
 
+    bool old_kernel = r->facts.kernel_major < 6 ||
+                      (r->facts.kernel_major == 6 && r->facts.kernel_minor < 6);
+
     check_add(r, e == 0 ? CHECK_OK : (needed ? CHECK_FAIL : CHECK_WARN), needed,
               "native overlay",
-              e == 0 ? NULL
-                     : "the native backend needs Linux 5.11+ (overlay in user namespaces) and "
-                       "6.6+ (user xattrs on tmpfs); use revrun.overlay \"fuse\" or \"auto\"",
+              e == 0        ? NULL
+              : old_kernel ? "the native backend needs Linux 5.11+ (overlay in user namespaces) "
+                             "and 6.6+ (user xattrs on tmpfs); use revrun.overlay \"fuse\" or "
+                             "\"auto\""
+                           : "use revrun.overlay \"fuse\" or \"auto\" (this kernel is recent "
+                             "enough: the steps above say what refused)",
               "%s%s%s", e == 0 ? "overlayfs with userxattr over a tmpfs upper" : msg,
               e ? ": " : "", e ? strerror(e) : "");
 }

@@ -11,6 +11,7 @@
 #include "runtime/cli/cli.h"
 #include "runtime/container/log.h"
 #include "runtime/container/paths.h"
+#include "runtime/confine/userns_ids.h"
 
 static const struct {
     const char *name;
@@ -49,6 +50,25 @@ static void usage(FILE *out)
           "           [--idle-timeout S] [--max-conns N]   the egress credential broker\n"
           "  (diff, export and writeback also take --lower DIR --upper DIR in place of ID)\n",
           out);
+}
+
+/* Root of a user namespace that maps no id but 0 (unshare -r, a rootless
+ * engine's single-id container): no other id to give the container user,
+ * so revrun runs as any unprivileged caller does, and says so. */
+static bool root_without_ids(void)
+{
+    static struct id_map m, g;
+    struct rr_error err;
+    uint32_t id;
+
+    if (geteuid() != 0 || id_map_read_self(true, &m, &err) < 0 ||
+        id_map_read_self(false, &g, &err) < 0 || id_map_is_initial(&m) ||
+        (id_map_pick(&m, &id) && id_map_pick(&g, &id)))
+        return false;
+    log_msg(LOG_WARN, "root of a user namespace that maps no other id (uid_map: %u ids): "
+                      "running rootless, the container user is this namespace's root",
+            m.n ? m.r[0].count : 0);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -111,7 +131,7 @@ int main(int argc, char **argv)
             return CLI_ERROR;
         }
     }
-    ctx.rootless = geteuid() != 0;
+    ctx.rootless = geteuid() != 0 || root_without_ids();
     if (ctx.root == NULL) {
         struct rr_error err;
         if (paths_default_root(root_buf, sizeof(root_buf), &err) < 0) {

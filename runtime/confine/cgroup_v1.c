@@ -69,8 +69,15 @@ int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsig
         if (!(want & (1u << i)) || h->v1_mount[i][0] == '\0')
             continue;
         _cleanup_close_ int fd = cg_mkdir_leaf(h->v1_mount[i], cg->path, err);
-        if (fd < 0 && (err->errnum == EACCES || err->errnum == EPERM) && p->rootless)
-            continue; /* not delegated to us: judged as unavailable */
+        /* Not delegated to us, or a read-only cgroupfs (revrun inside a
+         * container): judged as unavailable, by revrun.bestEffort. */
+        if (fd < 0 && cg_unwritable(err)) {
+            if (cg->why[0] == '\0') {
+                rr_error_text(err, cg->why, sizeof(cg->why));
+                cg->why_errno = err->errnum;
+            }
+            continue;
+        }
         if (fd < 0 && err->errnum == EEXIST)
             forget_own(h, cg); /* someone else's: remove ours, touch nothing of theirs */
         if (fd < 0)
@@ -79,5 +86,7 @@ int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsig
         if (write_limits(fd, i, p, err) < 0)
             return -1;
     }
+    if (cg->controllers == 0)
+        cg->version = CG_NONE;
     return 0;
 }

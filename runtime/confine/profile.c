@@ -1,6 +1,7 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
 #include "runtime/confine/profile.h"
+#include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -128,6 +129,8 @@ static int default_identity(struct rr_config *c, bool rootless)
     }
     *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
     *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
+    if (!rootless)
+        profile_host_ids(&u->host_id, &g->host_id);
     if (rootless) {
         /* Unprivileged, the only host id the kernel lets us map is our own. */
         u->host_id = (uint32_t)getuid();
@@ -477,12 +480,57 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     return 0;
 }
 
+/* The dedicated host id, or where this user namespace does not map it, the
+ * one id_map_pick chooses (0 when nothing but root is mapped: main.c then
+ * runs rootless). */
+static uint32_t host_id_here(bool uid)
+{
+    struct id_map m;
+    struct rr_error ignored;
+    uint32_t id = 0;
+
+    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, PROFILE_DEFAULT_HOST_ID))
+        return PROFILE_DEFAULT_HOST_ID;
+    return id_map_pick(&m, &id) ? id : PROFILE_DEFAULT_HOST_ID;
+}
+
+void profile_host_ids(uint32_t *uid, uint32_t *gid)
+{
+    *uid = host_id_here(true);
+    *gid = host_id_here(false);
+}
+
+/* As root inside a user namespace, an id it does not map cannot own the
+ * exec fifo nor be written to a child's map: said here, not as EINVAL. */
+static int judge_mapped(uint32_t id, const char *what, struct rr_error *err)
+{
+    struct id_map m;
+    char desc[256];
+    uint32_t pick = 0;
+
+    if (id_map_read_self(what[0] == 'u', &m, err) < 0)
+        return -1;
+    if (id_map_has(&m, id))
+        return 0;
+    id_map_describe(&m, desc, sizeof(desc));
+    if (id_map_pick(&m, &pick))
+        return rr_fail(err, 0,
+                       "linux.%sMappings: host id %u is not mapped in the user namespace revrun "
+                       "runs in (this is a user-namespaced container: %s); use one that is, "
+                       "such as %u, or `revrun spec` here, which picks it",
+                       what, id, desc, pick);
+    return rr_fail(err, 0,
+                   "linux.%sMappings: host id %u is not mapped in the user namespace revrun runs "
+                   "in (it maps %s)",
+                   what, id, desc);
+}
+
 static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
                      bool rootless, const char *what, uint32_t *host, struct rr_error *err)
 {
     if (n == 0) {
-        *host = rootless ? own : PROFILE_DEFAULT_HOST_ID;
-        return 0;
+        *host = rootless ? own : host_id_here(what[0] == 'u');
+        return rootless ? 0 : judge_mapped(*host, what, err);
     }
     if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
         return rr_fail(err, 0,
@@ -498,7 +546,7 @@ static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, u
         return rr_fail(err, 0, "linux.%sMappings: the container user must not be host root",
                        what);
     *host = m[0].host_id;
-    return 0;
+    return rootless ? 0 : judge_mapped(*host, what, err);
 }
 
 static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)

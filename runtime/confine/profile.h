@@ -201,6 +201,12 @@ struct profile {
 };
 
 /* Judge cfg against revrun's rules and build the plan. cfg must outlive p. */
+/* The host ids the container user becomes when revrun runs as root: the
+ * dedicated PROFILE_DEFAULT_HOST_ID, or where the user namespace revrun runs
+ * in does not map it (a user-namespaced container), the top of the range it
+ * does map (see userns_ids.h). */
+void profile_host_ids(uint32_t *uid, uint32_t *gid);
+
 int profile_build(const struct rr_config *cfg, bool rootless, struct profile *p,
                   struct rr_error *err);
 void profile_free(struct profile *p);

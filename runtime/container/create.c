@@ -236,6 +236,8 @@ static int make_cgroup(struct creation *c, struct rr_error *err)
     for (size_t i = 0; i < warnings.n; i++)
         log_msg(LOG_WARN, "%s", warnings.v[i]);
     strv_free(&warnings);
+    if (c->o->limits_skipped != NULL)
+        *c->o->limits_skipped = c->cg.skipped;
     return record_state(c, &none, err);
 }
 
@@ -321,6 +323,18 @@ static int judge_extras(struct creation *c, struct rr_error *err)
     if (c->o->console_socket != NULL &&
         (c->console_fd = console_connect(c->o->console_socket, err)) < 0)
         return -1;
+    if (!c->ctx->rootless && c->profile.cfg->linux.n_uid_mappings > 0 &&
+        c->profile.host_uid != PROFILE_DEFAULT_HOST_ID) {
+        uint32_t u, g;
+        profile_host_ids(&u, &g);
+        if (u != PROFILE_DEFAULT_HOST_ID && u == c->profile.host_uid)
+            log_msg(LOG_WARN,
+                    "revrun runs as root inside a user namespace that does not map its "
+                    "dedicated host id %u: the container user is %u:%u here, the top of the "
+                    "range this namespace maps",
+                    PROFILE_DEFAULT_HOST_ID, (unsigned)c->profile.host_uid,
+                    (unsigned)c->profile.host_gid);
+    }
     if (landlock_judge_host(&c->profile, note, sizeof(note), err) < 0)
         return -1;
     if (note[0] != '\0')

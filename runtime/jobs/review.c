@@ -33,6 +33,7 @@
 #include "runtime/confine/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/confine/cgroup.h"
 #include "writeback/export.h"
 #include "writeback/manifest.h"
 #include "writeback/report.h"
@@ -63,6 +64,8 @@ struct review {
     size_t n_changes;
     char digest[80];
     char setup_error[RR_ERROR_MSG_MAX + 128];
+    struct rr_strv warnings;  /* revrun's own, for result.json */
+    unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */
 };
 
 static void progress(const struct review *r, int step, const char *what)
@@ -213,7 +216,8 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
  * stdin on /dev/null; ours are restored right after. */
 static int create_piped(struct review *r, int *attach, int *rd, struct rr_error *err)
 {
-    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true};
+    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true,
+                             .limits_skipped = &r->limits_skipped};
     int p[2], saved[3], nul, rc;
 
     if (pipe2(p, O_CLOEXEC) < 0)
@@ -224,7 +228,11 @@ static int create_piped(struct review *r, int *attach, int *rd, struct rr_error 
     dup2(nul, 0);
     dup2(p[1], 1);
     dup2(p[1], 2);
+    /* The container inherits 1 and 2; revrun's own words go to the job's
+     * stderr, not into the agent's stream. */
+    log_set_stderr_fd(saved[2]);
     rc = container_create(r->ctx, &co, attach, err);
+    log_set_stderr_fd(-1);
     for (int i = 0; i < 3; i++) {
         dup2(saved[i], i);
         close(saved[i]);
@@ -391,6 +399,17 @@ static int write_result(struct review *r, int code, struct rr_error *err)
     if (r->oom_killed)
         json_w_string(w, "memory");
     json_w_end_array(w);
+    json_w_key(w, "limitsSkipped");
+    json_w_begin_array(w);
+    for (int i = 0; i < 3; i++)
+        if (r->limits_skipped & (1u << i))
+            json_w_string(w, cgroup_limit_names[i]);
+    json_w_end_array(w);
+    json_w_key(w, "warnings");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->warnings.n; i++)
+        json_w_bytes(w, r->warnings.v[i], strlen(r->warnings.v[i]));
+    json_w_end_array(w);
     json_w_key(w, "timingMs");
     json_w_begin_object(w);
     json_w_kv_uint(w, "run", (uint64_t)ms_between(&r->t_run, &r->t_vet));
@@ -463,6 +482,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         config_free(&r.cfg);
         return REVIEW_SETUP_FAILED;
     }
+    log_collect_warnings(&r.warnings);
     progress(&r, 1, "making the bundle");
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
     if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
@@ -492,5 +512,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     close(r.out_fd);
     close(r.sig_fd);
     config_free(&r.cfg);
+    log_collect_warnings(NULL);
+    strv_free(&r.warnings);
     return code;
 }
