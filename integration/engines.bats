@@ -293,6 +293,11 @@ nothing_left() {
     run "$RT" --root "/run/containerd/runc/$NS" state bg
     [[ "$output" == *'"status": "running"'* ]]
     [[ "$output" == *'"tightened"'* ]]
+    # no monitor is no sign of a crash: sweep leaves a live engine container
+    run "$RT" --root "/run/containerd/runc/$NS" sweep
+    [ "$status" = 0 ]
+    [ -d "/run/containerd/runc/$NS/bg" ]
+    kill -0 "$pid"
     ctr -n "$NS" task kill -s SIGKILL bg
     for _ in $(seq 50); do
         [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = STOPPED ] && break
