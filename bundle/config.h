@@ -167,6 +167,9 @@ struct rr_writeback_policy {
     uint32_t max_depth;
     uint32_t max_name_bytes;
     uint32_t max_path_bytes;
+    /* revrun.writeback.ignored: "include" exports what the checkout's ignore
+     * rules leave out of the change (false, "exclude", the default) */
+    bool include_ignored;
 };
 
 /* Names that revrun.bestEffort may list: limits that may be skipped (with a

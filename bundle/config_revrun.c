@@ -42,8 +42,10 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
 {
     static const char *const keys[] = {"protect",      "warn",         "maxFiles",
                                        "maxFileBytes", "maxTotalBytes", "maxDepth",
-                                       "maxNameBytes", "maxPathBytes", NULL};
+                                       "maxNameBytes", "maxPathBytes", "ignored",  NULL};
+    static const char *const ignored[] = {"exclude", "include", NULL};
     const char *path = "revrun.writeback";
+    int include = p->include_ignored;
 
     if (jf_only_keys(wb, path, keys, err) < 0 || jf_strv(wb, "protect", path, &p->protect, err) < 0 ||
         jf_strv(wb, "warn", path, &p->warn, err) < 0 ||
@@ -52,8 +54,10 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
         jf_size(wb, "maxTotalBytes", path, &p->max_total_bytes, err) < 0 ||
         jf_u32(wb, "maxDepth", path, false, &p->max_depth, err) < 0 ||
         jf_u32(wb, "maxNameBytes", path, false, &p->max_name_bytes, err) < 0 ||
-        jf_u32(wb, "maxPathBytes", path, false, &p->max_path_bytes, err) < 0)
+        jf_u32(wb, "maxPathBytes", path, false, &p->max_path_bytes, err) < 0 ||
+        parse_enum(wb, "ignored", path, ignored, &include, err) < 0)
         return -1;
+    p->include_ignored = include == 1;
     if (p->max_depth == 0 || p->max_name_bytes == 0 || p->max_path_bytes == 0 || p->max_files == 0)
         return rr_fail(err, 0, "%s: caps must be above zero", path);
     return 0;

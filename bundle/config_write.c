@@ -233,6 +233,7 @@ static void w_writeback(struct json_writer *w, const struct rr_writeback_policy 
     json_w_kv_uint(w, "maxDepth", p->max_depth);
     json_w_kv_uint(w, "maxNameBytes", p->max_name_bytes);
     json_w_kv_uint(w, "maxPathBytes", p->max_path_bytes);
+    json_w_kv_string(w, "ignored", p->include_ignored ? "include" : "exclude");
     json_w_end_object(w);
 }
 

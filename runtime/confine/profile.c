@@ -867,6 +867,40 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* ---- git inside ---- */
+
+/* git inside sees the checkout through the idmapped lower (root) or a user
+ * namespace: owners, inode numbers and the device differ from what the
+ * checkout's index recorded, so the first `git status` would re-hash every
+ * file and rewrite the index (a change under .git for nothing, and seconds
+ * on a big tree). Comparing only mtime and size is git's own setting for
+ * such views (core.checkStat=minimal, core.trustctime=false): an edit still
+ * shows, since writing a file sets its mtime. Given as command-line-level
+ * config (GIT_CONFIG_COUNT), which the checkout's .git/config cannot
+ * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own. */
+static const char *const git_env[] = {
+    "GIT_CONFIG_COUNT=2",
+    "GIT_CONFIG_KEY_0=core.checkStat",
+    "GIT_CONFIG_VALUE_0=minimal",
+    "GIT_CONFIG_KEY_1=core.trustctime",
+    "GIT_CONFIG_VALUE_1=false",
+};
+
+static int judge_git_env(struct profile *p, struct rr_error *err)
+{
+    if (p->lower == NULL || env_has(p->env, "GIT_CONFIG_COUNT"))
+        return 0;
+    if (p->env != &p->env_owned)
+        for (size_t i = 0; i < p->env->n; i++)
+            if (strv_push(&p->env_owned, p->env->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < sizeof(git_env) / sizeof(git_env[0]); i++)
+        if (strv_push(&p->env_owned, git_env[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
 int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
                   struct rr_error *err)
 {
@@ -880,7 +914,8 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 ||
+        judge_git_env(p, err) < 0) {
         profile_free(p);
         return -1;
     }
