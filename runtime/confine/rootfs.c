@@ -100,7 +100,11 @@ static int populate_dev(int root, const char *dev, unsigned allowed, struct rr_e
             continue; /* an engine's device rules leave it out */
         snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
         snprintf(path, sizeof(path), "%s/%s", dev, dev_nodes[i]);
-        src = rr_clone_tree(AT_FDCWD, host, false, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+        /* Read-only: the node is the host's own inode, and a read-only
+         * mount stops utimensat, chmod and chown of it (the agent moved the
+         * host /dev/null's mtime), not reads and writes of the device. */
+        src = rr_clone_tree(AT_FDCWD, host, false,
+                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, err);
         if (src < 0)
             return rr_wrap(err, "device %s", host);
         dst = rr_touch_in_root(root, path, 0666, err);
@@ -123,7 +127,22 @@ static int populate_dev(int root, const char *dev, unsigned allowed, struct rr_e
     return 0;
 }
 
-static int apply_mounts(int root, const struct profile *p, const int *bind_fds,
+/* /out: the monitor's tmpfs, attached as it is. */
+static int mount_out(int root, const struct mount_plan *m, struct rootfs_fds *fds,
+                     struct rr_error *err)
+{
+    _cleanup_close_ int src = rr_steal_fd(&fds->out_mfd);
+    _cleanup_close_ int dst = -1;
+
+    if (src < 0)
+        return rr_fail(err, EBADF, "%s: no tmpfs from the monitor", m->destination);
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "%s", m->destination);
+    return 0;
+}
+
+static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fds,
                         struct rr_error *err)
 {
     struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
@@ -133,13 +152,14 @@ static int apply_mounts(int root, const struct profile *p, const int *bind_fds,
 
     for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
-        int opened = bind_fds != NULL && m->kind == MOUNT_BIND ? bind_fds[i] : -1;
+        int opened = fds->bind_fds != NULL && m->kind == MOUNT_BIND ? fds->bind_fds[i] : -1;
         int keep = -1;
         if (m->ro_after && n_later == sizeof(later) / sizeof(later[0]))
             r = rr_fail(err, E2BIG, "too many read-only placeholders");
         if (r == 0)
-            r = m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
-                                      : mount_fresh(root, m, &keep, err);
+            r = m->kind == MOUNT_BIND  ? mount_bind(root, m, opened, err)
+                : m->kind == MOUNT_OUT ? mount_out(root, m, fds, err)
+                                       : mount_fresh(root, m, &keep, err);
         if (keep >= 0)
             later[n_later++] = keep;
         if (r == 0 && m->is_dev && populate_dev(root, m->destination, p->dev_allowed, err) < 0)
@@ -371,7 +391,7 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
     root = new_root(fds->mountpoint, err);
     if (root < 0)
         return -1;
-    if (apply_mounts(root, p, NULL, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
+    if (apply_mounts(root, p, fds, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
         harden_paths(root, p, err) < 0 || write_etc(root, p, err) < 0)
         return -1;
     return pivot(root, p->root_readonly, err);
@@ -393,7 +413,7 @@ int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, stru
     root = fcntl(fds->root_mfd, F_DUPFD_CLOEXEC, 3);
     if (root < 0)
         return rr_fail(err, errno, "root.path");
-    if (apply_mounts(root, p, fds->bind_fds, err) < 0 || harden_paths(root, p, err) < 0) {
+    if (apply_mounts(root, p, fds, err) < 0 || harden_paths(root, p, err) < 0) {
         close(root);
         return -1;
     }

@@ -337,7 +337,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
         .p = &e->p, .id = e->o->id, .bundle = e->bundle, .state_path = e->state_path,
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
-                .lower_mfd = -1, .checkout_mfd = -1, .upper_fd = -1, .work_fd = -1}};
+                .lower_mfd = -1, .checkout_mfd = -1, .upper_fd = -1, .work_fd = -1,
+                .out_mfd = -1}};
     int *keep = malloc((e->p.n_mounts + 8) * sizeof(int));
     size_t n = 0;
 
