@@ -717,9 +717,34 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     return judge_options(m, mp, path, err);
 }
 
+/* revrun.out (`run --out DIR`): the agent writes /out, a tmpfs capped at
+ * the upper's size (it wrote 3 GiB into a bound host directory against a
+ * 1 GiB upper), never the host directory itself; when it exits, only the
+ * regular files and directories are copied there (runtime/container/
+ * outdir.c): symlinks to host secrets and fifos planted for whoever
+ * collects the directory are removed and reported. */
+static int judge_out(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *mp;
+
+    p->out_dir = c->revrun.out;
+    p->out_size = c->revrun.upper_size;
+    if (p->out_dir == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (path_within(p->mounts[i].destination, "/out") ||
+            path_within("/out", p->mounts[i].destination))
+            return rr_fail(err, 0, "revrun.out: mounts[%zu] covers /out", i);
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room */
+    *mp = (struct mount_plan){.kind = MOUNT_OUT, .destination = "/out",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    return 0;
+}
+
 static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
-    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    /* room for the devpts of judge_terminal and the /out of judge_out */
+    p->mounts = calloc(c->n_mounts + 2, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
     for (size_t i = 0; i < c->n_mounts; i++) {
@@ -727,7 +752,7 @@ static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_
         if (judge_mount(c, i, &p->mounts[i], err) < 0)
             return -1;
     }
-    return 0;
+    return judge_out(c, p, err);
 }
 
 /* process.terminal: the agent gets a fresh pty of a devpts instance of its

@@ -14,6 +14,7 @@ struct rootfs_fds {
     int checkout_mfd; /* or its view made already (fuse backend), attached as is; -1: none */
     int upper_fd;
     int work_fd;
+    int out_mfd; /* the /out tmpfs (MOUNT_OUT), a detached mount of the monitor's; -1: none */
 };
 
 /* On success the process is chrooted (pivoted) into the new root with cwd

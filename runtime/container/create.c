@@ -20,6 +20,7 @@
 #include "common/fsutil.h"
 #include "runtime/container/backend.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/rlimits.h"
 #include "runtime/container/console.h"
 #include "runtime/container/container.h"
 #include "runtime/confine/landlock.h"
@@ -300,6 +301,12 @@ static void abandon(struct creation *c)
         while (waitpid(c->monitor, NULL, 0) < 0 && errno == EINTR)
             ;
     }
+    /* A create that failed on EMFILE must still be able to clean up: the
+     * fds removal does not need go first (the lock stays held). */
+    rr_closep(&c->bundle_fd);
+    c->bundle_fd = -1;
+    rr_closep(&c->console_fd);
+    c->console_fd = -1;
     if (c->cg.version != CG_NONE)
         cgroup_remove(c->cg.version, c->cg.path, &ignored);
     if (c->dir_fd >= 0)
@@ -333,6 +340,8 @@ static int judge_extras(struct creation *c, struct rr_error *err)
                     PROFILE_DEFAULT_HOST_ID, (unsigned)c->profile.host_uid,
                     (unsigned)c->profile.host_gid);
     }
+    if (rlimits_judge_caller(&c->profile, err) < 0)
+        return -1;
     if (landlock_judge_host(&c->profile, note, sizeof(note), err) < 0)
         return -1;
     if (note[0] != '\0')
