@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <libmount.h>
+#include <limits.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <stdio.h>
@@ -337,9 +338,9 @@ static bool env_has(const struct rr_strv *env, const char *name)
 
 /* With a broker, the agent reaches exactly one endpoint: the relay on
  * loopback, which only talks to the broker on the host. Its address goes
- * into the environment under revrun.egress.baseUrlEnv (unless process.env
- * sets that variable itself). Without one, nothing leaves the loopback-only
- * network namespace. */
+ * into the environment under each of revrun.egress.baseUrlEnv (unless
+ * process.env sets that variable itself). Without one, nothing leaves the
+ * loopback-only network namespace. */
 static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     const struct rr_egress *eg = &c->revrun.egress;
@@ -352,39 +353,19 @@ static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_
         return rr_wrap(err, "revrun.egress");
     p->egress = eg;
     p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
-    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
-        return 0;
     for (size_t i = 0; i < c->process.env.n; i++)
         if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
             return rr_fail(err, ENOMEM, "environment");
     egress_base_url(p->egress_port, url, sizeof(url));
-    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
-    if (strv_push(&p->env_owned, var) < 0)
-        return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < eg->base_url_env.n; i++) {
+        if (env_has(&c->process.env, eg->base_url_env.v[i]))
+            continue;
+        snprintf(var, sizeof(var), "%s=%s", eg->base_url_env.v[i], url);
+        if (strv_push(&p->env_owned, var) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    }
     p->env = &p->env_owned;
     return 0;
-}
-
-int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
-                       const char *cred_env, struct rr_error *err)
-{
-    struct rr_egress *e = &c->revrun.egress;
-    char var[128], url[64];
-
-    e->mode = RR_EGRESS_BROKER;
-    e->port = EGRESS_DEFAULT_PORT;
-    e->upstream = strdup(upstream);
-    e->header = strdup(EGRESS_DEFAULT_HEADER);
-    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
-    e->credential_file = cred_file ? strdup(cred_file) : NULL;
-    e->credential_env = cred_env ? strdup(cred_env) : NULL;
-    egress_base_url(e->port, url, sizeof(url));
-    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
-    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
-        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
-        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
-        return rr_fail(err, ENOMEM, "egress");
-    return egress_config_validate(e, c->revrun.network, err);
 }
 
 /* ---- judging a config ---- */
@@ -618,6 +599,46 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     return judge_options(m, mp, path, err);
 }
 
+/* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
+ * the container's /dev); a read-write one is a host path the agent writes
+ * to directly, outside the vetted change set: allowed when written, said
+ * once, and refused where it would reach the checkout itself (write-back
+ * would be bypassed) or the host's system trees. */
+static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
+                      struct rr_error *err)
+{
+    static const char *const no_dest[] = {"/proc", "/sys", "/dev"};
+    static const char *const no_rw[] = {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin",
+                                        "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot",
+                                        "/run", "/var"};
+    const struct rr_mount *m = &c->mounts[i];
+    const struct mount_plan *mp = &p->mounts[i];
+    char src[PATH_MAX], lower[PATH_MAX], note[PATH_MAX + 256];
+
+    for (size_t k = 0; k < sizeof(no_dest) / sizeof(no_dest[0]); k++)
+        if (path_within(m->destination, no_dest[k]))
+            return rr_fail(err, 0, "mounts[%zu].destination: a bind over %s is refused", i,
+                           no_dest[k]);
+    if (mp->attr & MOUNT_ATTR_RDONLY)
+        return 0;
+    if (realpath(m->source, src) == NULL)
+        return rr_fail(err, errno, "mounts[%zu].source %s", i, m->source);
+    if (realpath(c->revrun.lower, lower) == NULL)
+        return rr_fail(err, errno, "revrun.lower %s", c->revrun.lower);
+    if (strcmp(src, "/") == 0 || path_within(src, lower) || path_within(lower, src))
+        return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach the checkout %s",
+                       i, src, lower);
+    for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
+        if (path_within(src, no_rw[k]))
+            return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
+    snprintf(note, sizeof(note),
+             "mounts[%zu]: %s is bound read-write at %s: the agent writes there directly, "
+             "outside the vetted change set", i, src, m->destination);
+    if (strv_push(&p->notes, note) < 0)
+        return rr_fail(err, ENOMEM, "mounts");
+    return 0;
+}
+
 static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
@@ -626,6 +647,8 @@ static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;
         if (judge_mount(c, i, &p->mounts[i], err) < 0)
+            return -1;
+        if (p->mounts[i].kind == MOUNT_BIND && judge_bind(c, i, p, err) < 0)
             return -1;
     }
     return 0;
@@ -814,4 +837,5 @@ void profile_free(struct profile *p)
     strv_free(&p->masked);
     strv_free(&p->readonly);
     strv_free(&p->env_owned);
+    strv_free(&p->notes);
 }

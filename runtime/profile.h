@@ -139,6 +139,10 @@ struct profile {
     uint16_t egress_port;
     struct rr_strv env_owned; /* process.env plus what the profile adds */
 
+    /* what the profile let through that widens the agent's reach, said
+     * once by create (one line each) */
+    struct rr_strv notes;
+
     /* limits */
     struct rr_resources resources;
     uint64_t timeout_seconds;
@@ -163,11 +167,5 @@ int profile_default_config(struct rr_config *cfg, const char *lower, bool rootle
 int profile_helper_floor(struct profile *p, struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
-
-/* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
- * the brokered model endpoint with revrun's defaults (relay on
- * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
-int profile_add_egress(struct rr_config *cfg, const char *upstream, const char *cred_file,
-                       const char *cred_env, struct rr_error *err);
 
 #endif

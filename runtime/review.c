@@ -44,6 +44,7 @@ struct review {
     const struct cli_ctx *ctx;
     const struct review_opts *o;
     struct rr_config cfg;
+    struct rr_preset preset; /* --agent, or all zero */
     char id[RR_ID_MAX + 1];
     int out_fd;
     int log_fd;      /* OUT/agent.log */
@@ -97,6 +98,8 @@ static int build_config(struct review *r, struct rr_error *err)
     } else if (profile_default_config(&r->cfg, lower, r->ctx->rootless, err) < 0) {
         return -1;
     }
+    if (r->o->flags != NULL && cli_spec_flags_apply(r->o->flags, &r->cfg, &r->preset, err) < 0)
+        return -1;
     strv_free(&r->cfg.process.args);
     for (int i = 0; i < r->o->n_cmd; i++)
         if (strv_push(&r->cfg.process.args, r->o->cmd[i]) < 0)
@@ -492,5 +495,6 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
     close(r.out_fd);
     close(r.sig_fd);
     config_free(&r.cfg);
+    preset_free(&r.preset);
     return code;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "runtime/cli.h"
+#include "runtime/cli_spec_opts.h"
 
 /* The documented exit statuses of `revrun review`. */
 enum {
@@ -21,6 +22,7 @@ struct review_opts {
     const char *bundle; /* optional: its config.json instead of the default spec */
     const char *id;     /* optional */
     uint64_t timeout_s; /* 0: the config's */
+    const struct cli_spec_flags *flags; /* --agent, binds, egress, env, HOME, artifacts */
     char **cmd;
     int n_cmd;
 };

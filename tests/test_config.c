@@ -296,7 +296,7 @@ static bool egress_eq(const struct rr_egress *a, const struct rr_egress *b)
            strv_eq(&a->allow, &b->allow) && str_eq(a->credential_file, b->credential_file) &&
            str_eq(a->credential_env, b->credential_env) && str_eq(a->header, b->header) &&
            str_eq(a->header_prefix, b->header_prefix) && a->port == b->port &&
-           str_eq(a->base_url_env, b->base_url_env);
+           strv_eq(&a->base_url_env, &b->base_url_env);
 }
 
 static bool revrun_eq(const struct rr_config *a, const struct rr_config *b)
