@@ -25,6 +25,7 @@
 #include "overlay/overlay.h"
 #include "runtime/backend.h"
 #include "runtime/egress_wire.h"
+#include "runtime/home_store.h"
 #include "runtime/init.h"
 #include "runtime/proc.h"
 #include "runtime/statedir.h"
@@ -151,7 +152,8 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .lower_mfd = m->lower_mfd,
                     .checkout_mfd = backend_view(&m->backend),
                     .upper_fd = m->store.upper_fd,
-                    .work_fd = m->store.work_fd},
+                    .work_fd = m->store.work_fd,
+                    .home_fd = -1},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
             .seccomp = &m->seccomp,
@@ -190,6 +192,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (overlay_store_mount(here, STORE_DIR, p->upper_size, p->lower_mode,
                             p->rootless ? (uid_t)-1 : p->host_uid,
                             p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
+        return -1;
+    if (home_store_make(here, p, err) < 0)
         return -1;
     /* Compiled here, loaded by the agent's process just before exec. */
     if (seccomp_compile(p, &m->seccomp, err) < 0 || seccomp_compile_helper(&m->helper_seccomp, err) < 0)

@@ -398,6 +398,9 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     if (p->net_host && (c->linux.namespaces & RR_NS_NET))
         return rr_fail(err, 0,
                        "revrun.network is \"host\" but linux.namespaces lists \"network\"");
+    /* Without the host network, nothing can be resolved; saying so at once
+     * (NXDOMAIN) keeps agents from retrying a "temporary" failure. */
+    p->dns_nxdomain = !p->net_host;
     p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                      (p->net_host ? 0 : CLONE_NEWNET);
     return 0;
@@ -755,6 +758,48 @@ static int judge_landlock(struct profile *p, struct rr_error *err)
     return 0;
 }
 
+static const char *env_value(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return env->v[i] + n + 1;
+    return NULL;
+}
+
+/* revrun.home, homeFiles, artifacts: HOME must be a tmpfs of the config's
+ * (a bind would make the copy a write to the host); that tmpfs is then made
+ * by the monitor, seeded by copy (never bound: nothing of the seed on the
+ * host can be changed by the agent), and kept until destroy, so the
+ * artifacts can be copied out after the agent has ended. */
+static int judge_home(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const char *home = env_value(&c->process.env, "HOME");
+    struct stat st;
+
+    if (c->revrun.home == NULL && c->revrun.n_home_files == 0 && c->revrun.artifacts.n == 0)
+        return 0;
+    if (home == NULL || home[0] != '/')
+        return rr_fail(err, 0, "revrun.home/homeFiles/artifacts: process.env sets no absolute HOME");
+    for (size_t i = 0; i < p->n_mounts && p->home == NULL; i++)
+        if (p->mounts[i].kind == MOUNT_TMPFS && strcmp(p->mounts[i].destination, home) == 0) {
+            p->mounts[i].home_store = true;
+            p->home = &p->mounts[i];
+        }
+    if (p->home == NULL)
+        return rr_fail(err, 0, "revrun.home/homeFiles/artifacts: HOME (%s) must be a tmpfs mount "
+                               "of the config", home);
+    if (c->revrun.home != NULL && (stat(c->revrun.home, &st) < 0 || !S_ISDIR(st.st_mode)))
+        return rr_fail(err, errno ? errno : ENOTDIR, "revrun.home %s", c->revrun.home);
+    p->home_path = home;
+    p->home_seed = c->revrun.home;
+    p->home_files = c->revrun.home_files;
+    p->n_home_files = c->revrun.n_home_files;
+    p->artifacts = &c->revrun.artifacts;
+    return 0;
+}
+
 /* The checkout: where it is on the host and who owns it. */
 static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
@@ -791,7 +836,7 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 || judge_home(c, p, err) < 0) {
         profile_free(p);
         return -1;
     }

@@ -70,6 +70,10 @@ struct mount_plan {
     bool recursive;          /* rbind */
     struct rr_strv fs_options; /* key=value passed to fsconfig (tmpfs size, mode, ...) */
     bool is_dev;             /* the /dev tmpfs: revrun adds the minimal device set */
+    /* HOME when revrun.home, homeFiles or artifacts are set: this tmpfs is
+     * made by the monitor in its own mount namespace (seeded there) and
+     * bound by pid 1, so that it outlives the agent for the artifacts. */
+    bool home_store;
 };
 
 struct profile {
@@ -97,6 +101,9 @@ struct profile {
 
     unsigned clone_flags; /* CLONE_NEW* for the container */
     bool net_host;        /* sharing the host network: an explicit widening */
+    /* names resolve to nothing, at once: a resolver on the container's
+     * loopback answering NXDOMAIN, and resolv.conf pointing at it */
+    bool dns_nxdomain;
 
     struct mount_plan *mounts;
     size_t n_mounts;
@@ -138,6 +145,15 @@ struct profile {
     const struct rr_egress *egress;
     uint16_t egress_port;
     struct rr_strv env_owned; /* process.env plus what the profile adds */
+
+    /* HOME: the tmpfs mount at $HOME (a home_store), or NULL; what is
+     * seeded into it and what is kept of it after the run */
+    const struct mount_plan *home;
+    const char *home_path;
+    const char *home_seed;
+    const struct rr_home_file *home_files;
+    size_t n_home_files;
+    const struct rr_strv *artifacts;
 
     /* what the profile let through that widens the agent's reach, said
      * once by create (one line each) */

@@ -28,6 +28,7 @@
 #include "runtime/container.h"
 #include "runtime/container_upper.h"
 #include "runtime/egress_wire.h"
+#include "runtime/home_store.h"
 #include "runtime/log.h"
 #include "runtime/proc.h"
 #include "runtime/profile.h"
@@ -64,6 +65,8 @@ struct review {
     size_t n_changes;
     char digest[80];
     char setup_error[RR_ERROR_MSG_MAX + 128];
+    bool kept_artifacts;
+    struct artifacts_report artifacts;
 };
 
 static void progress(const struct review *r, int step, const char *what)
@@ -361,6 +364,77 @@ static void keep_egress_log(struct review *r)
         rr_write_atomic(r->out_fd, EGRESS_LOG, text, len, 0600, &ignored);
 }
 
+/* revrun.artifacts: copied out of the agent's HOME (hostile, like the
+ * upper) into OUT/artifacts, apart from the change set. */
+static int keep_artifacts(struct review *r, struct rr_error *err)
+{
+    _cleanup_close_ int home = -1;
+    _cleanup_close_ int out = -1;
+
+    if (r->cfg.revrun.artifacts.n == 0)
+        return 0;
+    home = container_open_home(r->ctx, r->id, err);
+    if (home < 0)
+        return rr_wrap(err, "artifacts");
+    if (mkdirat(r->out_fd, "artifacts", 0700) < 0 && errno != EEXIST)
+        return rr_fail(err, errno, "artifacts");
+    out = openat(r->out_fd, "artifacts", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (out < 0)
+        return rr_fail(err, errno, "artifacts");
+    if (home_copy_artifacts(home, &r->cfg.revrun.artifacts, out, &r->artifacts, err) < 0)
+        return rr_wrap(err, "artifacts");
+    r->kept_artifacts = true;
+    return 0;
+}
+
+/* A line for summary.txt; names are the agent's: escaped. */
+static void artifacts_summary(struct review *r)
+{
+    const struct rr_copy_report *c = &r->artifacts.copy;
+    int fd;
+    FILE *f;
+
+    if (!r->kept_artifacts)
+        return;
+    fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                0600);
+    if (fd < 0 || (f = fdopen(fd, "a")) == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    fprintf(f, "artifacts: %llu files, %llu bytes in artifacts/ (not part of the change set)%s\n",
+            (unsigned long long)c->files, (unsigned long long)c->bytes,
+            c->capped ? "; a cap was reached" : "");
+    for (size_t i = 0; i < c->n_skipped_names; i++) {
+        char esc[1024];
+        rr_escape(c->skipped_names[i], strlen(c->skipped_names[i]), esc, sizeof(esc));
+        fprintf(f, "  left out (not a regular file or directory, or over a cap): %s\n", esc);
+    }
+    fclose(f);
+}
+
+static void w_artifacts(struct json_writer *w, const struct review *r)
+{
+    const struct rr_copy_report *c = &r->artifacts.copy;
+
+    if (!r->kept_artifacts)
+        return;
+    json_w_key(w, "artifacts");
+    json_w_begin_object(w);
+    json_w_kv_uint(w, "files", c->files);
+    json_w_kv_uint(w, "bytes", c->bytes);
+    json_w_kv_uint(w, "skipped", c->skipped);
+    json_w_kv_uint(w, "missing", r->artifacts.n_missing);
+    json_w_kv_bool(w, "capped", c->capped);
+    json_w_key(w, "skippedNames");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < c->n_skipped_names; i++)
+        json_w_bytes(w, c->skipped_names[i], strlen(c->skipped_names[i]));
+    json_w_end_array(w);
+    json_w_end_object(w);
+}
+
 static int write_result(struct review *r, int code, struct rr_error *err)
 {
     static const char *const verdicts[] = {"accept", "refuse"};
@@ -410,6 +484,7 @@ static int write_result(struct review *r, int code, struct rr_error *err)
         json_w_kv_string(w, "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
     }
+    w_artifacts(w, r);
     json_w_end_object(w);
     if (json_writer_finish(w, &text, NULL, err) < 0) {
         json_writer_free(w);
@@ -476,6 +551,9 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
         progress(&r, 3, "vetting what the agent wrote");
         if (vet_and_export(&r, &err) < 0)
             record_setup_error(&r, &err);
+        if (keep_artifacts(&r, &err) < 0)
+            record_setup_error(&r, &err);
+        artifacts_summary(&r);
     }
     if (r.t_vet.tv_sec == 0)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
@@ -496,5 +574,6 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
     close(r.sig_fd);
     config_free(&r.cfg);
     preset_free(&r.preset);
+    rr_copy_report_free(&r.artifacts.copy);
     return code;
 }

@@ -111,11 +111,33 @@ static int populate_dev(int root, const char *dev, struct rr_error *err)
     return 0;
 }
 
-static int apply_mounts(int root, const struct profile *p, struct rr_error *err)
+/* HOME made and seeded by the monitor (runtime/home_store.c): the same
+ * tmpfs, bound here, so what the agent leaves in it outlives this
+ * namespace. */
+static int mount_home_store(int root, const struct mount_plan *m, int home_fd,
+                            struct rr_error *err)
+{
+    _cleanup_close_ int src = -1;
+    _cleanup_close_ int dst = -1;
+
+    if (home_fd < 0)
+        return rr_fail(err, EBADF, "HOME store: not opened");
+    src = rr_clone_tree(home_fd, "", false, m->attr, err);
+    if (src < 0)
+        return rr_wrap(err, "HOME store");
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "HOME store on %s", m->destination);
+    return 0;
+}
+
+static int apply_mounts(int root, const struct profile *p, int home_fd, struct rr_error *err)
 {
     for (size_t i = 0; i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
-        int r = m->kind == MOUNT_BIND ? mount_bind(root, m, err) : mount_fresh(root, m, err);
+        int r = m->home_store          ? mount_home_store(root, m, home_fd, err)
+                : m->kind == MOUNT_BIND ? mount_bind(root, m, err)
+                                        : mount_fresh(root, m, err);
         if (r < 0)
             return -1;
         if (m->is_dev && populate_dev(root, m->destination, err) < 0)
@@ -291,7 +313,11 @@ static int write_etc(int root, const struct profile *p, struct rr_error *err)
     if (write_new(root, "/etc/passwd", passwd, err) < 0 ||
         write_new(root, "/etc/group", group, err) < 0 ||
         write_new(root, "/etc/hosts", hosts, err) < 0 ||
-        write_new(root, "/etc/hostname", hostname, err) < 0)
+        write_new(root, "/etc/hostname", hostname, err) < 0 ||
+        (p->dns_nxdomain &&
+         write_new(root, "/etc/resolv.conf",
+                   "# revrun: every name is NXDOMAIN here (egress/dns.h)\n"
+                   "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n", err) < 0))
         return rr_wrap(err, "/etc");
     return 0;
 }
@@ -342,7 +368,7 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
     root = new_root(fds->mountpoint, err);
     if (root < 0)
         return -1;
-    if (apply_mounts(root, p, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
+    if (apply_mounts(root, p, fds->home_fd, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
         harden_paths(root, p, err) < 0 || write_etc(root, p, err) < 0)
         return -1;
     return pivot(root, p->root_readonly, err);

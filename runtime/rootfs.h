@@ -14,6 +14,7 @@ struct rootfs_fds {
     int checkout_mfd; /* or its view made already (fuse backend), attached as is; -1: none */
     int upper_fd;
     int work_fd;
+    int home_fd;    /* O_PATH of the HOME store (profile home_store), or -1 */
 };
 
 /* On success the process is chrooted (pivoted) into the new root with cwd
