@@ -257,6 +257,24 @@ static int seal(const struct init_args *a)
     return seccomp_progs_load(a->seccomp);
 }
 
+/* As seal(), with the floor's listener (if it has one) handed to the
+ * monitor, which answers the agent's namespace attempts EPERM and counts
+ * them; this process keeps no copy. */
+static int seal_agent(const struct init_args *a)
+{
+    int listener, r;
+
+    if (landlock_enforce(landlock_fd) < 0)
+        return -1;
+    if (seccomp_progs_load_agent(a->seccomp, &listener) < 0)
+        return -1;
+    if (listener < 0)
+        return 0;
+    r = sync_send_fd(a->sync_fd, SYNC_NOTIFY_FD, listener);
+    close(listener);
+    return r;
+}
+
 /* The agent's side of the fork: the last steps, then exec. Failures are
  * reported through errpipe (close-on-exec: silence means exec worked). */
 __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int errpipe)
@@ -279,7 +297,7 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
     /* Only 0, 1 and 2 cross the exec. */
     if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
         goto fail;
-    if (seal(a) < 0)
+    if (seal_agent(a) < 0)
         goto fail;
     execve(exe_path, p->args->v, p->env->v);
 fail:

@@ -214,7 +214,6 @@ static const char *const denied_always[] = {
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
     "open_by_handle_at",                                /* escape via file handles */
-    "setns",                                            /* joining other namespaces */
     "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup",
     "settimeofday", "clock_settime", "stime",
     "iopl", "ioperm", "quotactl", "quotactl_fd", "lookup_dcookie",
@@ -259,16 +258,21 @@ static int deny_list(struct profile *p, const char *const *names, size_t n)
 }
 
 /* A syscall fails when any one bit of `bits` is set in argument `arg`. */
-static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+static int deny_bits_as(struct profile *p, const char *name, unsigned arg, uint64_t bits,
+                        bool report)
 {
     for (unsigned b = 0; b < 64; b++) {
         uint64_t bit = 1ULL << b;
-        if ((bits & bit) &&
-            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit}) <
-                0)
+        if ((bits & bit) && push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ,
+                                                               arg, bit, bit, report}) < 0)
             return -1;
     }
     return 0;
+}
+
+static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+{
+    return deny_bits_as(p, name, arg, bits, false);
 }
 
 /* personality: only PER_LINUX (0), PER_LINUX32 (8) and those with
@@ -276,7 +280,7 @@ static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t
  * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
 static int deny_personality(struct profile *p)
 {
-    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009}) < 0)
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, false}) < 0)
         return -1;
     return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
 }
@@ -290,7 +294,7 @@ static int deny_ioctls(struct profile *p)
 
     for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
         if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
-                                               0xffffffffULL, requests[i]}) < 0)
+                                               0xffffffffULL, requests[i], false}) < 0)
             return -1;
     return 0;
 }
@@ -299,6 +303,11 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
 {
     int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
 
+    /* Joining other namespaces: refused always; an agent's attempt is
+     * counted when its own sandbox is what is refused. */
+    if (r == 0)
+        r = push_rule(p, (struct syscall_rule){.name = "setns", .errnum = EPERM,
+                                               .report = p->report_namespaces});
     if (r == 0)
         r = deny_personality(p);
     if (r == 0)
@@ -310,9 +319,9 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
         r = deny_list(p, denied_unless_nested,
                       sizeof(denied_unless_nested) / sizeof(denied_unless_nested[0]));
         if (r == 0)
-            r = deny_bits(p, "unshare", 0, CLONE_NS_FLAGS);
+            r = deny_bits_as(p, "unshare", 0, CLONE_NS_FLAGS, p->report_namespaces);
         if (r == 0)
-            r = deny_bits(p, "clone", 0, CLONE_NS_FLAGS);
+            r = deny_bits_as(p, "clone", 0, CLONE_NS_FLAGS, p->report_namespaces);
         /* clone3 passes its flags in memory, out of the filter's sight: it
          * fails with ENOSYS so that glibc falls back to clone (EPERM would
          * break thread creation in glibc 2.34+). */
@@ -847,6 +856,9 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     p->rlimits = c->process.rlimits;
     p->n_rlimits = c->process.n_rlimits;
     p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    /* An agent whose own sandbox (bwrap, unshare) is refused is told why in
+     * the review's report. */
+    p->report_namespaces = !p->allow_nested_sandboxes;
     if (build_syscall_rules(p, err) < 0) {
         profile_free(p);
         return -1;

@@ -38,6 +38,10 @@ struct syscall_rule {
     unsigned arg;
     uint64_t mask;
     uint64_t datum;
+    /* still refused (EPERM), but through the monitor, which counts the
+     * attempt for the report (seccomp user notification; the kernel
+     * answers ENOSYS if the monitor is gone: refused all the same) */
+    bool report;
 };
 
 enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE };
@@ -128,6 +132,7 @@ struct profile {
      * it, the config's linux.seccomp when present */
     bool allow_nested_sandboxes;
     bool allow_ptrace;
+    bool report_namespaces; /* the agent's namespace attempts are counted (not the helpers') */
     struct syscall_rule *syscall_rules;
     size_t n_syscall_rules;
     const struct rr_seccomp *oci_seccomp;

@@ -65,6 +65,8 @@ struct review {
     size_t n_changes;
     char digest[80];
     char setup_error[RR_ERROR_MSG_MAX + 128];
+    uint64_t ns_refused; /* the agent's own sandbox, refused: how often */
+    char ns_syscall[32];
     bool kept_artifacts;
     struct artifacts_report artifacts;
 };
@@ -342,6 +344,9 @@ static void read_exit_record(struct review *r)
 
     if (dir >= 0 && statedir_read_exit(dir, &e, &ignored) == 1) {
         r->oom_killed = e.oom_killed;
+        r->ns_refused = e.ns_refused;
+        snprintf(r->ns_syscall, sizeof(r->ns_syscall), "%s",
+                 e.ns_refused_syscall ? e.ns_refused_syscall : "");
         exit_free(&e);
     }
     if (dir >= 0 && statedir_read_state(dir, &s, &ignored) == 0) {
@@ -385,6 +390,36 @@ static int keep_artifacts(struct review *r, struct rr_error *err)
         return rr_wrap(err, "artifacts");
     r->kept_artifacts = true;
     return 0;
+}
+
+static const char *ns_remedy(const struct review *r)
+{
+    static char text[512];
+    const char *agent = r->preset.sandbox_remedy;
+
+    snprintf(text, sizeof(text),
+             "the agent's own sandbox could not make namespaces (revrun refuses them): turn it "
+             "off, revrun is the sandbox%s%s%s; or allow them with revrun --nested-sandboxes",
+             agent ? " (" : "", agent ? agent : "", agent ? ")" : "");
+    return text;
+}
+
+static void ns_summary(const struct review *r)
+{
+    _cleanup_close_ int fd = -1;
+    char line[1024];
+    int n;
+
+    if (r->ns_refused == 0)
+        return;
+    fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                0600);
+    n = snprintf(line, sizeof(line), "nested sandbox: %llu namespace attempt%s refused (first: %s): %s",
+                 (unsigned long long)r->ns_refused, r->ns_refused == 1 ? "" : "s", r->ns_syscall,
+                 ns_remedy(r));
+    if (fd >= 0 && n > 0)
+        (void)(rr_write_all(fd, line, strlen(line)) == 0 && rr_write_all(fd, "\n", 1));
+    log_msg(LOG_WARN, "review: %s", line);
 }
 
 /* A line for summary.txt; names are the agent's: escaped. */
@@ -485,6 +520,15 @@ static int write_result(struct review *r, int code, struct rr_error *err)
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
     }
     w_artifacts(w, r);
+    if (r->ns_refused > 0) {
+        json_w_key(w, "nestedSandbox");
+        json_w_begin_object(w);
+        json_w_kv_uint(w, "refused", r->ns_refused);
+        json_w_kv_string(w, "firstSyscall", r->ns_syscall);
+        json_w_key(w, "remedy");
+        json_w_bytes(w, ns_remedy(r), strlen(ns_remedy(r)));
+        json_w_end_object(w);
+    }
     json_w_end_object(w);
     if (json_writer_finish(w, &text, NULL, err) < 0) {
         json_writer_free(w);
@@ -554,6 +598,7 @@ int review_run(const struct cli_ctx *ctx, const struct review_opts *o)
         if (keep_artifacts(&r, &err) < 0)
             record_setup_error(&r, &err);
         artifacts_summary(&r);
+        ns_summary(&r);
     }
     if (r.t_vet.tv_sec == 0)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
