@@ -64,14 +64,31 @@ size_t rr_escape_size(size_t len)
     return len * 4 + 1;
 }
 
+/* CI log commands: GitHub's runner acts on "##[name]" anywhere in a line
+ * (the legacy form) and on "::name::" at the start of one, after blanks.
+ * Text escaped here cannot hold either: the first '#' of "##[" and the
+ * first ':' of a leading "::" are shown as \x23 and \x3a. lead: only
+ * spaces came before p in this text (the caller may print it at the start
+ * of a line). */
+static bool log_command_at(const unsigned char *p, size_t avail, bool lead)
+{
+    if (avail >= 3 && p[0] == '#' && p[1] == '#' && p[2] == '[')
+        return true;
+    return lead && avail >= 2 && p[0] == ':' && p[1] == ':';
+}
+
 /* The input sequence at p as it is shown, into piece (16 bytes: at most
  * three bytes become \xHH each); *used is the input bytes it covers. */
-static size_t piece_at(const unsigned char *p, size_t avail, char *piece, size_t *used)
+static size_t piece_at(const unsigned char *p, size_t avail, bool lead, char *piece,
+                       size_t *used)
 {
     uint32_t cp = 0;
     size_t n = rr_utf8_decode(p, avail, &cp), plen = 0;
 
-    if (n > 0 && cp == '\\') {
+    if (log_command_at(p, avail, lead)) {
+        plen = (size_t)snprintf(piece, 16, "\\x%02x", p[0]);
+        n = 1;
+    } else if (n > 0 && cp == '\\') {
         memcpy(piece, "\\\\", 2);
         plen = 2;
     } else if (n > 0 && shown_as_is(cp)) {
@@ -86,13 +103,15 @@ static size_t piece_at(const unsigned char *p, size_t avail, char *piece, size_t
     return plen;
 }
 
-static size_t escaped_len(const unsigned char *p, size_t len)
+static size_t escaped_len(const unsigned char *p, size_t len, bool lead)
 {
     char piece[16];
     size_t total = 0, n;
 
-    for (size_t i = 0; i < len; i += n)
-        total += piece_at(p + i, len - i, piece, &n);
+    for (size_t i = 0; i < len; i += n) {
+        total += piece_at(p + i, len - i, lead, piece, &n);
+        lead = lead && p[i] == ' ';
+    }
     return total;
 }
 
@@ -101,19 +120,19 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     const size_t mark = sizeof(TRUNC_MARK);
-    bool rest_fits = false;
+    bool rest_fits = false, lead = true;
 
     if (outlen == 0)
         return out;
     for (size_t i = 0; i < len;) {
         char piece[16];
         size_t n;
-        size_t plen = piece_at(p + i, len - i, piece, &n);
+        size_t plen = piece_at(p + i, len - i, lead, piece, &n);
 
         /* Keep room for the marker unless this is the last piece or all
          * that is left fits (looked at once, when the room runs short). */
         if (!rest_fits && i + n < len && o + plen + mark > outlen)
-            rest_fits = o + escaped_len(p + i, len - i) < outlen;
+            rest_fits = o + escaped_len(p + i, len - i, lead) < outlen;
         size_t reserve = (rest_fits || i + n == len) ? 1 : mark;
         if (o + plen + reserve > outlen) {
             /* Every earlier piece left room for the marker, so it fits
@@ -126,6 +145,7 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
         }
         memcpy(out + o, piece, plen);
         o += plen;
+        lead = lead && p[i] == ' ';
         i += n;
     }
     out[o] = '\0';

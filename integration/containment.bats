@@ -517,6 +517,75 @@ EOF
     fi
 }
 
+# ---- socket families ----
+
+# Only AF_UNIX, AF_INET, AF_INET6 and netlink's NETLINK_ROUTE open; every
+# other family (AF_VSOCK above all: the VM's ports, not the netns's) fails
+# with EAFNOSUPPORT on every ABI, socketpair too.
+assert_families_confined() {
+    local line
+    while read -r line; do
+        case "$line" in
+        af.1=ok | af.2=ok | af.10=ok | af.16=ok | netlink.route=ok | socketpair.unix=ok | \
+            i386.socket.unix=ok | *=EAFNOSUPPORT | *=unavailable) ;;
+        *)
+            echo "not confined: $line" >&2
+            return 1
+            ;;
+        esac
+    done <<<"$output"
+    [ "$(kv af.40)" = EAFNOSUPPORT ] && [ "$(kv af.vsock.highbits)" = EAFNOSUPPORT ]
+    [ "$(kv netlink.audit)" = EAFNOSUPPORT ] && [ "$(kv netlink.uevent)" = EAFNOSUPPORT ]
+    [ "$(kv af.1)" = ok ] && [ "$(kv af.2)" = ok ] && [ "$(kv netlink.route)" = ok ]
+}
+
+@test "socket families: only unix, inet, inet6 and netlink route open; vsock and the rest fail on every ABI" {
+    run rr_run $P/sys families
+    assert_success
+    assert_families_confined
+}
+
+@test "socket families (rootless): only unix, inet, inet6 and netlink route open" {
+    rootless_checkout
+    run rr_run_rootless $P/sys families
+    assert_success
+    assert_families_confined
+}
+
+# The agent tries to listen on a VM-wide vsock port; while it runs, the host
+# binds that port itself.
+@test "socket families: a vsock port the agent tries to hold stays free for the VM" {
+    [ -e /dev/vsock ] || skip "no vsock on this host"
+    local port=$((20000 + RANDOM % 20000))
+    script vsock-hold <<EOF
+#!/usr/bin/python3
+import os, socket, time
+try:
+    s = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)
+    s.bind((socket.VMADDR_CID_ANY, $port))
+    s.listen()
+    print("held")
+except OSError as e:
+    print("refused", e.errno)
+open("/out/ready", "w").close()
+for _ in range(600):
+    if os.path.exists("/out/go"):
+        break
+    time.sleep(0.1)
+EOF
+    rr_run $P/vsock-hold >"$RR_TMP/hold.out" &
+    KILL_PIDS+=($!)
+    for _ in $(seq 600); do
+        [ -e "$RR_TMP/out/ready" ] && break
+        sleep 0.1
+    done
+    run python3 -c "import socket; s = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); s.bind((socket.VMADDR_CID_ANY, $port)); print('host bound')"
+    touch "$RR_TMP/out/go"
+    wait "${KILL_PIDS[-1]}"
+    assert_output_contains "host bound"
+    grep -q "refused 97" "$RR_TMP/hold.out"
+}
+
 # ---- seccomp ----
 
 assert_all_denied() {

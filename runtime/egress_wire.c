@@ -24,30 +24,51 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/escape.h"
 #include "common/fsutil.h"
 #include "egress/egress.h"
+#include "egress/log_limit.h"
+#include "runtime/cgroup.h"
 #include "runtime/helper_confine.h"
 #include "runtime/landlock.h"
 #include "runtime/proc.h"
+
+/* The log in the state directory, bounded (egress/log_limit.h): the agent
+ * decides how many requests it sends, not how much the state root holds. */
+struct broker_log {
+    int fd;
+    struct eg_log_limit limit;
+};
 
 /* One line per request: method, path, status (and the broker's note), with
  * the agent's bytes escaped. Never a header or a body. */
 static void log_request(void *arg, const struct egress_log_entry *e)
 {
-    int fd = *(int *)arg;
-    char method[64], path[1024], line[1400];
+    struct broker_log *log = arg;
+    char method[64], path[1024], line[1400], note[200];
+    struct timespec now;
+    size_t len;
     int n;
 
     rr_escape(e->method.p, e->method.n, method, sizeof(method));
     rr_escape(e->path.p, e->path.n, path, sizeof(path));
     n = snprintf(line, sizeof(line), "%s %s %d%s%s\n", method, path, e->status,
                  e->note ? " " : "", e->note ? e->note : "");
-    if (n > 0)
-        rr_write_all(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+    if (n <= 0)
+        return;
+    len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    bool pass = eg_log_limit_admit(&log->limit,
+                                   (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+                                   len, note, sizeof(note));
+    if (note[0] != '\0')
+        rr_write_all(log->fd, note, strlen(note));
+    if (pass)
+        rr_write_all(log->fd, line, len);
 }
 
 /* What the broker still reads once it serves: the system trust store
@@ -112,10 +133,13 @@ static void broker_report(int ready_fd, const struct rr_error *err)
 }
 
 __attribute__((noreturn)) static void broker_child(const struct profile *p,
-                                                   const struct sock_fprog *floor, int listen_fd,
+                                                   const struct sock_fprog *floor,
+                                                   const struct cgroup_plan *cg, int listen_fd,
                                                    int stop_fd, int log_fd, int monitor_pidfd,
                                                    int ready_fd)
 {
+    struct broker_log log = {.fd = log_fd};
+    char note[200];
     const struct rr_egress *eg = p->egress;
     struct egress_broker_opts o;
     struct egress_secret secret = {0};
@@ -125,8 +149,16 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
     int rc = 1;
 
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
+    eg_log_limit_init(&log.limit, EG_LOG_MAX_BYTES, EG_LOG_BURST, EG_LOG_PER_SEC);
     /* Forked before the monitor lets go of the caller's stdio. */
     if (helper_stdio(log_fd, &err) < 0) {
+        rr_wrap(&err, "egress broker");
+        goto out;
+    }
+    /* Before it allocates anything: the broker's memory (its TLS, its
+     * connection threads, the log's pages on the state tmpfs) and CPU are
+     * the container's, under the container's limits. */
+    if (cg != NULL && cgroup_join(cg, getpid(), &err) < 0) {
         rr_wrap(&err, "egress broker");
         goto out;
     }
@@ -135,7 +167,7 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
     egress_broker_opts_from_config(eg, &o);
     o.ca_file = eg->ca_file;
     o.log = log_request;
-    o.log_arg = &log_fd;
+    o.log_arg = &log;
     /* The credential is read here and nowhere else: never by the monitor
      * that forks the container, never by anything inside it. */
     if (egress_harden_process(&err) < 0 ||
@@ -155,6 +187,8 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
 out:
     if (ready_fd >= 0)
         broker_report(ready_fd, &err);
+    eg_log_limit_summary(&log.limit, note, sizeof(note));
+    rr_write_all(log_fd, note, strlen(note));
     if (rc != 0) {
         char text[RR_ERROR_MSG_MAX + 64];
         rr_error_text(&err, text, sizeof(text));
@@ -194,7 +228,8 @@ static int wait_ready(int fd, struct rr_error *err)
 }
 
 int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
-                       const char *state_path, pid_t *pid, int *stop_w, struct rr_error *err)
+                       const struct cgroup_plan *cg, const char *state_path, pid_t *pid,
+                       int *stop_w, struct rr_error *err)
 {
     char sock[512], log[512];
     _cleanup_close_ int listen_fd = -1;
@@ -239,7 +274,7 @@ int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
     if (*pid == 0) {
         close(stop[1]);
         close(ready[0]);
-        broker_child(p, floor, listen_fd, stop[0], log_fd, self, ready[1]);
+        broker_child(p, floor, cg, listen_fd, stop[0], log_fd, self, ready[1]);
     }
     close(stop[0]);
     close(ready[1]);

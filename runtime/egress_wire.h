@@ -12,10 +12,14 @@
 #define EGRESS_LOG "egress.log"     /* method, path, status per request */
 
 /* Monitor: with p->egress, bind STATE/egress.sock and fork the broker,
- * which serves under floor (revrun's seccomp floor for its helpers). *stop_w
- * is the pipe end whose closing stops it. No-op without egress. */
+ * which serves under floor (revrun's seccomp floor for its helpers), in the
+ * container's cgroup cg (its memory, CPU and threads count against the
+ * container's limits). *stop_w is the pipe end whose closing stops it.
+ * No-op without egress. */
+struct cgroup_plan;
 int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
-                       const char *state_path, pid_t *pid, int *stop_w, struct rr_error *err);
+                       const struct cgroup_plan *cg, const char *state_path, pid_t *pid,
+                       int *stop_w, struct rr_error *err);
 
 /* pid 1, before giving up its identity: an O_PATH fd of the socket. */
 int egress_wire_open_socket(const char *state_path, struct rr_error *err);

@@ -223,7 +223,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     }
     crash_point("monitor:store");
     /* The broker is listening before the container's first process. */
-    if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->state_path, &m->broker_pid,
+    if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->cgroup, m->a->state_path,
+                           &m->broker_pid,
                            &m->broker_stop, err) < 0)
         return -1;
     if (spawn_init(m, err) < 0)

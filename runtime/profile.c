@@ -263,8 +263,9 @@ static int deny_bits_as(struct profile *p, const char *name, unsigned arg, uint6
 {
     for (unsigned b = 0; b < 64; b++) {
         uint64_t bit = 1ULL << b;
-        if ((bits & bit) && push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ,
-                                                               arg, bit, bit, report}) < 0)
+        if ((bits & bit) &&
+            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0, report}) <
+                0)
             return -1;
     }
     return 0;
@@ -280,7 +281,7 @@ static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t
  * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
 static int deny_personality(struct profile *p)
 {
-    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, false}) < 0)
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0, false}) < 0)
         return -1;
     return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
 }
@@ -294,8 +295,53 @@ static int deny_ioctls(struct profile *p)
 
     for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
         if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
-                                               0xffffffffULL, requests[i], false}) < 0)
+                                               0xffffffffULL, requests[i], 0, 0, false}) < 0)
             return -1;
+    return 0;
+}
+
+/* Socket families: the agent gets AF_UNIX, AF_INET, AF_INET6 and, for its
+ * interface list only, AF_NETLINK with protocol NETLINK_ROUTE; nothing
+ * else. The network namespace confines only families that are per netns:
+ * AF_VSOCK (the hypervisor's and the VM's ports) is not, and AF_PACKET,
+ * AF_XDP, AF_BLUETOOTH, AF_CAN and the rest are kernel attack surface no
+ * agent needs. NETLINK_ROUTE is measured needed: without it Node's
+ * os.networkInterfaces() throws; it sees only the namespace's loopback.
+ * Other netlink protocols (audit, uevents, sock_diag, xfrm...) are not.
+ * socket() and socketpair() fail with EAFNOSUPPORT, the family compared on
+ * its low 32 bits as the kernel reads an int, and any value with a bit
+ * above the 64 families refused by bit. On i386, libseccomp applies the
+ * same rules to the socketcall multiplexer's SOCKET call, whose arguments
+ * it cannot see: there every socketcall socket() is refused, and a 32-bit
+ * program must use the direct socket() syscall (kernel 4.3+). Pinned by
+ * integration/containment.bats "socket families". */
+#define AF_NETLINK_ 16u
+
+static bool family_allowed(unsigned f)
+{
+    return f == 1 /* AF_UNIX */ || f == 2 /* AF_INET */ || f == 10 /* AF_INET6 */;
+}
+
+static int deny_socket_families(struct profile *p)
+{
+    static const char *const calls[] = {"socket", "socketpair"};
+
+    for (size_t c = 0; c < 2; c++) {
+        for (unsigned f = 0; f < 64; f++) {
+            struct syscall_rule r = {calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ, 0,
+                                     0xffffffffULL, f, 0, 0, false};
+            if (family_allowed(f))
+                continue;
+            if (c == 0 && f == AF_NETLINK_)
+                r.ne_arg = 1 + 2, r.ne = 0; /* protocol NETLINK_ROUTE only */
+            if (push_rule(p, r) < 0)
+                return -1;
+        }
+        for (unsigned b = 6; b < 32; b++)
+            if (push_rule(p, (struct syscall_rule){calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ,
+                                                   0, 1ULL << b, 1ULL << b, 0, 0, false}) < 0)
+                return -1;
+    }
     return 0;
 }
 
@@ -310,6 +356,8 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
                                                .report = p->report_namespaces});
     if (r == 0)
         r = deny_personality(p);
+    if (r == 0)
+        r = deny_socket_families(p);
     if (r == 0)
         r = deny_ioctls(p);
     if (r == 0 && !p->allow_ptrace)

@@ -24,7 +24,8 @@
 #define PROFILE_DEFAULT_GID 1000u
 
 /* One rule of revrun's own seccomp filter: the syscall fails with errnum
- * (when the optional argument test holds). */
+ * (when the optional argument test holds, and the second one too when
+ * ne_arg is set). */
 enum syscall_test {
     SYSCALL_ALWAYS,
     SYSCALL_ARG_MASKED_EQ, /* (arg & mask) == datum */
@@ -38,6 +39,8 @@ struct syscall_rule {
     unsigned arg;
     uint64_t mask;
     uint64_t datum;
+    unsigned ne_arg; /* 1 + the index of an argument that must also differ from ne */
+    uint64_t ne;
     /* still refused (EPERM), but through the monitor, which counts the
      * attempt for the report (seccomp user notification; the kernel
      * answers ENOSYS if the monitor is gone: refused all the same) */

@@ -86,7 +86,8 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
 {
     int nr = seccomp_syscall_resolve_name(r->name);
     uint32_t act = r->report ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO((uint32_t)r->errnum);
-    struct scmp_arg_cmp cmp;
+    struct scmp_arg_cmp cmp[2];
+    unsigned n = r->ne_arg ? 2 : 1;
     int rc;
 
     if (nr == __NR_SCMP_ERROR)
@@ -98,13 +99,15 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
         rc = seccomp_rule_add(ctx, act, nr, 0);
         break;
     case SYSCALL_ARG_MASKED_EQ:
-        cmp = (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->datum};
-        rc = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
+        cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->datum};
         break;
     default:
-        cmp = (struct scmp_arg_cmp){r->arg, SCMP_CMP_GE, r->datum, 0};
-        rc = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
+        cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_GE, r->datum, 0};
         break;
+    }
+    if (r->test != SYSCALL_ALWAYS) {
+        cmp[1] = (struct scmp_arg_cmp){r->ne_arg - 1, SCMP_CMP_NE, r->ne, 0};
+        rc = seccomp_rule_add_array(ctx, act, nr, n, cmp);
     }
     /* A syscall this architecture does not have (iopl on aarch64) cannot be
      * called here; libseccomp then adds it for the ABIs that have it. */

@@ -282,3 +282,22 @@ TEST(escape_size_and_dup_fit_the_worst_case)
     CHECK(d != NULL && strcmp(d, "\\x1b\\x1b\\x1b") == 0 && strlen(d) + 1 == rr_escape_size(3));
     free(d);
 }
+
+/* GitHub's runner acts on "##[cmd]" anywhere in a line and "::cmd::" at its
+ * start: neither survives, and the rest of the text is kept. */
+TEST(ci_log_commands_are_defused)
+{
+    CHECK(escapes_to("##[add-mask]secret", "\\x23#[add-mask]secret"));
+    CHECK(escapes_to("see ##[error]x and ###[warning]y", "see \\x23#[error]x and #\\x23#[warning]y"));
+    CHECK(escapes_to("::warning::x", "\\x3a:warning::x"));
+    CHECK(escapes_to("   ::stop-commands::t", "   \\x3a:stop-commands::t"));
+    /* not at the start: ordinary text (C++ names) stays readable */
+    CHECK(escapes_to("std::vector", "std::vector"));
+    CHECK(escapes_to("# [x] ## [y] #[z]", "# [x] ## [y] #[z]"));
+    /* and the escaped text holds no command, whatever the cut */
+    for (size_t n = 0; n < 40; n++) {
+        char small[64];
+        rr_escape("####[[##[::a::]##[", 18, small, n);
+        CHECK(strstr(small, "##[") == NULL);
+    }
+}
