@@ -46,6 +46,13 @@ int cli_spec_flags_apply(const struct cli_spec_flags *f, struct rr_config *cfg,
         return -1;
     if (spec_apply(cfg, &f->spec, f->agent ? preset : NULL, err) < 0)
         return rr_wrap(err, "spec");
+    for (size_t i = 0; i < f->spec.binds.n; i++) {
+        const char *b = f->spec.binds.v[i];
+        size_t n = strlen(b);
+        if (n > 3 && strcmp(b + n - 3, ":rw") == 0)
+            log_msg(LOG_WARN, "--bind %.*s: read-write: the agent writes there directly, outside "
+                              "the vetted change set", (int)(n - 3), b);
+    }
     return 0;
 }
 

@@ -323,8 +323,6 @@ static int judge_extras(struct creation *c, struct rr_error *err)
         return -1;
     if (note[0] != '\0')
         log_msg(LOG_WARN, "%s", note);
-    for (size_t i = 0; i < c->profile.notes.n; i++)
-        log_msg(LOG_WARN, "%s", c->profile.notes.v[i]);
     return 0;
 }
 

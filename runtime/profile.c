@@ -661,9 +661,10 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
 
 /* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
  * the container's /dev); a read-write one is a host path the agent writes
- * to directly, outside the vetted change set: allowed when written, said
- * once, and refused where it would reach the checkout itself (write-back
- * would be bypassed) or the host's system trees. */
+ * to directly, outside the vetted change set: allowed when written (the
+ * config says it; `--bind ...:rw` says it once more on the command line),
+ * and refused where it would reach the checkout itself (write-back would
+ * be bypassed) or the host's system trees. */
 static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
                       struct rr_error *err)
 {
@@ -673,7 +674,7 @@ static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
                                         "/run", "/var"};
     const struct rr_mount *m = &c->mounts[i];
     const struct mount_plan *mp = &p->mounts[i];
-    char src[PATH_MAX], lower[PATH_MAX], note[PATH_MAX + 256];
+    char src[PATH_MAX], lower[PATH_MAX];
 
     for (size_t k = 0; k < sizeof(no_dest) / sizeof(no_dest[0]); k++)
         if (path_within(m->destination, no_dest[k]))
@@ -691,12 +692,7 @@ static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
     for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
         if (path_within(src, no_rw[k]))
             return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
-    snprintf(note, sizeof(note),
-             "mounts[%zu]: %s is bound read-write at %s: the agent writes there directly, "
-             "outside the vetted change set", i, src, m->destination);
-    if (strv_push(&p->notes, note) < 0)
-        return rr_fail(err, ENOMEM, "mounts");
-    return 0;
+return 0;
 }
 
 static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
@@ -942,5 +938,4 @@ void profile_free(struct profile *p)
     strv_free(&p->masked);
     strv_free(&p->readonly);
     strv_free(&p->env_owned);
-    strv_free(&p->notes);
 }

@@ -163,10 +163,6 @@ struct profile {
     size_t n_home_files;
     const struct rr_strv *artifacts;
 
-    /* what the profile let through that widens the agent's reach, said
-     * once by create (one line each) */
-    struct rr_strv notes;
-
     /* limits */
     struct rr_resources resources;
     uint64_t timeout_seconds;
