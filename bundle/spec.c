@@ -281,6 +281,17 @@ int spec_apply(struct rr_config *c, const struct spec_opts *o, const struct rr_p
     return 0;
 }
 
+int spec_build(struct rr_config *cfg, const char *agent, const struct spec_opts *o,
+               struct rr_preset *preset, struct rr_error *err)
+{
+    memset(preset, 0, sizeof(*preset));
+    if (agent != NULL && preset_load(agent, preset, err) < 0)
+        return -1;
+    if (spec_apply(cfg, o, agent ? preset : NULL, err) < 0)
+        return rr_wrap(err, "spec");
+    return 0;
+}
+
 void spec_opts_free(struct spec_opts *o)
 {
     strv_free(&o->binds);

@@ -42,6 +42,11 @@ struct spec_opts {
 int spec_apply(struct rr_config *cfg, const struct spec_opts *o, const struct rr_preset *preset,
                struct rr_error *err);
 
+/* Load the preset named by agent (NULL: none) into *preset (zeroed
+ * otherwise; the caller frees it), then spec_apply. */
+int spec_build(struct rr_config *cfg, const char *agent, const struct spec_opts *o,
+               struct rr_preset *preset, struct rr_error *err);
+
 void spec_opts_free(struct spec_opts *o);
 
 #endif

@@ -177,7 +177,8 @@ int eg_request_parse(const char *buf, size_t len, const struct eg_limits *lim,
         return EG_NEED_MORE;
     if (r != EG_COMPLETE)
         return fields_refusal(r, why);
-    if (check_fields(req, why) < 0 || parse_framing(req, lim, why) < 0)
+    if (check_fields(req, why) < 0 || parse_framing(req, lim, why) < 0 ||
+        eg_upgrade_check(req, why) < 0)
         return EG_REFUSED;
     return EG_COMPLETE;
 }

@@ -22,7 +22,6 @@ struct uframe {
     int ufd;            /* the upper directory */
     int lfd;            /* the checkout's directory at the same path, or -1 */
     bool lower_visible; /* the merged directory shows the lower's entries */
-    bool xwhiteouts;    /* its empty files with overlay.whiteout are whiteouts */
     bool sgid;
     size_t plen;
     char **names;
@@ -276,7 +275,7 @@ static bool fuse_opaque(const struct scanner *sc, int dirfd)
 }
 
 static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool visible,
-                    const struct sc_marks *m, const struct stat *st, size_t len)
+                    const struct stat *st, size_t len)
 {
     struct uframe *nf;
 
@@ -289,7 +288,6 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
     *nf = (struct uframe){.ufd = *ufd,
                           .lfd = lfd,
                           .lower_visible = visible,
-                          .xwhiteouts = m->xwhiteouts,
                           .sgid = (st->st_mode & S_ISGID) != 0,
                           .plen = len};
     if (wb_read_names(*ufd, sc->walk_cap, &nf->names, &nf->n, sc->err) < 0) {
@@ -326,7 +324,7 @@ static int new_dir(struct scanner *sc, struct walk *w, struct uframe *f, struct 
             close(lfd);
         return -1;
     }
-    return push_dir(sc, w, fd, lfd, f->lower_visible && !opaque && lfd >= 0, m, e->st, e->len);
+    return push_dir(sc, w, fd, lfd, f->lower_visible && !opaque && lfd >= 0, e->st, e->len);
 }
 
 /* The checkout's directory here has setgid, or the parent passes it down. */
@@ -395,11 +393,6 @@ static int real_entry(struct scanner *sc, struct walk *w, struct uframe *f, cons
 
     if (check_entry(sc, f, &e, &fd, &m, &skip) < 0)
         return -1;
-    if (m.xwhiteout)
-        return f->xwhiteouts
-                   ? whiteout(sc, f, name, len)
-                   : sc_refuse(sc, len, "impossible-marker",
-                               "xattr whiteout in a directory not marked as holding them");
     if (skip)
         return 0;
     if (sc_lower_obj(sc, f->lfd, name, len, &base, &skip) < 0)
@@ -473,7 +466,7 @@ static int push_top(struct scanner *sc, struct walk *w)
         close(lfd);
         return -1;
     }
-    return push_dir(sc, w, &ufd, lfd, true, &m, &st, 0);
+    return push_dir(sc, w, &ufd, lfd, true, &st, 0);
 }
 
 static int walk_upper(struct scanner *sc)

@@ -1,0 +1,34 @@
+#include <getopt.h>
+
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
+
+int cli_destroy(struct rr_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"force", no_argument, NULL, 'f'},
+        {NULL, 0, NULL, 0},
+    };
+    struct rr_error err;
+    bool force = false;
+    int c;
+
+    while ((c = getopt_long(argc, argv, "f", opts, NULL)) != -1) {
+        if (c == 'f') {
+            force = true;
+        } else {
+            cli_usage_error(argv[0], "unknown option");
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_usage_error(argv[0], "expected one container ID");
+        return CLI_USAGE;
+    }
+    if (container_destroy(ctx, argv[optind], force, &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
+    }
+    return CLI_OK;
+}
