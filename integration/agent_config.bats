@@ -250,6 +250,15 @@ home_seed() {
     home_seed rootless
 }
 
+@test "revrun.home: a seed over the file cap is refused, not half copied" {
+    mkdir -p "$RR_TMP/seed"
+    (cd "$RR_TMP/seed" && seq 0 10000 | sed 's/^/f/' | xargs touch)
+    run review root --home "$RR_TMP/seed" -- true
+    [ "$status" -eq 3 ]
+    assert_output_contains "over 10000 files"
+    assert_nothing_left
+}
+
 artifacts_kept() {
     run review "$1" --artifact '~/.keep' --artifact '~/.none' -- sh -c '
         mkdir -p ~/.keep/sub; printf "transcript\n" > ~/.keep/sub/t.jsonl
@@ -304,8 +313,12 @@ except socket.gaierror as e:
     print(\"gaierror\", e.errno)
 "
         node -e "require(\"dns\").lookup(\"example.com\", (e) => console.log(\"node\", e && e.code))" 2>/dev/null || true
-        getent hosts localhost >/dev/null && echo "localhost ok"'
+        getent hosts localhost >/dev/null && echo "localhost ok"
+        grep -h "^nameserver\|^options" /etc/resolv.conf'
     assert_success
+    # one try, one second, at the sandbox's own resolver
+    grep -qx "nameserver 127.0.0.1" "$RR_TMP/out/agent.log"
+    grep -qx "options attempts:1 timeout:1" "$RR_TMP/out/agent.log"
     # EAI_NONAME (-2): "no such name", not EAI_AGAIN (-3), which agents retry
     grep -qx "gaierror -2" "$RR_TMP/out/agent.log"
     grep -qx "localhost ok" "$RR_TMP/out/agent.log"
