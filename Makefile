@@ -9,7 +9,7 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 AGENTSDIR ?= $(PREFIX)/share/revrun/agents
-PKGS := libseccomp yajl mount libssl libcrypto
+PKGS := libseccomp yajl mount libssl libcrypto libgit2 zlib
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))

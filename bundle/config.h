@@ -143,6 +143,9 @@ struct rr_writeback_policy {
     uint32_t max_depth;
     uint32_t max_name_bytes;
     uint32_t max_path_bytes;
+    /* revrun.writeback.ignored: "include" exports what the checkout's ignore
+     * rules leave out of the change (false, "exclude", the default) */
+    bool include_ignored;
 };
 
 /* Names that revrun.bestEffort may list: limits that may be skipped (with a
@@ -193,6 +196,7 @@ struct rr_config {
         char *checkout_path; /* where it appears inside (absolute) */
         enum rr_backend overlay;
         uint64_t upper_size;      /* bytes the agent may write into the upper */
+        char *out;                /* host directory handed the agent's /out at its exit, or NULL */
         uint64_t timeout_seconds; /* wall clock from start; 0: none */
         uint64_t min_free_space;  /* create refuses below this much free under the state root */
         bool nested_sandboxes;    /* allow new user/pid/mount namespaces inside */

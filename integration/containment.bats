@@ -541,6 +541,66 @@ EOF
     fi
 }
 
+# The /dev nodes are the host's own inodes, bound: the agent may read and
+# write the devices, never change the inodes (utimensat moved the host's
+# /dev/null mtime).
+@test "devices: /dev nodes are read-only binds: writes to the devices work, the host inodes' times never change" {
+    before=$(stat -c '%y %Z' /dev/null /dev/zero /dev/full /dev/urandom)
+    run rr_run sh -c 'for d in null zero full urandom; do touch /dev/$d 2>/dev/null; echo touch.$d=$?; done
+        echo x >/dev/null && echo null-write=ok; echo zero=$(head -c 3 /dev/zero | wc -c)'
+    assert_success
+    [ "$(kv null-write)" = ok ] && [ "$(kv zero)" = 3 ]
+    [ "$(kv touch.null)" = 1 ] && [ "$(kv touch.urandom)" = 1 ]
+    [ "$(stat -c '%y %Z' /dev/null /dev/zero /dev/full /dev/urandom)" = "$before" ]
+}
+
+# ---- the out-dir ----
+
+# What the agent leaves in /out reaches the host directory only as regular
+# files and directories: a symlink to a host secret (for an uploader or a
+# root consumer to follow), a fifo (to hang it), a socket are not handed
+# over, and each is reported.
+out_dir_vetted() {
+    run "$@" sh -c 'echo hi >/out/a; mkdir -p /out/d/e; echo x >/out/d/e/run; chmod 0755 /out/d/e/run;
+        ln -s /etc/shadow /out/shadow; ln -s a /out/d/rel; mkfifo /out/fifo;
+        python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/out/d/sock\")"; echo done'
+    assert_success
+    assert_output_contains done
+    [ "$(cat "$RR_TMP/out/a")" = hi ] && [ -x "$RR_TMP/out/d/e/run" ]
+    [ "$(cd "$RR_TMP/out" && find . -mindepth 1 \( -type f -o -type d \) | sort | tr '\n' ' ')" = \
+        "./a ./d ./d/e ./d/e/run " ]
+    [ -z "$(find "$RR_TMP/out" -mindepth 1 ! -type f ! -type d)" ]
+    assert_output_contains "/out/shadow is a symlink: not handed over"
+    assert_output_contains "/out/d/rel is a symlink: not handed over"
+    assert_output_contains "/out/fifo is a fifo: not handed over"
+    assert_output_contains "/out/d/sock is a socket: not handed over"
+    [ "$(stat -c %U "$RR_TMP/out/a")" = "$(stat -c %U "$RR_TMP/out")" ]
+}
+
+@test "out-dir: only regular files and directories are handed over; symlinks, fifos and sockets are reported" {
+    out_dir_vetted rr_run
+}
+
+@test "out-dir (rootless): only regular files and directories are handed over" {
+    rootless_checkout
+    out_dir_vetted rr_run_rootless
+}
+
+# /out is capped like the upper (revrun.upperSize), whatever the host
+# directory's filesystem would take.
+@test "out-dir: /out is capped at revrun.upperSize; the host directory gets no more" {
+    make_bundle 'c["mounts"] = [m for m in c["mounts"] if m["destination"] != "/out"]' \
+        'c["revrun"]["out"] = "'"$RR_TMP/out"'"' 'c["revrun"]["upperSize"] = "16M"' \
+        "$(args '["sh", "-c", "for i in 1 2 3; do head -c 6M /dev/zero >/out/f$i || echo full=$i; done; echo done"]')"
+    run rr_bundle run cap-$X
+    assert_success
+    assert_output_contains done
+    [ "$(kv full)" = 3 ]
+    total=$(find "$RR_TMP/out" -type f -printf '%s\n' | awk '{t += $1} END {print t}')
+    echo "handed over $total bytes" >&3
+    [ "$total" -le $((16 << 20)) ]
+}
+
 # ---- socket families ----
 
 # Only AF_UNIX, AF_INET, AF_INET6 and netlink's NETLINK_ROUTE open; every
@@ -597,7 +657,8 @@ for _ in range(600):
         break
     time.sleep(0.1)
 EOF
-    rr_run $P/vsock-hold >"$RR_TMP/hold.out" &
+    make_bundle "$(args "[\"$P/vsock-hold\"]")"
+    (cd "$RR_TMP/bundle" && rr run vs-$X >"$RR_TMP/hold.out") &
     KILL_PIDS+=($!)
     for _ in $(seq 600); do
         [ -e "$RR_TMP/out/ready" ] && break

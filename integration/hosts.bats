@@ -170,3 +170,31 @@ V2_RUN='
     [ -z "$(ls -d "$RR_ROOT".check-* 2>/dev/null)" ]
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
 }
+
+@test "host: check gives kernel advice only to a kernel that is too old: a filtered pidfd_open on a recent kernel is pinned on the filter" {
+    major=$(uname -r | cut -d. -f1)
+    [ "$major" -ge 6 ] || skip "this kernel is older than 6: the advice would be right"
+    # pidfd_open is 434 on every architecture revrun builds for
+    run "$RR_BIN/deny_syscall" 434 38 "$RR_BIN/revrun" --root "$RR_ROOT" check
+    assert_failure
+    assert_output_contains "FAIL  pidfd"
+    assert_output_contains "this kernel has it: something in between refuses it"
+    assert_output_contains "cause: the outer container's seccomp filter"
+    if grep -q "Linux 5.3 or later" <<<"$output"; then false; fi
+}
+
+@test "host: root of a user namespace that maps only its root (unshare -r): revrun says so and runs in its rootless mode; check agrees" {
+    make_checkout root "$RR_TMP/co"
+    run unshare -r -- "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/co" -- \
+        sh -c 'echo changed > a.txt; id -u'
+    assert_success
+    assert_output_contains "maps no other id"
+    assert_output_contains "running rootless"
+    if grep -q "exec fifo owner" <<<"$output"; then false; fi
+    run unshare -r -- "$RR_BIN/revrun" --root "$RR_ROOT" check
+    assert_success
+    assert_output_contains "revrun check: unprivileged"
+    assert_output_contains "ok    scratch container"
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}

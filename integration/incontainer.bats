@@ -57,6 +57,10 @@ teardown() {
         podman rm -f "$NAME" >/dev/null 2>&1 || true
     fi
     [ -n "${TAG:-}" ] && pkill -9 -f "$TAG" 2>/dev/null || true
+    [ -d "${RR_TMP:-}/xdg" ] && kill_rootless_pause
+    if [ -n "${DOCKER_IMAGE:-}" ]; then
+        docker rmi "$DOCKER_IMAGE" >/dev/null 2>&1 || true
+    fi
     rr_teardown_tmp
 }
 
@@ -173,7 +177,7 @@ assert_agree() {
 
 # The podman flags check's summary prints.
 podman_remedy() {
-    sed -n '/^to lift every blocker above at once:/,$s/^ *podman run //p' "$RR_TMP/out/check.txt"
+    sed -n '/^to lift every blocker above at once/,$s/^ *podman run //p' "$RR_TMP/out/check.txt"
 }
 
 # world-writable: root of a user-namespaced container is not host root
@@ -312,4 +316,80 @@ EOF
     [ -z "$(find /sys/fs/cgroup -name "*$cid*" 2>/dev/null)" ]
     # and the results directory holds no half-written verdict
     [ ! -e "$RR_TMP/out/long/result.json" ]
+}
+
+# ---- docker (where a daemon answers: the engine suites install docker.io) ----
+
+need_docker() {
+    if ! command -v docker >/dev/null 2>&1 || ! timeout 20 docker info >/dev/null 2>&1; then
+        skip "no docker daemon answers here: the docker shape is not tested"
+    fi
+}
+
+@test "in a container: docker's default shape: check names every blocker with docker's flags, and with exactly those both check and review pass" {
+    need_docker
+    local image=revrun-ic-$$-$RANDOM:skel
+    tar -C "$RR_TMP/rootfs" -c . | docker import - "$image" >/dev/null
+    DOCKER_IMAGE=$image
+    in_docker() {
+        timeout 300 docker run --rm --network none --read-only --tmpfs /tmp --tmpfs /run \
+            -v /usr:/usr:ro -v "$RR_TMP/opt:/opt/revrun:ro" -v "$RR_TMP/out:/out" "$@" \
+            "$DOCKER_IMAGE" /opt/revrun/ic.sh
+    }
+    run in_docker
+    verdicts docker default
+    assert_agree
+    [ "$check_rc" != 0 ]
+    grep -q "cause: the outer container's seccomp filter" "$RR_TMP/out/check.txt"
+    grep -q "cause: a masked /proc" "$RR_TMP/out/check.txt"
+    read -r -a flags <<<"$(sed -n '/^to lift every blocker above at once/,$s/^ *docker run //p' \
+        "$RR_TMP/out/check.txt")"
+    [ "${#flags[@]}" -gt 0 ]
+    echo "docker remedy: ${flags[*]}" >&3
+    fresh_out
+    run in_docker "${flags[@]}"
+    verdicts docker "${flags[@]}"
+    docker rmi "$image" >/dev/null 2>&1 || true
+    [ "$check_rc" = 0 ]
+    [ "$review_rc" = 0 ]
+}
+
+# ---- rootless podman, as the unprivileged test user ----
+
+# Rootless podman leaves a pause process holding its user namespace: ours
+# is the one whose XDG_RUNTIME_DIR is this test's.
+kill_rootless_pause() {
+    local p
+    for p in $(pgrep -u "$REVRUN_TEST_UID" -x catatonit 2>/dev/null); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$RR_TMP/xdg"; then
+            kill -9 "$p" 2>/dev/null || true
+        fi
+    done
+}
+
+@test "in a container: rootless podman (root inside maps to the test user): the ids picked are mapped, limits best effort, check agrees with review" {
+    id -u "$REVRUN_TEST_UID" >/dev/null 2>&1 || skip "no unprivileged test user"
+    grep -q "^$(id -un "$REVRUN_TEST_UID"):" /etc/subuid 2>/dev/null ||
+        skip "no subordinate ids for the test user"
+    mkdir -p "$RR_TMP/xdg"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/xdg"
+    chmod 0700 "$RR_TMP/xdg"
+    [ -L "$RR_TMP/rootfs/etc/mtab" ] || ln -s ../proc/self/mounts "$RR_TMP/rootfs/etc/mtab"
+    as_rootless() {
+        # shellcheck disable=SC2086
+        (cd / && setpriv --reuid "$REVRUN_TEST_UID" --regid "$REVRUN_TEST_GID" --clear-groups \
+            env HOME="$RR_TMP/xdg" XDG_RUNTIME_DIR="$RR_TMP/xdg" \
+            podman run --rm $BASE --network none --read-only --tmpfs /tmp --tmpfs /run \
+            -v /usr:/usr:ro -v "$RR_TMP/opt:/opt/revrun:ro" -v "$RR_TMP/out:/out" \
+            --cap-add SYS_ADMIN --security-opt unmask=ALL --rootfs "$RR_TMP/rootfs" "$@")
+    }
+    run as_rootless /opt/revrun/mkbundle.sh
+    kill_rootless_pause
+    verdicts rootless podman bestEffort
+    assert_agree
+    [ "$check_rc" = 0 ]
+    grep -q "user namespace     revrun runs inside one" "$RR_TMP/out/check.txt"
+    grep -q "does not map its dedicated host id" "$RR_TMP/out/review.txt"
+    refute_grep -q "exec fifo owner" "$RR_TMP/out/review.txt"
+    refute_grep -q "revrun" "$RR_TMP/out/review/agent.log"
 }

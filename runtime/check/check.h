@@ -71,6 +71,7 @@ struct check_report {
     bool needed_missing; /* a FAIL on something the config needs */
     bool create_failed;  /* the scratch container could not be made or run */
     unsigned all_causes; /* every cause of a FAIL, for the summary */
+    unsigned not_probed; /* steps an earlier refusal kept from being probed */
 };
 
 /* Add a line. `needed`: the config (if any) depends on it, so a FAIL makes

@@ -97,29 +97,53 @@ int check_enter_userns(char *msg, size_t len)
 
 /* ---- kernel ---- */
 
+/* A kernel feature missing: on a kernel that has it (the version says so),
+ * what refuses is a filter, not the kernel; the remedy follows. */
+static void kernel_feature(struct check_report *r, const char *name, bool ok, int e,
+                           unsigned major, unsigned minor, const char *ok_text,
+                           const char *what)
+{
+    char remedy[160];
+    bool recent = r->facts.kernel_major > major ||
+                  (r->facts.kernel_major == major && r->facts.kernel_minor >= minor);
+
+    if (ok) {
+        check_add(r, CHECK_OK, true, name, NULL, "%s", ok_text);
+    } else if (recent && (e == EPERM || e == ENOSYS || e == EACCES)) {
+        check_add_step(r, CHECK_FAIL, true, name,
+                       r->facts.seccomp_mode == 2 ? CAUSE_SECCOMP : 0,
+                       "%s: %s (this kernel has it: something in between refuses it)", what,
+                       strerror(e));
+    } else {
+        snprintf(remedy, sizeof(remedy), "Linux %u.%u or later is needed (%s)", major, minor,
+                 what);
+        check_add(r, CHECK_FAIL, true, name, remedy, "%s", strerror(e));
+    }
+}
+
 void check_kernel(struct check_report *r)
 {
     struct utsname u;
-    int fd;
+    int fd, e;
 
     if (uname(&u) == 0)
         check_add(r, CHECK_INFO, false, "kernel", NULL, "%s %s", u.release, u.machine);
     fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    check_add(r, fd >= 0 ? CHECK_OK : CHECK_FAIL, true, "pidfd", "Linux 5.3 or later is needed",
-              "%s", fd >= 0 ? "pidfd_open works" : strerror(errno));
+    e = errno;
+    kernel_feature(r, "pidfd", fd >= 0, e, 5, 3, "pidfd_open works", "pidfd_open");
     if (fd >= 0)
         close(fd);
     fd = rr_open_in_root(AT_FDCWD, "/", O_PATH, false);
-    check_add(r, fd >= 0 ? CHECK_OK : CHECK_FAIL, true, "openat2",
-              "Linux 5.6 or later is needed (RESOLVE_IN_ROOT)", "%s",
-              fd >= 0 ? "openat2 RESOLVE_IN_ROOT works" : strerror(errno));
+    e = errno;
+    kernel_feature(r, "openat2", fd >= 0, e, 5, 6, "openat2 RESOLVE_IN_ROOT works",
+                   "openat2 RESOLVE_IN_ROOT");
     if (fd >= 0)
         close(fd);
+    /* EPERM is the capability check (fsopen exists): judged by the steps */
     fd = rr_fsopen("tmpfs", FSOPEN_CLOEXEC);
-    bool api = fd >= 0 || errno == EPERM;
-    check_add(r, api ? CHECK_OK : CHECK_FAIL, true, "mount API",
-              "Linux 5.12 or later is needed (fsopen, move_mount, mount_setattr)", "%s",
-              api ? "fsopen/fsmount/move_mount available" : strerror(errno));
+    e = errno;
+    kernel_feature(r, "mount API", fd >= 0 || e == EPERM, e, 5, 12,
+                   "fsopen/fsmount/move_mount available", "fsopen, move_mount, mount_setattr");
     if (fd >= 0)
         close(fd);
 }
@@ -329,7 +353,9 @@ void check_cgroups(struct check_report *r)
     if (h.preferred == CG_V1) {
         snprintf(where, sizeof(where), "%s/revrun-%u", h.v1_mount[0][0] ? h.v1_mount[0] : "",
                  (unsigned)getuid());
-        bool ok = access(where, W_OK) == 0;
+        /* what create makes there itself when the hierarchy lets it */
+        bool ok = access(where, W_OK) == 0 ||
+                  (errno == ENOENT && h.v1_mount[0][0] && access(h.v1_mount[0], W_OK) == 0);
         check_add(r, ok ? CHECK_OK : (limits ? CHECK_FAIL : CHECK_WARN), limits,
                   "cgroup delegation",
                   ok ? NULL

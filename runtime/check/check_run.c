@@ -68,8 +68,12 @@ static void print_summary(const struct check_report *r)
     if (r->all_causes == 0)
         return;
     check_remedies(&r->facts, r->all_causes, r->rootless, text, sizeof(text));
-    printf("to lift every blocker above at once:\n");
+    printf("to lift every blocker above at once, add to the outer container's flags:\n");
     print_lines("", text);
+    if (r->not_probed > 0)
+        printf("%u step%s could not be probed behind those blockers: run check again once they "
+               "are lifted\n",
+               r->not_probed, r->not_probed == 1 ? "" : "s");
 }
 
 /* <state root>.check-XXXXXX, on the state root's filesystem (its free

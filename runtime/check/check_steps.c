@@ -104,28 +104,33 @@ static int step_id_map(void *arg, char *msg, size_t len)
         return e;
     if (pipe2(go, O_CLOEXEC) < 0)
         return errno;
+    int done[2];
+    if (pipe2(done, O_CLOEXEC) < 0)
+        return errno;
     pid = fork();
     if (pid == 0) {
+        int ue = 0;
         close(go[1]);
+        close(done[0]);
         if (unshare(CLONE_NEWUSER) < 0)
-            _exit(1);
-        (void)!read(go[0], &byte, 1); /* until the maps are written (or not) */
+            ue = errno;
+        (void)!write(done[1], &ue, sizeof(ue)); /* whether there is a namespace to map */
+        (void)!read(go[0], &byte, 1);           /* until the maps are written (or not) */
         _exit(0);
     }
     close(go[0]);
+    close(done[1]);
     if (pid < 0)
         return errno;
-    /* the child's unshare is done once its uid_map is writable */
-    for (int i = 0; i < 200; i++) {
-        char ns_self[64], ns_child[64];
-        snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-        ssize_t a = readlink("/proc/self/ns/user", ns_self, sizeof(ns_self) - 1);
-        ssize_t b = readlink(path, ns_child, sizeof(ns_child) - 1);
-        if (a > 0 && b > 0 && (a != b || memcmp(ns_self, ns_child, (size_t)a) != 0))
-            break;
-        if (b < 0)
-            break;
-        usleep(5000);
+    {
+        int ue = EIO;
+        if (read(done[0], &ue, sizeof(ue)) != (ssize_t)sizeof(ue) || ue != 0) {
+            close(done[0]);
+            close(go[1]);
+            waitpid(pid, NULL, 0);
+            return snprintf(msg, len, "unshare(CLONE_NEWUSER)"), ue;
+        }
+        close(done[0]);
     }
     snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
     snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->uid,
@@ -364,11 +369,20 @@ void check_steps(struct check_report *r)
         e = check_in_child(st->fn, &sc, msg, sizeof(msg));
         if (e == 0) {
             check_add(r, CHECK_OK, true, st->name, NULL, "%s", st->ok);
-        } else if (not_reached(msg) && st->kind != STEP_ID_MAP) {
+        } else if (not_reached(msg) && st->kind == STEP_PROC && r->facts.proc_masked) {
+            /* the kernel's rule is known: no new procfs while any path of
+             * the one visible is covered */
+            check_add_step(r, CHECK_FAIL, true, st->name, CAUSE_PROC_MASKED,
+                           "not probed (no user namespace here), but it will fail: %s is "
+                           "mounted over, and the kernel refuses a new procfs then",
+                           r->facts.proc_mask);
+        } else if (not_reached(msg)) {
+            r->not_probed++;
             check_add(r, CHECK_INFO, false, st->name, NULL,
                       "not probed: it needs a user namespace (refused: see \"user "
                       "namespaces\")");
         } else if (st->kind != STEP_MOUNT_NS && strncmp(msg, "unshare(CLONE_NEWNS)", 20) == 0) {
+            r->not_probed++;
             check_add(r, CHECK_INFO, false, st->name, NULL,
                       "not probed: it needs the monitor's mount namespace (refused: see "
                       "\"mount namespace\")");

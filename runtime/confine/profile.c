@@ -744,12 +744,37 @@ static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
     for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
         if (path_within(src, no_rw[k]))
             return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
-return 0;
+    return 0;
+}
+
+/* revrun.out (`run --out DIR`): the agent writes /out, a tmpfs capped at
+ * the upper's size (it wrote 3 GiB into a bound host directory against a
+ * 1 GiB upper), never the host directory itself; when it exits, only the
+ * regular files and directories are copied there (runtime/container/
+ * outdir.c): symlinks to host secrets and fifos planted for whoever
+ * collects the directory are removed and reported. */
+static int judge_out(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *mp;
+
+    p->out_dir = c->revrun.out;
+    p->out_size = c->revrun.upper_size;
+    if (p->out_dir == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (path_within(p->mounts[i].destination, "/out") ||
+            path_within("/out", p->mounts[i].destination))
+            return rr_fail(err, 0, "revrun.out: mounts[%zu] covers /out", i);
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room */
+    *mp = (struct mount_plan){.kind = MOUNT_OUT, .destination = "/out",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    return 0;
 }
 
 static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
-    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    /* room for the devpts of judge_terminal and the /out of judge_out */
+    p->mounts = calloc(c->n_mounts + 2, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
     for (size_t i = 0; i < c->n_mounts; i++) {
@@ -759,7 +784,7 @@ static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_
         if (p->mounts[i].kind == MOUNT_BIND && judge_bind(c, i, p, err) < 0)
             return -1;
     }
-    return 0;
+    return judge_out(c, p, err);
 }
 
 /* process.terminal: the agent gets a fresh pty of a devpts instance of its
@@ -933,6 +958,40 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* ---- git inside ---- */
+
+/* git inside sees the checkout through the idmapped lower (root) or a user
+ * namespace: owners, inode numbers and the device differ from what the
+ * checkout's index recorded, so the first `git status` would re-hash every
+ * file and rewrite the index (a change under .git for nothing, and seconds
+ * on a big tree). Comparing only mtime and size is git's own setting for
+ * such views (core.checkStat=minimal, core.trustctime=false): an edit still
+ * shows, since writing a file sets its mtime. Given as command-line-level
+ * config (GIT_CONFIG_COUNT), which the checkout's .git/config cannot
+ * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own. */
+static const char *const git_env[] = {
+    "GIT_CONFIG_COUNT=2",
+    "GIT_CONFIG_KEY_0=core.checkStat",
+    "GIT_CONFIG_VALUE_0=minimal",
+    "GIT_CONFIG_KEY_1=core.trustctime",
+    "GIT_CONFIG_VALUE_1=false",
+};
+
+static int judge_git_env(struct profile *p, struct rr_error *err)
+{
+    if (p->lower == NULL || env_has(p->env, "GIT_CONFIG_COUNT"))
+        return 0;
+    if (p->env != &p->env_owned)
+        for (size_t i = 0; i < p->env->n; i++)
+            if (strv_push(&p->env_owned, p->env->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < sizeof(git_env) / sizeof(git_env[0]); i++)
+        if (strv_push(&p->env_owned, git_env[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
 int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
                   struct rr_error *err)
 {
@@ -945,7 +1004,8 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 || judge_home(c, p, err) < 0) {
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 || judge_home(c, p, err) < 0 ||
+        judge_git_env(p, err) < 0) {
         profile_free(p);
         return -1;
     }

@@ -47,7 +47,9 @@ struct syscall_rule {
     bool report;
 };
 
-enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE };
+/* MOUNT_OUT: /out, a size-capped tmpfs of the monitor's (rootfs_fds.out_mfd)
+ * whose regular files and directories go to revrun.out when the agent exits. */
+enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE, MOUNT_OUT };
 
 /* Landlock, the second filesystem layer: how the profile uses it. */
 enum landlock_mode {
@@ -98,6 +100,10 @@ struct profile {
     const char *checkout_path;
     enum rr_backend backend;
     uint64_t upper_size;
+    /* revrun.out: the host directory the agent's /out is handed to, vetted,
+     * at its exit (NULL: none); /out is a tmpfs of out_size bytes */
+    const char *out_dir;
+    uint64_t out_size;
     /* root only: the checkout's owner appears as the container user through
      * an idmapped lower, so the agent can change files it does not own on
      * the host (the checkout itself is never chowned). */

@@ -88,7 +88,11 @@ static int populate_dev(int root, const char *dev, struct rr_error *err)
         char host[64];
         snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
         snprintf(path, sizeof(path), "%s/%s", dev, dev_nodes[i]);
-        src = rr_clone_tree(AT_FDCWD, host, false, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+        /* Read-only: the node is the host's own inode, and a read-only
+         * mount stops utimensat, chmod and chown of it (the agent moved the
+         * host /dev/null's mtime), not reads and writes of the device. */
+        src = rr_clone_tree(AT_FDCWD, host, false,
+                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, err);
         if (src < 0)
             return rr_wrap(err, "device %s", host);
         dst = rr_touch_in_root(root, path, 0666, err);
@@ -131,12 +135,29 @@ static int mount_home_store(int root, const struct mount_plan *m, int home_fd,
     return 0;
 }
 
-static int apply_mounts(int root, const struct profile *p, int home_fd, struct rr_error *err)
+/* /out: the monitor's tmpfs, attached as it is. */
+static int mount_out(int root, const struct mount_plan *m, struct rootfs_fds *fds,
+                     struct rr_error *err)
+{
+    _cleanup_close_ int src = rr_steal_fd(&fds->out_mfd);
+    _cleanup_close_ int dst = -1;
+
+    if (src < 0)
+        return rr_fail(err, EBADF, "%s: no tmpfs from the monitor", m->destination);
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "%s", m->destination);
+    return 0;
+}
+
+static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fds,
+                        struct rr_error *err)
 {
     for (size_t i = 0; i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
-        int r = m->home_store          ? mount_home_store(root, m, home_fd, err)
+        int r = m->home_store          ? mount_home_store(root, m, fds->home_fd, err)
                 : m->kind == MOUNT_BIND ? mount_bind(root, m, err)
+                : m->kind == MOUNT_OUT  ? mount_out(root, m, fds, err)
                                         : mount_fresh(root, m, err);
         if (r < 0)
             return -1;
@@ -368,7 +389,7 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
     root = new_root(fds->mountpoint, err);
     if (root < 0)
         return -1;
-    if (apply_mounts(root, p, fds->home_fd, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
+    if (apply_mounts(root, p, fds, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
         harden_paths(root, p, err) < 0 || write_etc(root, p, err) < 0)
         return -1;
     return pivot(root, p->root_readonly, err);

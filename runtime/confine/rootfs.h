@@ -15,6 +15,7 @@ struct rootfs_fds {
     int upper_fd;
     int work_fd;
     int home_fd;    /* O_PATH of the HOME store (profile home_store), or -1 */
+    int out_mfd; /* the /out tmpfs (MOUNT_OUT), a detached mount of the monitor's; -1: none */
 };
 
 /* On success the process is chrooted (pivoted) into the new root with cwd

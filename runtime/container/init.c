@@ -451,7 +451,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
 
     const int keep[] = {a->sync_fd,         a->fifo_fd,      a->fds.mountpoint,
                         a->fds.lower_mfd,   a->fds.upper_fd, a->fds.work_fd,
-                        a->console_fd,      a->fds.checkout_mfd};
+                        a->console_fd,      a->fds.checkout_mfd, a->fds.out_mfd};
 
     /* Nothing of the monitor's (or of revrun create's) reaches pid 1, not
      * even its command line in /proc/1/cmdline. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/escape.h"
 #include "common/crashpoint.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
@@ -29,6 +30,7 @@
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/home_store.h"
 #include "runtime/container/init.h"
+#include "runtime/container/outdir.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -46,6 +48,8 @@ struct monitor {
     int init_fd;  /* SEQPACKET to init */
     int sig_fd;
     int timer_fd;
+    int out_mfd; /* revrun.out: the /out tmpfs, and the host directory it goes to */
+    int out_dir;
     /* what the exit record will say */
     bool exited;
     bool have_agent_status;
@@ -164,7 +168,8 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .checkout_mfd = backend_view(&m->backend),
                     .upper_fd = m->store.upper_fd,
                     .work_fd = m->store.work_fd,
-                    .home_fd = -1},
+                    .home_fd = -1,
+                    .out_mfd = m->out_mfd},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
             .seccomp = &m->seccomp,
@@ -222,6 +227,15 @@ static int prepare(struct monitor *m, struct rr_error *err)
         if (m->lower_mfd < 0)
             return -1;
     }
+    if (p->out_dir != NULL) {
+        m->out_dir = open(p->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->out_dir < 0)
+            return rr_fail(err, errno, "revrun.out %s", p->out_dir);
+        m->out_mfd = outdir_make(p->out_size, p->rootless ? 0 : p->host_uid,
+                                 p->rootless ? 0 : p->host_gid, err);
+        if (m->out_mfd < 0)
+            return -1;
+    }
     crash_point("monitor:store");
     /* The broker is listening before the container's first process. */
     if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->cgroup, m->a->state_path,
@@ -270,6 +284,35 @@ static void kill_init(struct monitor *m)
 
 static void on_init_message(struct monitor *m);
 
+static void report_out(void *arg, const char *path, const char *why)
+{
+    struct monitor *m = arg;
+    char shown[1024], line[SYNC_TEXT_MAX];
+
+    if (!m->a->attached || m->a->cli_fd < 0)
+        return;
+    rr_escape(path, strlen(path), shown, sizeof(shown));
+    snprintf(line, sizeof(line), "out-dir: /out/%s is %s: not handed over", shown, why);
+    sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, line);
+}
+
+/* Every process of the container is gone (pid 1's exit took its pid
+ * namespace): /out holds what the agent left, and nobody writes it now. */
+static void hand_over_out(struct monitor *m)
+{
+    struct rr_error err;
+    char text[RR_ERROR_MSG_MAX + 64];
+    size_t refused = 0;
+
+    if (m->out_mfd < 0)
+        return;
+    if (outdir_export(m->out_mfd, m->out_dir, report_out, m, &refused, &err) < 0 &&
+        m->a->attached && m->a->cli_fd >= 0)
+        sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, rr_error_text(&err, text, sizeof(text)));
+    rr_closep(&m->out_mfd);
+    m->out_mfd = -1;
+}
+
 static void record_exit(struct monitor *m, int init_status)
 {
     char finished[64];
@@ -294,6 +337,7 @@ static void record_exit(struct monitor *m, int init_status)
     /* A failed write (a full disk) leaves `state` without an exit code, but
      * an attached run is told all the same. */
     statedir_write_exit(m->a->state_dir, &e, &err);
+    hand_over_out(m);
     if (m->a->attached && m->a->cli_fd >= 0)
         sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
 }
@@ -484,7 +528,8 @@ static int handshake(struct monitor *m, struct rr_error *err)
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
     struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
-                        .broker_pid = -1, .broker_stop = -1, .notify_fd = -1};
+                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1,
+                        .notify_fd = -1};
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;

@@ -65,6 +65,7 @@ struct review {
     bool refused;
     size_t n_changes;
     char digest[80];
+    struct wb_gitinfo git; /* taken from the vetted set, for result.json */
     char setup_error[RR_ERROR_MSG_MAX + 128];
     struct rr_strv warnings;  /* revrun's own, for result.json */
     unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */
@@ -321,6 +322,8 @@ static int vet_and_export(struct review *r, struct rr_error *err)
         rc = wb_export(&scan, dir, digest, err);
     }
 out:
+    r->git = scan.cs.git;
+    scan.cs.git = (struct wb_gitinfo){0};
     wb_scan_free(&scan);
     container_upper_release(&cu);
     return rc;
@@ -537,6 +540,7 @@ static int write_result(struct review *r, int code, struct rr_error *err)
         json_w_kv_uint(w, "changes", r->n_changes);
         json_w_kv_string(w, "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
+        wb_report_git_json(w, &r->git);
     }
     w_artifacts(w, r);
     if (r->ns_refused > 0) {
@@ -638,6 +642,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     close(r.out_fd);
     close(r.sig_fd);
     config_free(&r.cfg);
+    wb_gitinfo_free(&r.git);
     log_collect_warnings(NULL);
     strv_free(&r.warnings);
     preset_free(&r.preset);
