@@ -198,6 +198,11 @@ struct rr_config {
  * meant to confine, so ignoring it would fail open. */
 int config_from_json(const struct json_node *root, struct rr_config *cfg, struct rr_error *err);
 
+/* `revrun exec --process FILE`: a bare OCI process object, parsed with the
+ * same rules as config.json's process; only cfg->process is filled. */
+int config_process_from_json(const struct json_node *proc, struct rr_config *cfg,
+                             struct rr_error *err);
+
 /* Read and parse DIR/config.json (dirfd is the bundle directory). */
 int config_load(int bundle_dirfd, struct rr_config *cfg, struct rr_error *err);
 

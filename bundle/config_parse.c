@@ -429,3 +429,14 @@ fail:
     config_free(cfg);
     return -1;
 }
+
+int config_process_from_json(const struct json_node *proc, struct rr_config *cfg,
+                             struct rr_error *err)
+{
+    config_init(cfg);
+    if (jf_expect(proc, JSON_OBJECT, "process", err) < 0 || parse_process(proc, cfg, err) < 0) {
+        config_free(cfg);
+        return -1;
+    }
+    return 0;
+}

@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "runtime/cgroup_freeze.h"
 #include "runtime/proc.h"
 
 static const char *const v1_names[3] = {"memory", "pids", "cpu"};
@@ -436,6 +437,9 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
 
     if (v == CG_NONE || path == NULL)
         return 0;
+    /* first: a paused container's tasks die only once thawed */
+    if (v == CG_V1)
+        cgroup_freezer_v1_remove(path);
     cgroup_host_probe(&h, err);
     for (int i = 0; i < (v == CG_V2 ? 1 : 3); i++) {
         const char *mnt = mount_for(&h, v, i);

@@ -788,6 +788,100 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     return 0;
 }
 
+/* ---- revrun exec and revrun update ---- */
+
+/* The container's rlimits, each lowered where the process asks for less;
+ * a resource the container leaves alone takes the process's value. */
+static int exec_rlimits(const struct profile *c, const struct rr_config *proc,
+                        struct exec_profile *out, struct rr_error *err)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->n_rlimits && n < PROFILE_EXEC_RLIMITS; i++)
+        out->rlimits[n++] = c->rlimits[i];
+    for (size_t i = 0; i < proc->process.n_rlimits; i++) {
+        const struct rr_rlimit *want = &proc->process.rlimits[i];
+        size_t j = 0;
+        while (j < n && out->rlimits[j].resource != want->resource)
+            j++;
+        if (j == n) {
+            if (n == PROFILE_EXEC_RLIMITS)
+                return rr_fail(err, E2BIG, "process.rlimits: too many");
+            out->rlimits[n++] = *want;
+            continue;
+        }
+        if (want->hard < out->rlimits[j].hard)
+            out->rlimits[j].hard = want->hard;
+        if (want->soft < out->rlimits[j].soft)
+            out->rlimits[j].soft = want->soft;
+        if (out->rlimits[j].soft > out->rlimits[j].hard)
+            out->rlimits[j].soft = out->rlimits[j].hard;
+    }
+    out->p.rlimits = out->rlimits;
+    out->p.n_rlimits = n;
+    return 0;
+}
+
+int profile_exec(const struct profile *container, const struct rr_config *proc,
+                 struct exec_profile *out, struct rr_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->p = *container;
+    /* One identity is mapped into the container's user namespace: exec runs
+     * as it, or not at all. */
+    if (proc->process.uid != container->uid || proc->process.gid != container->gid)
+        return rr_fail(err, EPERM,
+                       "process.user: %u:%u, but the container runs as %u:%u (the only "
+                       "identity mapped in it)",
+                       (unsigned)proc->process.uid, (unsigned)proc->process.gid,
+                       (unsigned)container->uid, (unsigned)container->gid);
+    if (proc->process.has_no_new_privileges && !proc->process.no_new_privileges)
+        return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    if (proc->process.terminal && !container->terminal) {
+        /* a pty comes from the container's own devpts, which exists only
+         * when the container was made with a terminal or mounts one */
+        bool devpts = false;
+        for (size_t i = 0; i < container->n_mounts; i++)
+            devpts = devpts || container->mounts[i].kind == MOUNT_DEVPTS;
+        if (!devpts)
+            return rr_fail(err, EOPNOTSUPP, "process.terminal: the container has no devpts "
+                                            "mount to take a pty from");
+    }
+    out->p.terminal = proc->process.terminal;
+    out->p.args = &proc->process.args;
+    out->p.env = &proc->process.env;
+    out->p.cwd = proc->process.cwd;
+    return exec_rlimits(container, proc, out, err);
+}
+
+int profile_judge_update(const struct profile *container, const struct rr_resources *req,
+                         struct rr_error *err)
+{
+    const struct {
+        const char *name;
+        int64_t want;
+    } v[] = {
+        {"memory", req->memory_limit},   {"memory-swap", req->memory_swap},
+        {"pids-limit", req->pids_limit}, {"cpu-quota", req->cpu_quota},
+        {"cpu-period", req->cpu_period},
+    };
+
+    (void)container; /* every container may be updated within these rules */
+
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        if (v[i].want == RR_UNSET)
+            continue;
+        if (v[i].want <= 0)
+            return rr_fail(err, EPERM, "update: --%s %lld: a limit stays a positive number (a "
+                                       "container's limits can change, never be lifted)",
+                           v[i].name, (long long)v[i].want);
+    }
+    if (req->memory_swap != RR_UNSET && req->memory_limit != RR_UNSET &&
+        req->memory_swap < req->memory_limit)
+        return rr_fail(err, EINVAL, "update: memory-swap is memory plus swap: not below memory");
+    return 0;
+}
+
 int profile_helper_floor(struct profile *p, struct rr_error *err)
 {
     memset(p, 0, sizeof(*p));

@@ -164,6 +164,26 @@ int profile_helper_floor(struct profile *p, struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
 
+/* `revrun exec`: the process an engine or an operator asks to run in a
+ * container that exists, judged against that container's profile. The
+ * result is the container's profile (namespaces, seccomp floor and filter,
+ * Landlock, no capabilities it lacks, no_new_privs) with only the
+ * process's own fields replaced: args, env, cwd, terminal, and rlimits
+ * never above the container's. out->p borrows from container and proc:
+ * never pass it to profile_free. */
+#define PROFILE_EXEC_RLIMITS 16
+struct exec_profile {
+    struct profile p;
+    struct rr_rlimit rlimits[PROFILE_EXEC_RLIMITS];
+};
+int profile_exec(const struct profile *container, const struct rr_config *proc,
+                 struct exec_profile *out, struct rr_error *err);
+
+/* `revrun update`: limits may change, never be lifted: a limit the
+ * container has cannot become unlimited, and every value is positive. */
+int profile_judge_update(const struct profile *container, const struct rr_resources *req,
+                         struct rr_error *err);
+
 /* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
  * the brokered model endpoint with revrun's defaults (relay on
  * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
