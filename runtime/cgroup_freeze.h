@@ -34,7 +34,7 @@ int cgroup_set_frozen(enum cg_version v, const char *path, bool frozen, struct r
 void cgroup_freezer_v1_remove(const char *path);
 
 /* Move pid into the container's cgroup in every hierarchy that has it (the
- * v1 freezer too, once a pause made it). ENOENT when none has it. */
+ * v1 freezer too, once a pause made it); none has it: nothing to do. */
 int cgroup_join_existing(enum cg_version v, const char *path, pid_t pid, struct rr_error *err);
 
 /* Write the limits r gives (RR_UNSET: leave as is) to the live cgroup. */

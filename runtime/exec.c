@@ -29,6 +29,7 @@
 #include "runtime/container.h"
 #include "runtime/landlock.h"
 #include "runtime/log.h"
+#include "runtime/members.h"
 #include "runtime/profile.h"
 #include "runtime/seccomp.h"
 #include "runtime/statedir.h"
@@ -36,6 +37,7 @@
 
 /* --preserve-fds: fds 3 .. 3+N-1; more than this is a mistake. */
 #define EXEC_MAX_PRESERVE 1024
+#define EXEC_MAX_CANDIDATES 64
 
 /* Everything the two forked processes need, ready before the first fork. */
 struct exec_job {
@@ -52,6 +54,11 @@ struct exec_job {
     int init_pidfd;
     int console_fd;
     int report[2]; /* SEQPACKET: [0] revrun, [1] the helper and the process */
+    /* Rootless, setns through a pidfd needs ptrace access to its process,
+     * and the init is not dumpable: the container's other processes are
+     * tried in its place (see join()). */
+    int cand[EXEC_MAX_CANDIDATES];
+    size_t n_cand;
     char exe[PATH_MAX];
 };
 
@@ -203,9 +210,12 @@ fail:
 
 /* ---- the helper: host side, then setns ---- */
 
-/* CLONE_NEW* of every namespace the init has that is not ours already
- * (setns refuses to join one's own user namespace). */
-static int ns_flags(pid_t pid, unsigned *flags, struct rr_error *err)
+/* CLONE_NEW* of every namespace to join: those the container made (its
+ * profile's), and any other the init has that is not ours, where /proc
+ * lets us compare (rootless, the init is not ours to inspect; setns
+ * refuses to join one's own user namespace, and a namespace of the host's
+ * cannot be joined once inside the container's user namespace). */
+static int ns_flags(const struct exec_job *j, unsigned *flags, struct rr_error *err)
 {
     static const struct {
         const char *name;
@@ -214,20 +224,44 @@ static int ns_flags(pid_t pid, unsigned *flags, struct rr_error *err)
               {"net", CLONE_NEWNET},   {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS},
               {"cgroup", CLONE_NEWCGROUP}};
 
-    *flags = 0;
+    *flags = j->cp.clone_flags;
     for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
         char path[64];
         struct stat theirs, mine;
-        snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns[i].name);
-        if (stat(path, &theirs) < 0)
+        snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)j->init_pid, ns[i].name);
+        if (stat(path, &theirs) < 0) {
+            if (errno == EACCES || errno == EPERM)
+                continue;
             return rr_fail(err, errno, "%s", path);
+        }
         snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i].name);
         if (stat(path, &mine) < 0)
             return rr_fail(err, errno, "%s", path);
         if (theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev)
             *flags |= ns[i].flag;
+        else
+            *flags &= ~ns[i].flag;
     }
     return 0;
+}
+
+/* Through the init's pidfd; rootless, where that needs a ptrace right the
+ * caller lacks (the init is not dumpable, by design), through another of
+ * the container's processes, each a member of its cgroup as deep in pid
+ * namespaces as the init (members.c): its namespaces are the container's,
+ * or ones the container made below them with revrun.nestedSandboxes:
+ * never wider. */
+static int join(const struct exec_job *j, unsigned flags, struct rr_error *err)
+{
+    if (setns(j->init_pidfd, (int)flags) == 0)
+        return 0;
+    if (errno != EPERM || !j->ctx->rootless)
+        return rr_fail(err, errno, "setns into the container's namespaces");
+    for (size_t i = 0; i < j->n_cand; i++)
+        if (setns(j->cand[i], (int)flags) == 0)
+            return 0;
+    return rr_fail(err, EPERM, "setns into the container's namespaces (rootless: no process "
+                               "of the container is open to its owner's ptrace check)");
 }
 
 static pid_t clone_parent(void)
@@ -240,7 +274,7 @@ __attribute__((noreturn)) static void helper_main(struct exec_job *j)
     struct rr_error err = {0};
     unsigned flags;
     pid_t child;
-    int keep[EXEC_MAX_PRESERVE + 4];
+    int keep[EXEC_MAX_PRESERVE + EXEC_MAX_CANDIDATES + 4];
     size_t nk = 0;
 
     /* Nothing of revrun's reaches the container: not its state directory,
@@ -249,6 +283,8 @@ __attribute__((noreturn)) static void helper_main(struct exec_job *j)
     keep[nk++] = j->report[1];
     keep[nk++] = j->init_pidfd;
     keep[nk++] = j->console_fd;
+    for (size_t i = 0; i < j->n_cand; i++)
+        keep[nk++] = j->cand[i];
     for (int fd = 3; fd < 3 + j->o->preserve_fds; fd++)
         keep[nk++] = fd;
     rr_close_all_except(keep, nk);
@@ -260,7 +296,7 @@ __attribute__((noreturn)) static void helper_main(struct exec_job *j)
     if (cgroup_join_existing(j->cg_version, j->cg_version == CG_NONE ? NULL : j->cgroup,
                              getpid(), &err) < 0)
         goto fail;
-    if (ns_flags(j->init_pid, &flags, &err) < 0)
+    if (ns_flags(j, &flags, &err) < 0)
         goto fail;
     /* The pidfd is the init's: if it died, /proc/PID above may have been
      * someone else's, and setns fails (ESRCH) rather than join that. */
@@ -268,11 +304,11 @@ __attribute__((noreturn)) static void helper_main(struct exec_job *j)
         rr_fail(&err, errno, "the container's init is gone");
         goto fail;
     }
-    if (setns(j->init_pidfd, (int)flags) < 0) {
-        rr_fail(&err, errno, "setns into the container's namespaces");
+    if (join(j, flags, &err) < 0)
         goto fail;
-    }
     close(j->init_pidfd);
+    for (size_t i = 0; i < j->n_cand; i++)
+        close(j->cand[i]);
     child = clone_parent();
     if (child < 0) {
         rr_fail(&err, errno, "clone the process");
@@ -350,6 +386,18 @@ static int prepare(struct exec_job *j, const struct opened *op, struct rr_error 
     j->init_pidfd = proc_ref_pidfd(&init);
     if (j->init_pidfd < 0)
         return rr_fail(err, ESRCH, "cannot exec in a stopped container");
+    if (j->ctx->rootless) {
+        struct members m = {0};
+        struct rr_error ignored;
+        /* none known (no cgroup to list them by): the init alone is tried */
+        if (members_collect(&op->state, &m, &ignored) < 0)
+            m.n = 0;
+        for (size_t i = 0; i < m.n && j->n_cand < EXEC_MAX_CANDIDATES; i++)
+            if (m.pids[i] != init.pid)
+                if ((j->cand[j->n_cand] = fcntl(m.pidfds[i], F_DUPFD_CLOEXEC, 3)) >= 0)
+                    j->n_cand++;
+        members_free(&m);
+    }
     j->cg_version = cgroup_version_parse(op->state.cgroup_version);
     if (op->state.cgroup != NULL)
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", op->state.cgroup);
@@ -464,6 +512,9 @@ static void job_free(struct exec_job *j)
     config_free(&j->cfg);
     if (j->init_pidfd >= 0)
         close(j->init_pidfd);
+    for (size_t i = 0; i < j->n_cand; i++)
+        if (j->cand[i] >= 0)
+            close(j->cand[i]);
     if (j->console_fd >= 0)
         close(j->console_fd);
     for (int i = 0; i < 2; i++)

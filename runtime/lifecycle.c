@@ -242,6 +242,11 @@ int container_destroy(const struct cli_ctx *ctx, const char *id, bool force,
                     "delete --force)", id, container_status_name(st));
             goto out;
         }
+        /* frozen (v1) tasks die of SIGKILL only once thawed */
+        if (st == STATUS_PAUSED &&
+            cgroup_set_frozen(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, false,
+                              err) < 0)
+            goto out;
         if (container_stop_processes(&o.state, err) < 0)
             goto out;
         crash_point("destroy:stopped");

@@ -137,19 +137,47 @@ static int from_pidns(const struct rr_state *s, struct members *m, struct rr_err
     return 0;
 }
 
+/* How deep in nested pid namespaces pid is: the number of ids on its
+ * NSpid line (/proc/PID/status is readable where ns/ may not be). */
+static int pid_depth(pid_t pid)
+{
+    char path[64], line[256];
+    int depth = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    f = fopen(path, "re");
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (strncmp(line, "NSpid:", 6) != 0)
+            continue;
+        depth = 0;
+        for (char *p = line + 6; *p != '\0';) {
+            p += strspn(p, " \t");
+            if (*p < '0' || *p > '9')
+                break;
+            depth++;
+            p += strspn(p, "0123456789");
+        }
+        break;
+    }
+    fclose(f);
+    return depth;
+}
+
 /* The cgroup also holds revrun's own host-side helper for the container
- * (the fuse-overlayfs daemon, counted against its memory): with a pid
- * namespace of its own, only what is inside it is the container's. */
+ * (the fuse-overlayfs daemon, counted against its memory): when the init
+ * is in a pid namespace below ours, only processes as deep as it are the
+ * container's. */
 static void keep_pidns(const struct rr_state *s, struct members *m)
 {
-    struct stat want, self, st;
+    int want = pid_depth((pid_t)s->pid), self = pid_depth(getpid());
 
-    if (ns_of((pid_t)s->pid, &want) < 0 || stat("/proc/self/ns/pid", &self) < 0 ||
-        (want.st_ino == self.st_ino && want.st_dev == self.st_dev))
+    if (want < 0 || self < 0 || want <= self)
         return;
     for (size_t i = 0; i < m->n;) {
-        if (ns_of(m->pids[i], &st) == 0 && st.st_ino == want.st_ino &&
-            st.st_dev == want.st_dev) {
+        if (pid_depth(m->pids[i]) == want) {
             i++;
             continue;
         }
