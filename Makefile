@@ -8,7 +8,7 @@ CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-PKGS := libseccomp yajl mount libssl libcrypto
+PKGS := libseccomp yajl mount libssl libcrypto libgit2 zlib
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
@@ -34,10 +34,11 @@ ALL_LDFLAGS := $(BASE_LDFLAGS) $(LDSAN) $(LDFLAGS)
 
 # Every part's sources are picked up by directory, so adding a file to a part
 # needs no edit here.
-PARTS := common bundle overlay writeback runtime egress
-LIB_SRC := $(filter-out runtime/main.c,$(wildcard $(addsuffix /*.c,$(PARTS))))
+RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/check
+PARTS := common bundle overlay writeback $(RUNTIME_PARTS) egress
+LIB_SRC := $(filter-out runtime/cli/main.c,$(wildcard $(addsuffix /*.c,$(PARTS))))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
-MAIN_OBJ := $(BUILD)/runtime/main.o
+MAIN_OBJ := $(BUILD)/runtime/cli/main.o
 
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -48,7 +49,7 @@ PROBE_SRC := $(wildcard integration/probes/*.c)
 PROBE_BIN := $(patsubst integration/probes/%.c,$(BUILD)/probes/%,$(PROBE_SRC))
 PROBE_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static
 
-.PHONY: all check unit integration install uninstall clean format lint fuzz probes
+.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check
 
 all: revrun probes
 
@@ -81,8 +82,11 @@ unit: $(TEST_BIN)
 integration: $(BUILD)/revrun probes
 	@REVRUN=$(CURDIR)/$(BUILD)/revrun REVRUN_PROBES=$(CURDIR)/$(BUILD)/probes integration/run.sh
 
+layout-check:
+	@tests/layout-check.sh
+
 # Both stages always run; the summary line counts every test of both.
-check: $(BUILD)/revrun probes $(TEST_BIN)
+check: layout-check $(BUILD)/revrun probes $(TEST_BIN)
 	@tests/run-all.sh "$(CURDIR)/$(BUILD)" $(TEST_BIN)
 
 install: revrun

@@ -1,6 +1,6 @@
 /* config.json as plain structs: an OCI runtime-spec subset plus the `revrun`
  * section. bundle/ only parses and serialises; what the values allow the
- * agent to do is decided by runtime/profile.c. */
+ * agent to do is decided by runtime/confine/profile.c. */
 #ifndef REVRUN_CONFIG_H
 #define REVRUN_CONFIG_H
 
@@ -132,6 +132,9 @@ struct rr_writeback_policy {
     uint32_t max_depth;
     uint32_t max_name_bytes;
     uint32_t max_path_bytes;
+    /* revrun.writeback.ignored: "include" exports what the checkout's ignore
+     * rules leave out of the change (false, "exclude", the default) */
+    bool include_ignored;
 };
 
 /* Names that revrun.bestEffort may list: limits that may be skipped (with a
@@ -182,6 +185,7 @@ struct rr_config {
         char *checkout_path; /* where it appears inside (absolute) */
         enum rr_backend overlay;
         uint64_t upper_size;      /* bytes the agent may write into the upper */
+        char *out;                /* host directory handed the agent's /out at its exit, or NULL */
         uint64_t timeout_seconds; /* wall clock from start; 0: none */
         uint64_t min_free_space;  /* create refuses below this much free under the state root */
         bool nested_sandboxes;    /* allow new user/pid/mount namespaces inside */

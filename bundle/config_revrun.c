@@ -42,8 +42,10 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
 {
     static const char *const keys[] = {"protect",      "warn",         "maxFiles",
                                        "maxFileBytes", "maxTotalBytes", "maxDepth",
-                                       "maxNameBytes", "maxPathBytes", NULL};
+                                       "maxNameBytes", "maxPathBytes", "ignored",  NULL};
+    static const char *const ignored[] = {"exclude", "include", NULL};
     const char *path = "revrun.writeback";
+    int include = p->include_ignored;
 
     if (jf_only_keys(wb, path, keys, err) < 0 || jf_strv(wb, "protect", path, &p->protect, err) < 0 ||
         jf_strv(wb, "warn", path, &p->warn, err) < 0 ||
@@ -52,8 +54,10 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
         jf_size(wb, "maxTotalBytes", path, &p->max_total_bytes, err) < 0 ||
         jf_u32(wb, "maxDepth", path, false, &p->max_depth, err) < 0 ||
         jf_u32(wb, "maxNameBytes", path, false, &p->max_name_bytes, err) < 0 ||
-        jf_u32(wb, "maxPathBytes", path, false, &p->max_path_bytes, err) < 0)
+        jf_u32(wb, "maxPathBytes", path, false, &p->max_path_bytes, err) < 0 ||
+        parse_enum(wb, "ignored", path, ignored, &include, err) < 0)
         return -1;
+    p->include_ignored = include == 1;
     if (p->max_depth == 0 || p->max_name_bytes == 0 || p->max_path_bytes == 0 || p->max_files == 0)
         return rr_fail(err, 0, "%s: caps must be above zero", path);
     return 0;
@@ -140,7 +144,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     static const char *const keys[] = {"lower",   "checkoutPath", "overlay",    "upperSize",
                                        "timeout", "nestedSandboxes", "ptrace", "network",
                                        "bestEffort", "writeback", "egress", "minFreeSpace",
-                                       NULL};
+                                       "out", NULL};
     static const char *const backends[] = {"auto", "native", "fuse", NULL};
     static const char *const networks[] = {"none", "host", NULL};
     const char *path = "revrun";
@@ -155,6 +159,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         jf_string(rv, "lower", path, true, &cfg->revrun.lower, err) < 0 ||
         jf_check_abs_path(cfg->revrun.lower, "revrun.lower", err) < 0 ||
         jf_string(rv, "checkoutPath", path, false, &cfg->revrun.checkout_path, err) < 0 ||
+        jf_string(rv, "out", path, false, &cfg->revrun.out, err) < 0 ||
         parse_enum(rv, "overlay", path, backends, &backend, err) < 0 ||
         jf_size(rv, "upperSize", path, &cfg->revrun.upper_size, err) < 0 ||
         jf_u64(rv, "timeout", path, &cfg->revrun.timeout_seconds, NULL, err) < 0 ||
@@ -168,6 +173,8 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     cfg->revrun.network = (enum rr_network)network;
     if (cfg->revrun.checkout_path != NULL &&
         jf_check_abs_path(cfg->revrun.checkout_path, "revrun.checkoutPath", err) < 0)
+        return -1;
+    if (cfg->revrun.out != NULL && jf_check_abs_path(cfg->revrun.out, "revrun.out", err) < 0)
         return -1;
     if (json_get(rv, "upperSize") != NULL && cfg->revrun.upper_size < (1u << 20))
         return rr_fail(err, 0, "revrun.upperSize: at least 1M");

@@ -233,6 +233,7 @@ static void w_writeback(struct json_writer *w, const struct rr_writeback_policy 
     json_w_kv_uint(w, "maxDepth", p->max_depth);
     json_w_kv_uint(w, "maxNameBytes", p->max_name_bytes);
     json_w_kv_uint(w, "maxPathBytes", p->max_path_bytes);
+    json_w_kv_string(w, "ignored", p->include_ignored ? "include" : "exclude");
     json_w_end_object(w);
 }
 
@@ -270,6 +271,8 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_string(w, "checkoutPath", c->revrun.checkout_path);
     json_w_kv_string(w, "overlay", backends[c->revrun.overlay]);
     json_w_kv_uint(w, "upperSize", c->revrun.upper_size);
+    if (c->revrun.out != NULL)
+        json_w_kv_string(w, "out", c->revrun.out);
     json_w_kv_uint(w, "timeout", c->revrun.timeout_seconds);
     json_w_kv_uint(w, "minFreeSpace", c->revrun.min_free_space);
     json_w_kv_bool(w, "nestedSandboxes", c->revrun.nested_sandboxes);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cpclass.h"
+
 #define TRUNC_MARK "...[truncated]"
 
 size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
@@ -43,18 +45,14 @@ size_t rr_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
     return need;
 }
 
-/* Code points a terminal may act on or that disguise the text around them:
- * C0/C1 controls, DEL, zero-width and bidi formatting characters (the
- * "Trojan Source" class, with the Arabic letter mark), line/paragraph
- * separators and the BOM. */
+/* Code points a terminal may act on or that disguise the text around them
+ * (common/cpclass.h): C0/C1 controls, DEL, line/paragraph separators, bidi
+ * formatting characters (the "Trojan Source" class), invisible format
+ * characters and lookalikes of a slash, backslash, dot or space: shown as
+ * \xHH, so what a person reads is the bytes. */
 static bool shown_as_is(uint32_t cp)
 {
-    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
-        return false;
-    if (cp == 0x061c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
-        (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff)
-        return false;
-    return true;
+    return rr_cp_class(cp) == RR_CP_OK;
 }
 
 size_t rr_escape_size(size_t len)
@@ -64,14 +62,35 @@ size_t rr_escape_size(size_t len)
     return len * 4 + 1;
 }
 
-/* The input sequence at p as it is shown, into piece (16 bytes: at most
- * three bytes become \xHH each); *used is the input bytes it covers. */
-static size_t piece_at(const unsigned char *p, size_t avail, char *piece, size_t *used)
+/* CI log commands: GitHub's runner acts on "##[name]" anywhere in a line
+ * (the legacy form) and on "::name::" at the start of one, after blanks.
+ * Text escaped here cannot hold either: the first '#' of "##[" and the
+ * first ':' of a leading "::" are shown as \x23 and \x3a. lead: only
+ * spaces came before p in this text (the caller may print it at the start
+ * of a line). */
+static bool log_command_at(const unsigned char *p, size_t avail, bool lead)
+{
+    if (avail >= 3 && p[0] == '#' && p[1] == '#' && p[2] == '[')
+        return true;
+    return lead && avail >= 2 && p[0] == ':' && p[1] == ':';
+}
+
+/* One escaped sequence: up to four bytes (the longest UTF-8 sequence) of
+ * four characters each, and the NUL snprintf writes. */
+#define PIECE_MAX (4 * 4 + 1)
+
+/* The input sequence at p as it is shown, into piece (PIECE_MAX bytes);
+ * *used is the input bytes it covers. */
+static size_t piece_at(const unsigned char *p, size_t avail, bool lead, char *piece,
+                       size_t *used)
 {
     uint32_t cp = 0;
     size_t n = rr_utf8_decode(p, avail, &cp), plen = 0;
 
-    if (n > 0 && cp == '\\') {
+    if (log_command_at(p, avail, lead)) {
+        plen = (size_t)snprintf(piece, PIECE_MAX, "\\x%02x", p[0]);
+        n = 1;
+    } else if (n > 0 && cp == '\\') {
         memcpy(piece, "\\\\", 2);
         plen = 2;
     } else if (n > 0 && shown_as_is(cp)) {
@@ -80,19 +99,21 @@ static size_t piece_at(const unsigned char *p, size_t avail, char *piece, size_t
     } else {
         n = n ? n : 1;
         for (size_t k = 0; k < n; k++)
-            plen += (size_t)snprintf(piece + plen, 16 - plen, "\\x%02x", p[k]);
+            plen += (size_t)snprintf(piece + plen, PIECE_MAX - plen, "\\x%02x", p[k]);
     }
     *used = n;
     return plen;
 }
 
-static size_t escaped_len(const unsigned char *p, size_t len)
+static size_t escaped_len(const unsigned char *p, size_t len, bool lead)
 {
-    char piece[16];
+    char piece[PIECE_MAX];
     size_t total = 0, n;
 
-    for (size_t i = 0; i < len; i += n)
-        total += piece_at(p + i, len - i, piece, &n);
+    for (size_t i = 0; i < len; i += n) {
+        total += piece_at(p + i, len - i, lead, piece, &n);
+        lead = lead && p[i] == ' ';
+    }
     return total;
 }
 
@@ -101,19 +122,19 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     const size_t mark = sizeof(TRUNC_MARK);
-    bool rest_fits = false;
+    bool rest_fits = false, lead = true;
 
     if (outlen == 0)
         return out;
     for (size_t i = 0; i < len;) {
-        char piece[16];
+        char piece[PIECE_MAX];
         size_t n;
-        size_t plen = piece_at(p + i, len - i, piece, &n);
+        size_t plen = piece_at(p + i, len - i, lead, piece, &n);
 
         /* Keep room for the marker unless this is the last piece or all
          * that is left fits (looked at once, when the room runs short). */
         if (!rest_fits && i + n < len && o + plen + mark > outlen)
-            rest_fits = o + escaped_len(p + i, len - i) < outlen;
+            rest_fits = o + escaped_len(p + i, len - i, lead) < outlen;
         size_t reserve = (rest_fits || i + n == len) ? 1 : mark;
         if (o + plen + reserve > outlen) {
             /* Every earlier piece left room for the marker, so it fits
@@ -126,6 +147,7 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
         }
         memcpy(out + o, piece, plen);
         o += plen;
+        lead = lead && p[i] == ' ';
         i += n;
     }
     out[o] = '\0';

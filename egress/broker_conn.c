@@ -201,7 +201,15 @@ static void serve(struct conn *c)
         io_send_all(c->client, "HTTP/1.1 100 Continue\r\n\r\n", 25, c->b->stop_fd,
                     c->b->idle_ms) != 0)
         return;
-    if (prefetch_body(c, &done) < 0 || open_upstream(c) < 0 || send_head(c) < 0)
+    if (prefetch_body(c, &done) < 0)
+        return;
+    /* A client sends no frame before the 101 (RFC 6455 4.1): bytes there
+     * could only be a request smuggled behind the handshake. */
+    if (c->req.websocket && c->left_n > 0) {
+        conn_reply(c, 400, "bytes after a WebSocket handshake");
+        return;
+    }
+    if (open_upstream(c) < 0 || send_head(c) < 0)
         return;
     if (c->io_len > 0 && tls_write_all(&c->up, c->io, c->io_len, &c->uw) != 0) {
         conn_reply(c, 502, "upstream closed while the request was sent");

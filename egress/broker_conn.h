@@ -29,6 +29,11 @@ struct conn {
 /* Read the upstream's response and stream it to the agent. */
 void broker_relay_response(struct conn *c);
 
+/* After a WebSocket handshake's 101 went to the agent: relay bytes both
+ * ways until either side ends, c->io[0..held) being upstream bytes that
+ * came with the head (egress/broker_tunnel.c). */
+void broker_tunnel(struct conn *c, size_t held);
+
 /* Send a complete local reply and record it for the log. */
 void conn_reply(struct conn *c, int status, const char *reason);
 

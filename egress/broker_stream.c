@@ -43,8 +43,12 @@ static int read_response_head(struct conn *c, struct eg_response *resp)
             return -1;
         }
         if (r == EG_COMPLETE && resp->status == 101) {
-            conn_reply(c, 502, "upstream switched protocols");
-            return -1;
+            const char *why = "upstream switched protocols";
+            if (!c->req.websocket || eg_ws_response_check(&c->req, resp, &why) < 0) {
+                conn_reply(c, 502, why);
+                return -1;
+            }
+            return 0;
         }
         if (r == EG_COMPLETE && resp->status >= 200)
             return 0;
@@ -137,5 +141,8 @@ void broker_relay_response(struct conn *c)
         return;
     rest = c->io_len - resp.head_len;
     memmove(c->io, c->io + resp.head_len, rest);
-    stream_body(c, rest);
+    if (resp.status == 101)
+        broker_tunnel(c, rest);
+    else
+        stream_body(c, rest);
 }

@@ -59,6 +59,7 @@ struct eg_request {
     enum eg_body body;
     uint64_t content_length;
     bool expect_continue;
+    bool websocket; /* a valid WebSocket upgrade (see eg_upgrade_check) */
 };
 
 enum { EG_REFUSED = -1, EG_NEED_MORE = 0, EG_COMPLETE = 1 };
@@ -72,6 +73,50 @@ enum { EG_REFUSED = -1, EG_NEED_MORE = 0, EG_COMPLETE = 1 };
  * judge the path: see eg_target_check. */
 int eg_request_parse(const char *buf, size_t len, const struct eg_limits *lim,
                      struct eg_request *req, struct eg_refusal *why);
+
+/* ---- WebSocket upgrades (RFC 6455), egress/http_upgrade.c ---- *
+ *
+ * The one upgrade the broker carries is a WebSocket to an allowed path: its
+ * handshake is judged and rewritten like any request (credential injected),
+ * the upstream's 101 is checked, then bytes move both ways untouched, the
+ * agent's frames metered and the upstream's through the echo guard. Every
+ * other upgrade is refused by the broker itself, before anything reaches
+ * the upstream. eg_request_parse calls this: a request with an Upgrade
+ * field is either a valid WebSocket handshake (req->websocket) or refused:
+ * 501 for another protocol (h2c, TLS, ...), 400 for a malformed handshake
+ * (not GET over HTTP/1.1, a body, no "Connection: upgrade", a version other
+ * than 13, a key that is not 16 bytes of base64). Sec-WebSocket-* fields
+ * without an upgrade are refused too (400): nothing half of a handshake is
+ * forwarded as a plain request. */
+struct eg_request;
+struct eg_response;
+int eg_upgrade_check(struct eg_request *req, struct eg_refusal *why);
+
+/* The upstream's 101 to a WebSocket handshake: "Upgrade: websocket",
+ * "Connection: upgrade", the Sec-WebSocket-Accept that the key asks for,
+ * and no extension (none was offered: permessage-deflate would hide the
+ * bytes from the echo guard). 0, or -1 with a static reason. */
+int eg_ws_response_check(const struct eg_request *req, const struct eg_response *resp,
+                         const char **why);
+
+/* The agent's frames, counted as they stream through unchanged: masked (as
+ * RFC 6455 requires of a client), no RSV bit (no extension), known opcodes,
+ * control frames whole and at most 125 bytes, continuations only inside a
+ * message, 64-bit lengths with the top bit clear, and no message (data
+ * frames of one message added up) over max_msg. */
+struct eg_ws_meter {
+    unsigned char hdr[14];
+    unsigned hdr_len;
+    uint64_t payload_left; /* of the current frame */
+    uint64_t msg_total;    /* payload bytes of the current message */
+    bool in_frame;
+    bool in_message; /* a non-final data frame was seen */
+    uint64_t messages; /* complete data messages, for the log */
+};
+
+/* Consume buf[0..len): 0, or -1 with *why (a 1009/1002-class reason). */
+int eg_ws_meter_feed(struct eg_ws_meter *m, const char *buf, size_t len, uint64_t max_msg,
+                     const char **why);
 
 /* Judge a request-target (already known to be origin-form): the path,
  * percent-decoded once, must be printable ASCII with no dot segment (".",
@@ -87,6 +132,9 @@ struct eg_slice eg_target_path(struct eg_slice target);
 
 /* Case-insensitive comparison of a slice with a NUL-terminated name. */
 bool eg_slice_ieq(struct eg_slice s, const char *name);
+/* The same, an '_' in s also matching a '-' in name: upstreams in the
+ * CGI/WSGI tradition fold x_api_key into X-Api-Key. */
+bool eg_slice_ieq_fold(struct eg_slice s, const char *name);
 
 /* The one header of that name, or NULL (the first if there are several). */
 const struct eg_header *eg_request_header(const struct eg_request *req, const char *name);
@@ -108,8 +156,10 @@ struct eg_forward {
 /* Write the head to send upstream into out[0..cap): the request line as
  * received (HTTP/1.1), Host set to the upstream, every agent header except
  * the stripped ones, the credential, "Accept-Encoding: identity" (so the
- * echo guard sees plain bytes) and "Connection: close". Returns the length,
- * or 0 if it does not fit. */
+ * echo guard sees plain bytes) and "Connection: close". A WebSocket
+ * handshake keeps its Sec-WebSocket-Key/-Version/-Protocol fields, loses
+ * Sec-WebSocket-Extensions, and ends "Upgrade: websocket" and
+ * "Connection: Upgrade". Returns the length, or 0 if it does not fit. */
 size_t eg_request_rewrite(const struct eg_request *req, const struct eg_forward *fw, char *out,
                           size_t cap);
 
@@ -143,8 +193,9 @@ struct eg_response {
 int eg_response_parse(const char *buf, size_t len, size_t max_head, struct eg_response *resp);
 
 /* The head for the agent: the status line as received, every header but
- * the hop-by-hop ones and Set-Cookie, then "Connection: close". Returns the
- * length, or 0 if it does not fit. */
+ * the hop-by-hop ones and Set-Cookie, then "Connection: close" (for a 101:
+ * "Upgrade: websocket" and "Connection: Upgrade"). Returns the length, or
+ * 0 if it does not fit. */
 size_t eg_response_rewrite(const char *buf, const struct eg_response *resp, char *out, size_t cap);
 
 /* A complete local reply (no upstream involved) with a one-line text body

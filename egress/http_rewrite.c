@@ -17,14 +17,22 @@ static const char *const stripped[] = {
     "upgrade",    "expect",           "accept-encoding",     "forwarded",
 };
 
+/* Compression would hide the bytes from the echo guard. */
+static bool ws_stripped(struct eg_slice name)
+{
+    return eg_slice_ieq(name, "sec-websocket-extensions");
+}
+
+/* Underscore spellings too (x_api_key, Proxy_Authorization): an upstream
+ * that folds '_' into '-' would take them for the field itself. */
 bool eg_header_is_stripped(struct eg_slice name, const char *cred_header)
 {
-    if (cred_header != NULL && eg_slice_ieq(name, cred_header))
+    if (cred_header != NULL && eg_slice_ieq_fold(name, cred_header))
         return true;
-    if (name.n >= 6 && strncasecmp(name.p, "proxy-", 6) == 0)
+    if (name.n >= 6 && eg_slice_ieq_fold((struct eg_slice){name.p, 6}, "proxy-"))
         return true;
     for (size_t i = 0; i < sizeof(stripped) / sizeof(stripped[0]); i++)
-        if (eg_slice_ieq(name, stripped[i]))
+        if (eg_slice_ieq_fold(name, stripped[i]))
             return true;
     return false;
 }
@@ -41,20 +49,25 @@ size_t eg_request_rewrite(const struct eg_request *req, const struct eg_forward 
     at = eg_buf_puts(out, cap, at, fw->host_header);
     at = eg_buf_puts(out, cap, at, "\r\n");
     for (size_t i = 0; i < req->n_headers; i++)
-        if (!eg_header_is_stripped(req->headers[i].name, fw->cred_header))
+        if (!eg_header_is_stripped(req->headers[i].name, fw->cred_header) &&
+            !ws_stripped(req->headers[i].name))
             at = eg_buf_field(out, cap, at, &req->headers[i]);
     at = eg_buf_puts(out, cap, at, fw->cred_header);
     at = eg_buf_puts(out, cap, at, ": ");
     at = eg_buf_puts(out, cap, at, fw->cred_prefix);
     at = eg_buf_put(out, cap, at, fw->secret, fw->secret_len);
-    at = eg_buf_puts(out, cap, at, "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
+    if (req->websocket)
+        at = eg_buf_puts(out, cap, at, "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    else
+        at = eg_buf_puts(out, cap, at,
+                         "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
     return at < cap ? at : 0;
 }
 
 static bool response_field_dropped(struct eg_slice name)
 {
     static const char *const names[] = {"connection", "proxy-connection", "keep-alive",
-                                        "upgrade", "set-cookie"};
+                                        "upgrade", "set-cookie", "sec-websocket-extensions"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (eg_slice_ieq(name, names[i]))
@@ -74,7 +87,10 @@ size_t eg_response_rewrite(const char *buf, const struct eg_response *resp, char
     for (size_t i = 0; i < resp->n_headers; i++)
         if (!response_field_dropped(resp->headers[i].name))
             at = eg_buf_field(out, cap, at, &resp->headers[i]);
-    at = eg_buf_puts(out, cap, at, "Connection: close\r\n\r\n");
+    if (resp->status == 101)
+        at = eg_buf_puts(out, cap, at, "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    else
+        at = eg_buf_puts(out, cap, at, "Connection: close\r\n\r\n");
     return at < cap ? at : 0;
 }
 
@@ -82,6 +98,7 @@ const char *eg_status_text(int status)
 {
     switch (status) {
     case 100: return "Continue";
+    case 101: return "Switching Protocols";
     case 200: return "OK";
     case 400: return "Bad Request";
     case 404: return "Not Found";
@@ -91,6 +108,7 @@ const char *eg_status_text(int status)
     case 414: return "URI Too Long";
     case 417: return "Expectation Failed";
     case 431: return "Request Header Fields Too Large";
+    case 501: return "Not Implemented";
     case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
     case 504: return "Gateway Timeout";

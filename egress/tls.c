@@ -179,6 +179,27 @@ int tls_read(struct tls_conn *c, char *buf, size_t cap, const struct tls_waits *
     }
 }
 
+int tls_read_some(struct tls_conn *c, char *buf, size_t cap, short *want)
+{
+    int n = SSL_read(c->ssl, buf, cap > 1 << 30 ? 1 << 30 : (int)cap);
+
+    if (n > 0)
+        return n;
+    switch (SSL_get_error(c->ssl, n)) {
+    case SSL_ERROR_ZERO_RETURN:
+        return 0;
+    case SSL_ERROR_WANT_READ:
+        *want = POLLIN;
+        return TLS_AGAIN;
+    case SSL_ERROR_WANT_WRITE:
+        *want = POLLOUT;
+        return TLS_AGAIN;
+    default:
+        ERR_clear_error();
+        return IO_ERROR;
+    }
+}
+
 int tls_write_all(struct tls_conn *c, const char *buf, size_t len, const struct tls_waits *w)
 {
     while (len > 0) {

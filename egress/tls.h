@@ -33,6 +33,13 @@ int tls_open(SSL_CTX *ctx, SSL_SESSION *resume, const struct egress_upstream *up
 /* > 0 bytes read, 0 at the end of the stream, or an io_wait code. */
 int tls_read(struct tls_conn *c, char *buf, size_t cap, const struct tls_waits *w);
 
+/* One read that does not wait, for a loop that polls several fds: > 0
+ * bytes, 0 at the end of the stream, TLS_AGAIN with *want the poll events
+ * to wait for (POLLIN, or POLLOUT when OpenSSL must write first), or
+ * IO_ERROR. */
+enum { TLS_AGAIN = -10 };
+int tls_read_some(struct tls_conn *c, char *buf, size_t cap, short *want);
+
 /* 0, or an io_wait code. */
 int tls_write_all(struct tls_conn *c, const char *buf, size_t len, const struct tls_waits *w);
 

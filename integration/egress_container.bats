@@ -322,3 +322,45 @@ broker_is_confined() {
     run pgrep -f -- "--root $RR_ROOT"
     [ "$status" -eq 1 ]
 }
+
+# The agent floods the broker with refused requests: the log in the state
+# directory keeps a burst and a steady rate, says how many lines it dropped,
+# and stays under its cap (egress/log_limit.h).
+@test "egress container: a flood of requests cannot grow the broker's log without bound" {
+    cat >"$RR_TMP/checkout/flood.py" <<'EOF'
+import socket
+for i in range(3000):
+    s = socket.create_connection(("127.0.0.1", 8080))
+    s.sendall(b"GET /v2/flood HTTP/1.1\r\nHost: x\r\n\r\n")
+    while s.recv(4096):
+        pass
+    s.close()
+print("sent")
+EOF
+    chmod a+r "$RR_TMP/checkout/flood.py"
+    set_args python3 /workspace/flood.py
+    (cd "$RR_TMP/bundle" && "$RR_BIN/revrun" --root "$RR_ROOT" run --keep floodlog >"$RR_TMP/flood.out")
+    grep -q sent "$RR_TMP/flood.out"
+    log="$RR_TMP/flood.log"
+    cp "$RR_ROOT/floodlog/egress.log" "$log"
+    "$RR_BIN/revrun" --root "$RR_ROOT" destroy floodlog
+    lines=$(grep -c "^GET /v2/flood 404" "$log")
+    echo "logged $lines of 3000, $(stat -c %s "$log") bytes" >&3
+    [ "$lines" -ge 200 ] && [ "$lines" -lt 1500 ]
+    grep -q "request lines dropped" "$log"
+    [ "$(stat -c %s "$log")" -le $((1 << 20)) ]
+}
+
+@test "egress container: the broker runs in the container's cgroup" {
+    set_args sleep 1000
+    (cd "$RR_TMP/bundle" && "$RR_BIN/revrun" --root "$RR_ROOT" create cgb >/dev/null 2>&1 </dev/null 3>&-)
+    broker=$(broker_of "$RR_ROOT" cgb)
+    [ -n "$broker" ]
+    cg=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cgroup'])" "$RR_ROOT/cgb/state.json")
+    [ -n "$cg" ]
+    echo "broker $broker in: $(cat /proc/$broker/cgroup | tr '\n' ' '); container: $cg" >&3
+    status=0
+    grep -E "^[0-9]+:(memory|):$cg\$" "/proc/$broker/cgroup" || status=1
+    "$RR_BIN/revrun" --root "$RR_ROOT" destroy --force cgb
+    [ "$status" -eq 0 ]
+}

@@ -10,8 +10,17 @@ Routes (path without the query):
   /v1/reset          headers and one event, then a TCP reset
   /v1/echo           the request head, reflected in the body
   /v1/big?kb=N       N KiB of body
+  /v1/ws             a WebSocket (with Upgrade: websocket): each text message
+                     comes back as "echo: TEXT", a binary one as its length;
+                     "head" sends the handshake head as received (the key in
+                     it), "close" ends with a close frame; each message is
+                     recorded as "=== ws-message"
+  /v1/ws-ext         a 101 that picks permessage-deflate (nobody offered it)
+  /v1/ws-badaccept   a 101 whose Sec-WebSocket-Accept does not match the key
   anything else      a small JSON body naming the method and path
 """
+import base64
+import hashlib
 import argparse
 import os
 import socket
@@ -139,6 +148,71 @@ def reply(conn, head, body):
         conn.sendall(out)
 
 
+WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def ws_read(conn, rest):
+    """One frame: (opcode, payload, rest), opcode None at the end."""
+    hdr, rest = read_exact(conn, rest, 2)
+    if len(hdr) < 2:
+        return None, b"", rest
+    n = hdr[1] & 0x7F
+    if n == 126:
+        ext, rest = read_exact(conn, rest, 2)
+        n = struct.unpack("!H", ext)[0]
+    elif n == 127:
+        ext, rest = read_exact(conn, rest, 8)
+        n = struct.unpack("!Q", ext)[0]
+    mask = b""
+    if hdr[1] & 0x80:
+        mask, rest = read_exact(conn, rest, 4)
+    data, rest = read_exact(conn, rest, n)
+    if mask:
+        data = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+    return hdr[0] & 0x0F, data, rest
+
+
+def ws_frame(op, data):
+    n = len(data)
+    if n < 126:
+        return struct.pack("!BB", 0x80 | op, n) + data
+    if n < 1 << 16:
+        return struct.pack("!BBH", 0x80 | op, 126, n) + data
+    return struct.pack("!BBQ", 0x80 | op, 127, n) + data
+
+
+def websocket(conn, head, rest, path, rec):
+    key = b""
+    for line in head.split(b"\r\n")[1:]:
+        if line.lower().startswith(b"sec-websocket-key:"):
+            key = line.split(b":", 1)[1].strip()
+    accept = base64.b64encode(hashlib.sha1(key + WS_GUID).digest())
+    if path == "/v1/ws-badaccept":
+        accept = base64.b64encode(hashlib.sha1(b"other" + WS_GUID).digest())
+    extra = b"Sec-WebSocket-Extensions: permessage-deflate\r\n" if path == "/v1/ws-ext" else b""
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                 b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n" + extra +
+                 b"\r\n")
+    while True:
+        op, data, rest = ws_read(conn, rest)
+        if op is None:
+            return
+        with record_lock, open(rec, "ab") as f:
+            f.write(b"=== ws-message\n" + data[:64] + (b"..." if len(data) > 64 else b"") + b"\n")
+        if op == 8:
+            conn.sendall(ws_frame(8, data[:2]))
+            return
+        if op == 2:
+            conn.sendall(ws_frame(1, b"binary %d" % len(data)))
+        elif data == b"head":
+            conn.sendall(ws_frame(1, head))
+        elif data == b"close":
+            conn.sendall(ws_frame(8, struct.pack("!H", 1000)))
+            return
+        elif op == 1:
+            conn.sendall(ws_frame(1, b"echo: " + data))
+
+
 class Handler(socketserver.BaseRequestHandler):
     def handle(self):
         # Small writes (a head, one event) leave at once, as a real API's do.
@@ -150,6 +224,11 @@ class Handler(socketserver.BaseRequestHandler):
         try:
             head, rest = read_head(conn)
             if head is None:
+                return
+            path = urllib.parse.urlsplit(head.split(b" ")[1].decode("latin-1")).path
+            if b"\r\nupgrade: websocket" in head.lower() and path.startswith("/v1/ws"):
+                record(self.server.record, head, b"")
+                websocket(conn, head, rest, path, self.server.record)
                 return
             body = read_body(conn, head, rest)
             record(self.server.record, head, body)

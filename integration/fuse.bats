@@ -281,6 +281,72 @@ upper_markers() {
     assert_output_contains "carries user.fuseoverlayfs.override_stat"
 }
 
+# A committed ".wh.NAME" is a whiteout to fuse-overlayfs even in its one
+# lower: the pull request would choose what the agent cannot see.
+wh_checkout() {
+    local mode=$1 co=$2
+    make_checkout "$mode" "$co"
+    echo "review me" >"$co/sub/evil.sh"
+    : >"$co/sub/.wh.evil.sh"
+    if [ "$mode" = user ]; then chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$co"; fi
+}
+
+fuse_refuses_whiteout_names() {
+    local mode=$1
+    wh_checkout "$mode" "$RR_TMP/co"
+    make_bundle "$mode" fuse "$RR_TMP/co" "$RR_TMP/b" sh -c 'ls sub; echo AGENT-RAN'
+    cd "$RR_TMP/b"
+    run rr_as "$mode" run "$ID"
+    assert_failure
+    assert_output_contains 'the checkout holds sub/.wh.evil.sh, a name fuse-overlayfs takes for a whiteout (it would hide "evil.sh" from the agent): refused for the fuse backend'
+    [[ "$output" != *AGENT-RAN* ]]
+    [ -z "$(ls -A "$(rr_state_root "$mode")" 2>/dev/null)" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "fuse (root) refuses a checkout holding a .wh. name, which would hide a file from the agent; nothing is left" {
+    fuse_refuses_whiteout_names root
+}
+
+@test "fuse (rootless) refuses a checkout holding a .wh. name; nothing is left" {
+    fuse_refuses_whiteout_names user
+}
+
+@test "fuse refuses an opaque marker name (.wh..wh..opq) deep in the checkout" {
+    make_checkout root "$RR_TMP/co"
+    mkdir -p "$RR_TMP/co/sub/deep/er"
+    : >"$RR_TMP/co/sub/deep/er/.wh..wh..opq"
+    make_bundle root fuse "$RR_TMP/co" "$RR_TMP/b" true
+    cd "$RR_TMP/b"
+    run rr_as root run "$ID"
+    assert_failure
+    assert_output_contains "sub/deep/er/.wh..wh..opq"
+    assert_output_contains "would make its directory opaque"
+}
+
+@test "auto shows such a checkout through native overlayfs, the file and its .wh. name both visible" {
+    wh_checkout root "$RR_TMP/co"
+    make_bundle root auto "$RR_TMP/co" "$RR_TMP/b" sh -c 'ls -a sub; cat sub/evil.sh'
+    cd "$RR_TMP/b"
+    run rr_as root run "$ID"
+    assert_success
+    assert_output_contains ".wh.evil.sh"
+    assert_output_contains "review me"
+}
+
+@test "auto where native cannot mount refuses such a checkout, naming both reasons" {
+    co=$(stacked_checkout root)
+    echo "review me" >"$co/evil.sh"
+    : >"$co/.wh.evil.sh"
+    make_bundle root auto "$co" "$RR_TMP/b" sh -c 'echo AGENT-RAN'
+    cd "$RR_TMP/b"
+    run rr_as root run "$ID"
+    assert_failure
+    assert_output_contains "no overlay works here: native:"
+    assert_output_contains "the checkout holds .wh.evil.sh"
+    [[ "$output" != *AGENT-RAN* ]]
+}
+
 # auto on a checkout where kernel overlayfs refuses: fuse-overlayfs, with the
 # kernel's reason shown, and state.json says so.
 auto_falls_back() {

@@ -155,10 +155,29 @@ review_bg() {
     [ "$status" -eq 0 ]
     # no line of the job's log starts with a workflow command, no raw ESC
     ! printf '%s\n' "$output" | grep -q '^::'
-    assert_output_contains 'agent| ::set-env name=PATH::/evil'
+    assert_output_contains 'agent| \x3a:set-env name=PATH::/evil'
     assert_output_contains 'agent| \x1b]0;title\x07'
     ! printf '%s' "$output" | grep -q "$(printf '\033')"
     grep -q "$(printf '\033')" "$RR_TMP/out/agent.log"
+}
+
+# GitHub's runner also acts on the legacy "##[cmd]" anywhere in a line, and
+# on "::cmd::" after blanks: neither form reaches the job's log, from the
+# agent's output or from a file name in the report.
+@test "review: neither CI log-command form survives, in the agent's output or in names" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
+        sh -c 'echo "x ##[add-mask]hidden"; echo "  ::warning::pwn"; echo "##[set-output name=a;]b";
+               echo new >"##[error]named"; echo new >"::error::named"'
+    [ "$status" -eq 0 ]
+    echo "$output" >&3
+    ! printf '%s\n' "$output" | grep -F '##['
+    ! printf '%s\n' "$output" | grep -E '^[[:space:]]*::'
+    assert_output_contains 'agent| x \x23#[add-mask]hidden'
+    # the report a job prints (summary.txt, as `revrun diff` shows it)
+    cat "$RR_TMP/out/summary.txt" >&3
+    ! grep -F '##[' "$RR_TMP/out/summary.txt"
+    ! grep -E '^[[:space:]]*::' "$RR_TMP/out/summary.txt"
+    grep -qF '\x23#[error]named' "$RR_TMP/out/summary.txt"
 }
 
 @test "review: refuses an --out that already holds results" {

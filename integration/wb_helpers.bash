@@ -56,7 +56,16 @@ wb_mount() {
             unshare -Urm bash -c "mount -t overlay overlay -o lowerdir=$WB/lower,upperdir=$WB/upper,workdir=$work,userxattr,$WB_OVL_OPTS $dir && cd $dir && { $script; }"
         ;;
     fuse)
-        unshare -m bash -c "fuse-overlayfs -o lowerdir=$WB/lower,upperdir=$WB/upper,workdir=$work $dir 2>/dev/null && cd $dir && { $script; }; rc=\$?; cd /; fusermount3 -u $dir; exit \$rc"
+        # As revrun runs it (overlay/fuse.c): root makes the FUSE mount on a
+        # /dev/fuse fd, the daemon and the agent run as the unprivileged
+        # test identity, so the daemon cannot write trusted.* markers.
+        chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/upper" "$work" "$dir"
+        WB_SCRIPT=$script unshare -m bash -c "exec 3<>/dev/fuse &&
+            mount -i -t fuse -o fd=3,rootmode=40000,user_id=$REVRUN_TEST_UID,group_id=$REVRUN_TEST_GID,default_permissions,nosuid,nodev fuse-overlayfs $dir &&
+            { setpriv --reuid=$REVRUN_TEST_UID --regid=$REVRUN_TEST_GID --clear-groups fuse-overlayfs -f -o lowerdir=$WB/lower,upperdir=$WB/upper,workdir=$work /dev/fd/3 2>/dev/null & } &&
+            exec 3>&- &&
+            setpriv --reuid=$REVRUN_TEST_UID --regid=$REVRUN_TEST_GID --clear-groups bash -c 'cd $dir && eval \"\$WB_SCRIPT\"'
+            rc=\$?; umount $dir; wait; exit \$rc"
         ;;
     esac
 }

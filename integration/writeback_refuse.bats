@@ -70,31 +70,31 @@ refuse() {
 }
 
 @test "refuse: user.overlay.opaque planted through a root mount" {
-    refuse root 'mkdir newdir && setfattr -n user.overlay.opaque -v y newdir' xattr
+    refuse root 'mkdir newdir && setfattr -n user.overlay.opaque -v y newdir' foreign-marker
     assert_output_contains "planted"
 }
 
 @test "refuse: fuse-overlayfs opaque xattr planted through a root mount" {
-    refuse root 'setfattr -n user.fuseoverlayfs.opaque -v y src' xattr
+    refuse root 'setfattr -n user.fuseoverlayfs.opaque -v y src' foreign-marker
 }
 
 @test "refuse: overlay redirect xattr (trusted) in the upper" {
     wb_agent root 'mkdir newdir'
     setfattr -n trusted.overlay.redirect -v /docs "$WB/upper/newdir"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
     assert_output_contains "never writes"
 }
 
 @test "refuse: overlay metacopy xattr (userxattr) in the upper" {
     wb_agent user 'echo more >> README'
     setfattr -n user.overlay.metacopy "$WB/upper/README"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
 }
 
 @test "refuse: a non-empty origin in a userxattr upper" {
     wb_agent user 'echo more >> README'
     setfattr -n user.overlay.origin -v 0x00fb1d0001 "$WB/upper/README"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
 }
 
 @test "refuse: whiteout with nothing beneath it" {
@@ -112,7 +112,7 @@ refuse() {
 @test "refuse: opaque marker on a file" {
     wb_agent user 'echo more >> README'
     setfattr -n user.overlay.opaque -v y "$WB/upper/README"
-    wb_expect_refuse xattr
+    wb_expect_refuse planted-marker
 }
 
 @test "refuse: directory over a checkout file without an opaque marker" {
@@ -125,7 +125,65 @@ refuse() {
     wb_agent user 'echo x > new'
     touch "$WB/upper/keep.txt"
     setfattr -n user.overlay.whiteout "$WB/upper/keep.txt"
-    wb_expect_refuse impossible-marker
+    wb_expect_refuse planted-marker
+}
+
+# overlayfs reads xattr whiteouts (an empty file with overlay.whiteout in a
+# directory with opaque "x") only in lower layers userspace made, and never
+# writes one: in an upper they are planted, and never honoured as deletions.
+xwhiteout_planted() {
+    local ns=$1
+    wb_agent "$2" 'echo x > new'
+    mkdir "$WB/upper/docs" "$WB/upper/docs/old"
+    setfattr -n "$ns.overlay.opaque" -v x "$WB/upper/docs/old"
+    touch "$WB/upper/docs/old/a.txt"
+    setfattr -n "$ns.overlay.whiteout" "$WB/upper/docs/old/a.txt"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/upper/docs"
+    wb_expect_refuse planted-marker
+    assert_output_contains 'docs/old: opaque "x" (xattr whiteouts inside): overlayfs never writes it'
+    assert_output_contains 'docs/old/a.txt: xattr whiteout: overlayfs never writes one'
+}
+
+@test "refuse: xattr whiteouts in a userxattr upper (planted-marker), vetted as root" {
+    xwhiteout_planted user user
+}
+
+@test "refuse: xattr whiteouts in a userxattr upper (planted-marker), vetted rootless" {
+    WB_AS_USER=1 xwhiteout_planted user user
+}
+
+@test "refuse: xattr whiteouts in a trusted upper (planted-marker)" {
+    xwhiteout_planted trusted root
+}
+
+@test "refuse: the other kernel spelling: trusted.overlay.opaque in a userxattr upper" {
+    wb_agent user 'echo x > new'
+    mkdir "$WB/upper/src"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/upper/src"
+    setfattr -n trusted.overlay.opaque -v y "$WB/upper/src"
+    wb_expect_refuse foreign-marker
+    assert_output_contains 'src: overlay marker of another format (planted): trusted.overlay.opaque'
+}
+
+@test "refuse: fuse-overlayfs' opaque xattr in a userxattr upper, root and rootless" {
+    refuse user 'mkdir fresh && setfattr -n user.fuseoverlayfs.opaque -v y fresh' foreign-marker
+    WB_AS_USER=1 wb_expect_refuse foreign-marker
+}
+
+@test "refuse: a kernel (userxattr) marker in a fuse-overlayfs upper, root and rootless" {
+    wb_agent fuse 'mkdir fresh && echo x > fresh/f'
+    setfattr -n user.overlay.opaque -v y "$WB/upper/fresh"
+    wb_expect_refuse foreign-marker
+    WB_AS_USER=1 wb_expect_refuse foreign-marker
+}
+
+@test "refuse: trusted.overlay.opaque in a fuse-overlayfs upper: revrun's unprivileged daemon cannot write it" {
+    wb_agent fuse 'rm -r docs && mkdir docs && echo n > docs/n'
+    # what the daemon wrote: the user spelling, never trusted.*
+    [ "$(getfattr --only-values -n user.fuseoverlayfs.opaque "$WB/upper/docs")" = y ]
+    setfattr -n trusted.overlay.opaque -v y "$WB/upper/docs"
+    wb_expect_refuse planted-marker
+    assert_output_contains "docs: trusted.overlay.* in a fuse-overlayfs upper"
 }
 
 @test "refuse: fuse-overlayfs .wh. entry that is not an empty file" {
@@ -170,6 +228,40 @@ refuse() {
 @test "refuse: nested .git (an embedded repository), any spelling" {
     refuse user 'mkdir -p sub/.git && echo ref > sub/.git/HEAD' git
     refuse user 'mkdir -p other/.GIT' git
+}
+
+@test "refuse: a bare repository the agent made (git init --bare), root and rootless" {
+    refuse user 'git init -q --bare tools/cache.git && git -C tools/cache.git config core.fsmonitor "touch /tmp/pwned"' embedded-repo
+    assert_output_contains 'tools/cache.git: looks like a git directory'
+    WB_AS_USER=1 wb_expect_refuse embedded-repo
+}
+
+@test "refuse: a hand-made git directory in any spelling macOS or Windows resolves" {
+    refuse user 'mkdir -p a/objects a/refs && echo "ref: refs/heads/main" > a/HEAD &&
+        mkdir -p b/OBJECTS b/Refs && echo "ref: refs/heads/main" > b/head &&
+        mkdir c && echo "ref: refs/heads/main" > c/HEAD && echo ../.git > c/commondir' embedded-repo
+    assert_output_contains 'a: looks like a git directory'
+    assert_output_contains 'b: looks like a git directory'
+    assert_output_contains 'c: looks like a git directory'
+}
+
+@test "refuse: HEAD added beside a checkout's objects/ and refs/, or a change inside a checkout's bare repository" {
+    mkdir -p "$WB/lower/fixture/objects" "$WB/lower/fixture/refs" "$WB/lower/bare/objects" "$WB/lower/bare/refs"
+    echo 'ref: refs/heads/main' >"$WB/lower/bare/HEAD"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/fixture" "$WB/lower/bare"
+    refuse user 'echo "ref: refs/heads/main" > fixture/HEAD && printf "[core]\n\tfsmonitor = evil\n" > bare/config' embedded-repo
+    assert_output_contains 'fixture: looks like a git directory'
+    assert_output_contains 'bare: looks like a git directory'
+    WB_AS_USER=1 wb_expect_refuse embedded-repo
+}
+
+@test "accept: parts of a git directory that do not make one, and a checkout's bare repository left alone" {
+    mkdir -p "$WB/lower/bare/objects" "$WB/lower/bare/refs"
+    echo 'ref: refs/heads/main' >"$WB/lower/bare/HEAD"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/bare"
+    wb_agent user 'mkdir -p x/objects x/refs && echo data > x/objects/o && mkdir y && echo main > y/HEAD && mkdir -p y/refs &&
+        mkdir -p z/objects z/refs z/HEAD && echo more >> README'
+    wb_expect_accept
 }
 
 @test "refuse: protected glob (.gitmodules)" {
@@ -229,6 +321,44 @@ refuse() {
     refuse user 'rm badlink && ln -sfn README badlink2' symlink
     assert_output_contains "badlink: the checkout's symlink target is not valid UTF-8"
     assert_output_contains "badlink2: the checkout's symlink target is not valid UTF-8"
+}
+
+@test "refuse: bidirectional controls in names and symlink targets (Trojan Source), root and rootless" {
+    # "evil\u202etxt.sh" shows as "evilhs.txt"; an isolate and a mark too
+    refuse user 'touch "$(printf "evil\342\200\256txt.sh")" "$(printf "a\342\201\246b")" "$(printf "c\342\200\217")" &&
+        ln -s "$(printf "README\342\200\256")" tl' bidi
+    assert_output_contains 'evil\xe2\x80\xaetxt.sh: name holds a bidirectional control'
+    assert_output_contains 'a\xe2\x81\xa6b: name holds a bidirectional control'
+    assert_output_contains 'c\xe2\x80\x8f: name holds a bidirectional control'
+    assert_output_contains 'tl: name holds a bidirectional control'
+    # the report shows them escaped: no raw override reaches the terminal
+    [[ "$output" != *$'\u202e'* ]]
+    WB_AS_USER=1 wb_expect_refuse bidi
+}
+
+@test "refuse: invisible format characters in names and symlink targets, root and rootless" {
+    refuse user 'touch "$(printf "ma\342\200\213in.c")" "$(printf "\357\273\277bom")" "$(printf "soft\302\255hyphen")" \
+        "$(printf "zw\342\200\215j")" "$(printf "wj\342\201\240")" && ln -s "$(printf "src/ma\342\200\214in.c")" tl' invisible
+    assert_output_contains 'ma\xe2\x80\x8bin.c: name holds an invisible format character'
+    assert_output_contains 'bom: name holds an invisible format character'
+    assert_output_contains 'hyphen: name holds an invisible format character'
+    assert_output_contains 'j: name holds an invisible format character'
+    assert_output_contains 'wj\xe2\x81\xa0: name holds an invisible format character'
+    assert_output_contains 'tl: name holds an invisible format character'
+    WB_AS_USER=1 wb_expect_refuse invisible
+}
+
+@test "refuse: lookalike dots and separators in names and symlink targets, root and rootless" {
+    # "src\u2215main.c" reads as src/main.c, "\u2024\u2024" as "..", "\uff0egit" as ".git"
+    refuse user 'touch "$(printf "src\342\210\225main.c")" "$(printf "\342\200\244\342\200\244")" "$(printf "\357\274\216git")" \
+        "$(printf "a\342\201\204b")" "$(printf "a\357\274\217b")" "$(printf "a\342\247\270b")" "$(printf "a\342\200\245")" \
+        "$(printf "a\357\274\274b")" "$(printf "nb\302\240sp")" &&
+        ln -s "$(printf "\342\200\245\342\210\225etc")" tl' confusable
+    for n in 'src\xe2\x88\x95main.c' '\xe2\x80\xa4\xe2\x80\xa4' '\xef\xbc\x8egit' 'a\xe2\x81\x84b' 'a\xef\xbc\x8fb' \
+        'a\xe2\xa7\xb8b' 'a\xe2\x80\xa5' 'a\xef\xbc\xbcb' 'nb\xc2\xa0sp' tl; do
+        assert_output_contains "$n: name holds a lookalike of a slash, backslash, dot or space"
+    done
+    WB_AS_USER=1 wb_expect_refuse confusable
 }
 
 @test "refuse: names that collide under case folding" {

@@ -73,6 +73,17 @@ int overlay_fuse_mount(uid_t uid, gid_t gid, int *dev_fd, struct rr_error *err);
  * mode override xattrs (lower_fd: the mount from overlay_lower_open). */
 int overlay_fuse_check_lower(int lower_fd, struct rr_error *err);
 
+/* Refuse a lower holding a name fuse-overlayfs takes for a whiteout or an
+ * opaque marker (".wh.*", anywhere), which would hide checkout files from
+ * the agent (overlay/fuse_markers.c); a lower deeper or larger than the
+ * scan's caps is refused too. */
+#define OVERLAY_FUSE_SCAN_DEPTH 256        /* directories below the top */
+#define OVERLAY_FUSE_SCAN_ENTRIES 2000000u /* names in all */
+int overlay_fuse_check_markers(int lower_fd, struct rr_error *err);
+/* The same with other caps (tests). */
+int overlay_fuse_scan_markers(int lower_fd, unsigned max_depth, uint64_t max_entries,
+                              struct rr_error *err);
+
 /* In the daemon's own mount and pid namespaces, still privileged there
  * (overlay/fuse_root.c): pivot into a small read-only root holding only
  * lower_mfd (detached lower) at /lower, store_mfd (a detached clone of the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bundle/json.h"
+#include "common/cpclass.h"
 #include "common/escape.h"
 #include "tests/tap.h"
 
@@ -59,8 +60,9 @@ TEST(c1_controls_are_escaped)
                      "31m",
                      "\\xc2\\x9b31m"));
     CHECK(escapes_to("\xc2\x80\xc2\x85\xc2\x9f", "\\xc2\\x80\\xc2\\x85\\xc2\\x9f"));
-    /* U+00A0 is the first code point after them and passes. */
-    CHECK(escapes_to("\xc2\xa0", "\xc2\xa0"));
+    /* U+00A0 (a space that is not one) is escaped, U+00A1 passes. */
+    CHECK(escapes_to("\xc2\xa0", "\\xc2\\xa0"));
+    CHECK(escapes_to("\xc2\xa1", "\xc2\xa1"));
     /* Raw 8-bit C1 bytes are invalid UTF-8 and escaped as such. */
     CHECK(escapes_to("\x9b"
                      "31m",
@@ -95,7 +97,18 @@ TEST(bidi_and_invisible_formatting_is_escaped)
         CHECK(escapes_to(cases[i].in, cases[i].want));
     /* The neighbours are ordinary punctuation. */
     CHECK(
-        escapes_to("\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xb0", "\xe2\x80\x94\xe2\x80\xaf\xe2\x81\xb0"));
+        escapes_to("\xe2\x80\x94\xe2\x80\xb0\xe2\x81\xb0", "\xe2\x80\x94\xe2\x80\xb0\xe2\x81\xb0"));
+}
+
+TEST(lookalikes_and_other_invisibles_are_escaped)
+{
+    /* what names refuse as confusable or invisible shows as bytes too */
+    CHECK(escapes_to("src\xe2\x88\x95x", "src\\xe2\\x88\\x95x"));    /* DIVISION SLASH */
+    CHECK(escapes_to("\xef\xbc\x8egit", "\\xef\\xbc\\x8egit"));      /* FULLWIDTH FULL STOP */
+    CHECK(escapes_to("\xe2\x80\xa4", "\\xe2\\x80\\xa4"));            /* ONE DOT LEADER */
+    CHECK(escapes_to("a\xc2\xad", "a\\xc2\\xad"));                   /* SOFT HYPHEN */
+    CHECK(escapes_to("a\xe2\x80\xaf", "a\\xe2\\x80\\xaf"));          /* NARROW NBSP */
+    CHECK(escapes_to("a\xf3\xa0\x80\x81", "a\\xf3\\xa0\\x80\\x81")); /* LANGUAGE TAG */
 }
 
 TEST(invalid_utf8_is_escaped_byte_by_byte)
@@ -159,9 +172,7 @@ TEST(no_code_point_leaves_a_control)
             n = 4;
         }
         esc((const char *)s, n);
-        bool controlish = cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c || cp == 0x180e ||
-                          (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
-                          (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
+        bool controlish = rr_cp_class(cp) != RR_CP_OK;
         bool as_is = strlen(out) == n && memcmp(out, s, n) == 0;
         if (cp == '\\')
             as_is = strcmp(out, "\\\\") == 0;
@@ -281,4 +292,23 @@ TEST(escape_size_and_dup_fit_the_worst_case)
     d = rr_escape_dup("\x1b\x1b\x1b", 3);
     CHECK(d != NULL && strcmp(d, "\\x1b\\x1b\\x1b") == 0 && strlen(d) + 1 == rr_escape_size(3));
     free(d);
+}
+
+/* GitHub's runner acts on "##[cmd]" anywhere in a line and "::cmd::" at its
+ * start: neither survives, and the rest of the text is kept. */
+TEST(ci_log_commands_are_defused)
+{
+    CHECK(escapes_to("##[add-mask]secret", "\\x23#[add-mask]secret"));
+    CHECK(escapes_to("see ##[error]x and ###[warning]y", "see \\x23#[error]x and #\\x23#[warning]y"));
+    CHECK(escapes_to("::warning::x", "\\x3a:warning::x"));
+    CHECK(escapes_to("   ::stop-commands::t", "   \\x3a:stop-commands::t"));
+    /* not at the start: ordinary text (C++ names) stays readable */
+    CHECK(escapes_to("std::vector", "std::vector"));
+    CHECK(escapes_to("# [x] ## [y] #[z]", "# [x] ## [y] #[z]"));
+    /* and the escaped text holds no command, whatever the cut */
+    for (size_t n = 0; n < 40; n++) {
+        char small[64];
+        rr_escape("####[[##[::a::]##[", 18, small, n);
+        CHECK(strstr(small, "##[") == NULL);
+    }
 }

@@ -1,8 +1,8 @@
-/* runtime/lower_credentials.c: which git config lines hand the agent a
+/* runtime/confine/lower_credentials.c: which git config lines hand the agent a
  * credential, and which are ordinary. */
 #include <string.h>
 
-#include "runtime/lower_credentials.h"
+#include "runtime/confine/lower_credentials.h"
 #include "tests/tap.h"
 
 static bool flags(const char *text, unsigned want_line)

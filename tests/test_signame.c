@@ -1,8 +1,8 @@
-/* runtime/signame.c: signal names and numbers for `revrun kill`. */
+/* runtime/cli/signame.c: signal names and numbers for `revrun kill`. */
 #include <signal.h>
 #include <stdio.h>
 
-#include "runtime/signame.h"
+#include "runtime/cli/signame.h"
 #include "tests/tap.h"
 
 TEST(names_with_and_without_sig_any_case)

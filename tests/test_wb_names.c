@@ -167,3 +167,116 @@ TEST(fold_key_rejects_invalid_utf8)
 
     CHECK(wb_fold_key(S("a\xff"), &k) == NULL);
 }
+
+static const char *code_of(const char *name, size_t len)
+{
+    const char *why = wb_name_problem(name, len, 255);
+
+    return why ? wb_problem_code(why, "path") : "ok";
+}
+
+static const char *target_code(const char *t, size_t len)
+{
+    struct rr_writeback_policy pol = {
+        .max_depth = 64, .max_name_bytes = 255, .max_path_bytes = 4096};
+    const char *why = wb_target_problem(t, len, &pol);
+
+    return why ? wb_problem_code(why, "symlink") : "ok";
+}
+
+#define CODE(name, want) CHECK(strcmp(code_of(S(name)), want) == 0)
+
+TEST(names_that_fool_a_reader_each_with_its_class)
+{
+    /* Trojan Source: embeddings, overrides, isolates, marks */
+    CODE("a\xe2\x80\xaa", "bidi"); /* U+202A LRE */
+    CODE("a\xe2\x80\xae"
+         "cod.exe",
+         "bidi");                  /* U+202E RLO */
+    CODE("\xe2\x81\xa6x", "bidi"); /* U+2066 LRI */
+    CODE("\xe2\x81\xa9x", "bidi"); /* U+2069 PDI */
+    CODE("x\xe2\x80\x8e", "bidi"); /* U+200E LRM */
+    CODE("x\xe2\x80\x8f", "bidi"); /* U+200F RLM */
+    CODE("x\xd8\x9c", "bidi");     /* U+061C ALM */
+    /* invisible */
+    CODE("a\xe2\x80\x8b"
+         "b",
+         "invisible"); /* U+200B ZWSP */
+    CODE("a\xe2\x80\x8c"
+         "b",
+         "invisible"); /* U+200C ZWNJ */
+    CODE("a\xe2\x80\x8d"
+         "b",
+         "invisible"); /* U+200D ZWJ */
+    CODE("a\xe2\x81\xa0"
+         "b",
+         "invisible"); /* U+2060 WORD JOINER */
+    CODE("a\xe2\x81\xa4"
+         "b",
+         "invisible"); /* U+2064 INVISIBLE PLUS */
+    CODE("\xef\xbb\xbf"
+         "a",
+         "invisible"); /* U+FEFF BOM */
+    CODE("a\xc2\xad"
+         "b",
+         "invisible"); /* U+00AD SOFT HYPHEN */
+    CODE("a\xcd\x8f"
+         "b",
+         "invisible");                      /* U+034F CGJ */
+    CODE("a\xe3\x85\xa4", "invisible");     /* U+3164 HANGUL FILLER */
+    CODE("a\xef\xb8\x8f", "invisible");     /* U+FE0F VS16 */
+    CODE("a\xf3\xa0\x80\x81", "invisible"); /* U+E0001 LANGUAGE TAG */
+    /* confusable separators, dots and spaces */
+    CODE("a\xef\xbc\x8e"
+         "b",
+         "confusable");                             /* U+FF0E FULLWIDTH FULL STOP */
+    CODE("\xe2\x80\xa4\xe2\x80\xa4", "confusable"); /* U+2024 ONE DOT LEADER x2 */
+    CODE("\xe2\x80\xa5", "confusable");             /* U+2025 TWO DOT LEADER */
+    CODE("a\xe2\x88\x95"
+         "b",
+         "confusable"); /* U+2215 DIVISION SLASH */
+    CODE("a\xe2\x81\x84"
+         "b",
+         "confusable"); /* U+2044 FRACTION SLASH */
+    CODE("a\xef\xbc\x8f"
+         "b",
+         "confusable"); /* U+FF0F FULLWIDTH SOLIDUS */
+    CODE("a\xe2\xa7\xb8"
+         "b",
+         "confusable"); /* U+29F8 BIG SOLIDUS */
+    CODE("a\xe2\x88\x96"
+         "b",
+         "confusable"); /* U+2216 SET MINUS */
+    CODE("a\xef\xbc\xbc"
+         "b",
+         "confusable"); /* U+FF3C FULLWIDTH REVERSE SOLIDUS */
+    CODE("a\xe2\xa7\xb5"
+         "b",
+         "confusable"); /* U+29F5 REVERSE SOLIDUS OPERATOR */
+    CODE("a\xc2\xa0"
+         "b",
+         "confusable"); /* U+00A0 NO-BREAK SPACE */
+    CODE("a\xe3\x80\x80"
+         "b",
+         "confusable"); /* U+3000 IDEOGRAPHIC SPACE */
+    /* controls keep their class; text is text */
+    CODE("a\x1b", "path");
+    CODE("caf\xc3\xa9", "ok");
+    CODE("\xe3\x83\x8e\xe3\x83\xbc\xe3\x83\x88", "ok"); /* katakana NOOTO */
+    CODE("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d", "ok");     /* Hebrew, no controls */
+    CODE("a\xc2\xb7"
+         "b",
+         "ok"); /* MIDDLE DOT */
+}
+
+TEST(symlink_targets_that_fool_a_reader)
+{
+    CHECK(strcmp(target_code(S("..\xe2\x88\x95..\xe2\x88\x95"
+                               "etc")),
+                 "confusable") == 0);
+    CHECK(strcmp(target_code(S("src/\xe2\x80\xae"
+                               "txt.c")),
+                 "bidi") == 0);
+    CHECK(strcmp(target_code(S("src/a\xe2\x80\x8b")), "invisible") == 0);
+    CHECK(strcmp(target_code(S("../src/ok.c")), "ok") == 0);
+}

@@ -31,30 +31,49 @@ static enum wb_xattr_verdict refuse(const char **why, const char *text)
     return WB_XA_REFUSE;
 }
 
+/* A marker of the producing format that the producer never writes (or not
+ * there, or not with that value): planted in the upper. */
+static enum wb_xattr_verdict planted(const char **why, const char *text)
+{
+    *why = text;
+    return WB_XA_PLANTED;
+}
+
+/* A marker of another overlay format: the producer never writes it at all. */
+static enum wb_xattr_verdict foreign(const char **why, const char *text)
+{
+    *why = text;
+    return WB_XA_FOREIGN;
+}
+
 static enum wb_xattr_verdict kernel_origin(const struct wb_xattr_subject *s, const void *v,
                                            size_t len, const char **why)
 {
     if (s->type != S_IFREG && s->type != S_IFDIR && s->type != S_IFLNK)
-        return refuse(why, "overlay origin on a special file");
+        return planted(why, "overlay origin on a special file");
     if (len == 0)
         return WB_XA_IGNORE;
     if (s->format == WB_FORMAT_OVERLAY && well_formed_fh(v, len))
         return WB_XA_IGNORE;
-    return refuse(why, "overlay origin with a value the hardened mount does not write");
+    return planted(why, "overlay origin with a value the hardened mount does not write");
 }
 
+/* Opaque "x" marks a directory holding xattr whiteouts: overlayfs reads
+ * them in lower layers that userspace tools made, and never writes either
+ * itself (Documentation/filesystems/overlayfs.rst, "Whiteouts and opaque
+ * directories"). Honoured, they would delete checkout files. */
 static enum wb_xattr_verdict kernel_opaque(const struct wb_xattr_subject *s, const void *v,
                                            size_t len, const char **why)
 {
     if (s->type != S_IFDIR)
-        return refuse(why, "opaque marker on a non-directory");
+        return planted(why, "opaque marker on a non-directory");
     if (s->is_top)
-        return refuse(why, "opaque marker on the top directory");
+        return planted(why, "opaque marker on the top directory");
     if (value_is(v, len, "y"))
         return WB_XA_OPAQUE;
     if (value_is(v, len, "x"))
-        return WB_XA_XWHITEOUTS;
-    return refuse(why, "opaque marker with an unknown value");
+        return planted(why, "opaque \"x\" (xattr whiteouts inside): overlayfs never writes it");
+    return planted(why, "opaque marker with an unknown value");
 }
 
 /* suffix: what follows "trusted.overlay." or "user.overlay.". */
@@ -66,36 +85,42 @@ static enum wb_xattr_verdict kernel_xattr(const struct wb_xattr_subject *s, cons
     if (strcmp(suffix, "impure") == 0) {
         if (s->type == S_IFDIR && value_is(v, len, "y"))
             return WB_XA_IGNORE;
-        return refuse(why, "impure marker out of place");
+        return planted(why, "impure marker out of place");
     }
     if (strcmp(suffix, "origin") == 0)
         return kernel_origin(s, v, len, why);
     if (strcmp(suffix, "uuid") == 0) {
         if (s->is_top && len == 16)
             return WB_XA_IGNORE;
-        return refuse(why, "overlay uuid out of place");
+        return planted(why, "overlay uuid out of place");
     }
-    if (strcmp(suffix, "whiteout") == 0) {
-        if (s->type == S_IFREG && s->size == 0)
-            return WB_XA_WHITEOUT;
-        return refuse(why, "xattr whiteout on something other than an empty file");
-    }
-    return refuse(why, "overlay xattr the hardened mount never writes (redirect, metacopy, "
+    if (strcmp(suffix, "whiteout") == 0 || strcmp(suffix, "whiteouts") == 0)
+        return planted(why, "xattr whiteout: overlayfs never writes one");
+    return planted(why, "overlay xattr the hardened mount never writes (redirect, metacopy, "
                        "nlink, ...)");
 }
 
+/* fuse-overlayfs as revrun runs it (overlay/fuse.c): an unprivileged
+ * daemon, which cannot set trusted.* and so writes user.fuseoverlayfs.opaque
+ * (trusted.overlay.opaque only when it could: never here) and
+ * user.fuseoverlayfs.origin. It reads user.overlay.* of lower layers but
+ * never writes one. */
 static enum wb_xattr_verdict fuse_xattr(const struct wb_xattr_subject *s, const char *name,
                                         const void *v, size_t len, const char **why)
 {
     if (strcmp(name, "user.fuseoverlayfs.origin") == 0)
         return WB_XA_IGNORE;
-    if (strcmp(name, "user.fuseoverlayfs.opaque") == 0 ||
-        strcmp(name, "trusted.overlay.opaque") == 0) {
+    if (strcmp(name, "user.fuseoverlayfs.opaque") == 0) {
         if (s->type == S_IFDIR && !s->is_top && value_is(v, len, "y"))
             return WB_XA_OPAQUE;
-        return refuse(why, "opaque marker out of place");
+        return planted(why, "opaque marker out of place");
     }
-    return refuse(why, "fuse-overlayfs never writes this marker");
+    if (has_prefix(name, "trusted.overlay."))
+        return planted(why, "trusted.overlay.* in a fuse-overlayfs upper: its unprivileged daemon "
+                            "cannot write one");
+    if (has_prefix(name, "user.overlay."))
+        return foreign(why, "kernel overlayfs (userxattr) marker in a fuse-overlayfs upper");
+    return planted(why, "fuse-overlayfs never writes this marker");
 }
 
 /* Markers of any overlay format, checked against the producing format. */
@@ -116,7 +141,7 @@ enum wb_xattr_verdict wb_xattr_classify(const struct wb_xattr_subject *s, const 
             return fuse_xattr(s, name, value, vlen, why);
         if (has_prefix(name, own))
             return kernel_xattr(s, name + strlen(own), value, vlen, why);
-        return refuse(why, "overlay marker of another format (planted)");
+        return foreign(why, "overlay marker of another format (planted)");
     }
     if (strcmp(name, "system.posix_acl_access") == 0 ||
         strcmp(name, "system.posix_acl_default") == 0) {

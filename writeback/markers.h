@@ -6,18 +6,23 @@
  *   overlay (root mount)        trusted.overlay.*, whiteouts as char 0/0
  *   overlay-userxattr           user.overlay.*,    whiteouts as char 0/0
  *   fuse-overlayfs              char 0/0 or ".wh.NAME" files, opaque as
- *                               trusted.overlay.opaque (as root) or
- *                               user.fuseoverlayfs.opaque plus a
- *                               ".wh..wh..opq" file, user.fuseoverlayfs.origin
+ *   (an unprivileged daemon,    user.fuseoverlayfs.opaque plus a
+ *   overlay/fuse.c)             ".wh..wh..opq" file, user.fuseoverlayfs.origin
+ *                               (never trusted.*: it may not set them)
  *
  * Of the kernel's xattrs, only those a mount with redirect_dir=nofollow,
  * metacopy=off, index=off writes are accepted, with the values it writes:
- * opaque "y" (and "x", a directory holding xattr whiteouts) and impure "y"
- * on directories, origin (empty under userxattr; empty or a well-formed file
- * handle under trusted) and uuid (16 bytes) on the top directory only; an
- * xattr whiteout is a zero-size regular file with overlay.whiteout. Every
- * other overlay xattr (redirect, metacopy, nlink, upper, protattr, escaped
- * "overlay.overlay.*", ...) and every marker of another format is refused.
+ * opaque "y" and impure "y" on directories, origin (empty under userxattr;
+ * empty or a well-formed file handle under trusted) and uuid (16 bytes) on
+ * the top directory only. Refused as planted (WB_XA_PLANTED): what the
+ * producer never writes, even in its own spelling: xattr whiteouts
+ * (overlay.whiteout, overlay.whiteouts) and opaque "x", which overlayfs
+ * reads only in lower layers userspace made and never writes; redirect,
+ * metacopy, nlink, upper, protattr, escaped "overlay.overlay.*"; a known
+ * marker out of place or with another value; trusted.overlay.* in a fuse
+ * upper. Refused as foreign (WB_XA_FOREIGN): a marker of another format
+ * (user.overlay.* in a trusted upper or a fuse one, trusted.overlay.* in a
+ * userxattr one, user.fuseoverlayfs.* in a kernel one).
  * Other xattrs: security.* and trusted.* are refused, user.* and POSIX ACLs
  * are dropped (never applied). */
 #ifndef REVRUN_WB_MARKERS_H
@@ -31,11 +36,11 @@
 
 enum wb_xattr_verdict {
     WB_XA_IGNORE,     /* the format's own bookkeeping: harmless, not carried */
-    WB_XA_OPAQUE,     /* the directory hides the lower one */
-    WB_XA_XWHITEOUTS, /* opaque "x": the directory holds xattr whiteouts */
-    WB_XA_WHITEOUT,   /* this zero-size file is a whiteout (if its dir says "x") */
-    WB_XA_DROP,       /* a user xattr or ACL: dropped, noted */
-    WB_XA_REFUSE,
+    WB_XA_OPAQUE,  /* the directory hides the lower one */
+    WB_XA_DROP,    /* a user xattr or ACL: dropped, noted */
+    WB_XA_PLANTED, /* a marker of this format its producer never writes so */
+    WB_XA_FOREIGN, /* a marker of another overlay format */
+    WB_XA_REFUSE,  /* an xattr write-back does not carry: security., trusted. */
 };
 
 struct wb_xattr_subject {
@@ -45,7 +50,7 @@ struct wb_xattr_subject {
     bool is_top; /* the upper's top directory */
 };
 
-/* Classify one xattr; *why says why on WB_XA_REFUSE (and what on DROP). */
+/* Classify one xattr; *why says why it is refused (and what on DROP). */
 enum wb_xattr_verdict wb_xattr_classify(const struct wb_xattr_subject *s, const char *name,
                                         const void *value, size_t vlen, const char **why);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/escape.h"
+#include "common/cpclass.h"
 
 /* Windows takes a backslash for a separator: "sub\.git\config" is a file
  * in .git there, "..\x" a step up. Refused rather than understood, so no
@@ -11,11 +12,32 @@ static const char why_backslash_name[] = "name holds a backslash (a separator on
 static const char why_backslash_target[] =
     "symlink target holds a backslash (a separator on Windows)";
 
-/* Code points a name may not hold: they end a line or drive a terminal in the
- * tools that print names (git, shells, CI logs). */
-static bool cp_refused(uint32_t cp)
+/* Code points a name may not hold (writeback/cpclass.h), each class with
+ * its own reason and code: controls end a line or drive a terminal in the
+ * tools that print names (git, shells, CI logs); the others make a reader
+ * see another name than the one written. */
+static const char why_control[] = "name holds a control character or newline";
+static const char why_bidi[] =
+    "name holds a bidirectional control (Trojan Source: it reorders what is shown)";
+static const char why_invisible[] =
+    "name holds an invisible format character (zero-width, BOM, soft hyphen, ...)";
+static const char why_confusable[] = "name holds a lookalike of a slash, backslash, dot or space";
+
+static const char *cp_problem(uint32_t cp)
 {
-    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029;
+    switch (rr_cp_class(cp)) {
+    case RR_CP_CONTROL:
+        return why_control;
+    case RR_CP_BIDI:
+        return why_bidi;
+    case RR_CP_INVISIBLE:
+        return why_invisible;
+    case RR_CP_CONFUSABLE:
+        return why_confusable;
+    case RR_CP_OK:
+    default:
+        return NULL;
+    }
 }
 
 bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c, size_t *clen)
@@ -46,14 +68,15 @@ const char *wb_name_problem(const char *name, size_t len, size_t max_bytes)
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         size_t n = rr_utf8_decode(p + i, len - i, &cp);
+        const char *why;
         if (n == 0)
             return "name is not valid UTF-8";
         if (cp == '/')
             return "name holds a slash";
         if (cp == '\\')
             return why_backslash_name;
-        if (cp_refused(cp))
-            return "name holds a control character or newline";
+        if ((why = cp_problem(cp)) != NULL)
+            return why;
         i += n;
     }
     /* Windows drops them ("run.sh." is "run.sh"): refused rather than
@@ -102,7 +125,15 @@ const char *wb_target_problem(const char *target, size_t len, const struct rr_wr
 
 const char *wb_problem_code(const char *why, const char *code)
 {
-    return why == why_backslash_name || why == why_backslash_target ? "backslash" : code;
+    if (why == why_backslash_name || why == why_backslash_target)
+        return "backslash";
+    if (why == why_bidi)
+        return "bidi";
+    if (why == why_invisible)
+        return "invisible";
+    if (why == why_confusable)
+        return "confusable";
+    return code;
 }
 
 bool wb_name_is_dotgit(const char *name, size_t len)

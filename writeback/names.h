@@ -17,7 +17,9 @@ bool wb_next_component(const char *path, size_t len, size_t *pos, const char **c
 
 /* Why one path component is refused, or NULL: empty, "." or "..", a slash
  * or a backslash, invalid UTF-8, a C0/C1 control or DEL (newlines
- * included), a Unicode line or paragraph separator, a trailing dot or space
+ * included), a Unicode line or paragraph separator, a bidirectional
+ * control, an invisible format character, a lookalike of a slash,
+ * backslash, dot or space (common/cpclass.h), a trailing dot or space
  * (Windows drops them), or longer than max_bytes. */
 const char *wb_name_problem(const char *name, size_t len, size_t max_bytes);
 
@@ -32,8 +34,9 @@ const char *wb_path_problem(const char *path, size_t len, const struct rr_writeb
 const char *wb_target_problem(const char *target, size_t len,
                               const struct rr_writeback_policy *pol);
 
-/* The refusal code for a reason the three functions above gave: "backslash"
- * for a backslash (its own class), code otherwise. */
+/* The refusal code for a reason the three functions above gave: "backslash",
+ * "bidi", "invisible" and "confusable" are classes of their own; code
+ * otherwise. */
 const char *wb_problem_code(const char *why, const char *code);
 
 /* True when git, or a checkout of it on macOS or Windows, would take this

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "writeback/embedded.h"
 #include "writeback/glob.h"
 #include "writeback/manifest.h"
 #include "writeback/merged.h"
@@ -123,6 +124,8 @@ int wb_rules_run(struct wb_scan *s, struct rr_error *err)
     for (size_t i = 0; i < s->cs.n; i++)
         if (check_change(s, &s->cs.v[i], &ok_len, &ok_path, err) < 0)
             return -1;
+    if (wb_rules_embedded(s, err) < 0)
+        return -1;
     return wb_rules_collisions(s, err);
 }
 

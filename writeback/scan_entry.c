@@ -35,14 +35,14 @@ static int one_xattr(struct scanner *sc, const struct sc_entry *e, const char *x
     case WB_XA_OPAQUE:
         m->opaque = true;
         return 0;
-    case WB_XA_XWHITEOUTS:
-        m->xwhiteouts = true;
-        return 0;
-    case WB_XA_WHITEOUT:
-        m->xwhiteout = true;
-        return 0;
     case WB_XA_DROP:
         return sc_warn(sc, e->len, "xattr-dropped", "%s: %.100s", why, xname);
+    case WB_XA_PLANTED:
+        m->refused = true;
+        return sc_refuse(sc, e->len, "planted-marker", "%s: %.100s", why, xname);
+    case WB_XA_FOREIGN:
+        m->refused = true;
+        return sc_refuse(sc, e->len, "foreign-marker", "%s: %.100s", why, xname);
     case WB_XA_REFUSE:
     default:
         m->refused = true;

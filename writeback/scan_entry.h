@@ -16,9 +16,7 @@ struct sc_entry {
 };
 
 struct sc_marks {
-    bool opaque;     /* directory hides the lower one */
-    bool xwhiteouts; /* directory holds xattr whiteouts */
-    bool xwhiteout;  /* this empty file is an xattr whiteout */
+    bool opaque; /* directory hides the lower one */
     bool refused;
 };
 

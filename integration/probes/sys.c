@@ -5,6 +5,12 @@
  *   sys compat    the same through the other ABIs the kernel accepts on x86-64
  *                 (i386 with int 0x80, x32 with bit 30): "i386.name=..." or
  *                 "i386=unavailable"
+ *   sys families  socket() of every address family 0..63 (and one with a
+ *                 high bit set): "af.N=ok" when some socket type of it
+ *                 opens, else the errno of the first type; AF_NETLINK of
+ *                 some protocols ("netlink.audit=..."); socketpair of
+ *                 AF_UNIX and AF_VSOCK; AF_VSOCK through the i386 socket
+ *                 and socketcall calls and x32 ("i386.socket.vsock=...")
  *
  * Arguments are chosen so that, without the filter, the kernel would
  * answer with something other than EPERM wherever it checks its arguments
@@ -19,7 +25,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -175,6 +183,57 @@ static void native(void)
     in_child("", "ptrace", do_ptrace, 0);
 }
 
+
+/* One socket of family f with any of the usual types: 0 when one opens. */
+static long open_family(long f)
+{
+    static const int types[] = {SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW};
+    int first = 0;
+
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+        long s = syscall(SYS_socket, f, types[t] | SOCK_CLOEXEC, 0);
+        if (s >= 0) {
+            close((int)s);
+            return 0;
+        }
+        if (first == 0)
+            first = errno;
+    }
+    errno = first;
+    return -1;
+}
+
+static void families_native(void)
+{
+    static const struct {
+        const char *name;
+        long protocol;
+    } netlink[] = {{"route", 0}, {"sock_diag", 4}, {"audit", 9}, {"uevent", 15},
+                   {"route.highbits", 0x100000000L}};
+    int sv[2];
+    long r;
+
+    for (long f = 0; f < 64; f++) {
+        char name[32];
+        snprintf(name, sizeof(name), "af.%ld", f);
+        r = open_family(f);
+        report("", name, r, errno);
+    }
+    /* AF_VSOCK with bit 32 set: the kernel reads an int, so this is vsock */
+    r = open_family(0x100000000L | 40);
+    report("", "af.vsock.highbits", r, errno);
+    for (size_t i = 0; i < sizeof(netlink) / sizeof(netlink[0]); i++) {
+        r = syscall(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, netlink[i].protocol);
+        report("netlink.", netlink[i].name, r, errno);
+        if (r >= 0)
+            close((int)r);
+    }
+    r = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+    report("", "socketpair.unix", r, errno);
+    r = syscall(SYS_socketpair, 40, SOCK_STREAM, 0, sv);
+    report("", "socketpair.vsock", r, errno);
+}
+
 #if defined(__x86_64__)
 static long i386_call(long nr, long a, long b, long c)
 {
@@ -221,8 +280,43 @@ static void compat(void)
         in_child("x32.", "unshare.user", x32_unshare_user, 0);
     }
 }
+
+/* AF_VSOCK through the compat ABIs: i386's direct socket (359) and its
+ * socketcall multiplexer (102, arguments in memory below 4 GiB), x32. */
+static void families_compat(void)
+{
+    if (i386_call(20 /* getpid */, 0, 0, 0) < 0) {
+        printf("i386=unavailable\n");
+    } else {
+        unsigned *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        long r = i386_call(359 /* socket */, 40, SOCK_STREAM, 0);
+        report("i386.", "socket.vsock", r, errno);
+        r = i386_call(359, 1, SOCK_STREAM, 0);
+        report("i386.", "socket.unix", r, errno);
+        if (args != MAP_FAILED) {
+            args[0] = 40, args[1] = SOCK_STREAM, args[2] = 0;
+            r = i386_call(102 /* socketcall */, 1 /* SYS_SOCKET */, (long)args, 0);
+            report("i386.", "socketcall.vsock", r, errno);
+            args[0] = 1;
+            r = i386_call(102, 1, (long)args, 0);
+            report("i386.", "socketcall.unix", r, errno);
+        }
+    }
+    if (syscall(0x40000000 | SYS_getpid) < 0) {
+        printf("x32=unavailable\n");
+    } else {
+        long r = syscall(0x40000000 | SYS_socket, 40, SOCK_STREAM, 0);
+        report("x32.", "socket.vsock", r, errno);
+    }
+}
 #else
 static void compat(void)
+{
+    printf("compat=unavailable\n");
+}
+
+static void families_compat(void)
 {
     printf("compat=unavailable\n");
 }
@@ -233,7 +327,10 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc > 1 && strcmp(argv[1], "compat") == 0)
         compat();
-    else
+    else if (argc > 1 && strcmp(argv[1], "families") == 0) {
+        families_native();
+        families_compat();
+    } else
         native();
     return 0;
 }

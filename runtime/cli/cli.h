@@ -1,0 +1,55 @@
+/* The command line: one thin function per command (option parsing, then one
+ * call into the parts). Each returns the process exit status. */
+#ifndef REVRUN_CLI_H
+#define REVRUN_CLI_H
+
+#include <stdbool.h>
+
+#include "runtime/container/ctx.h"
+
+/* argv[0] is the command name; getopt state is reset before each call. */
+typedef int (*cli_fn)(struct rr_ctx *ctx, int argc, char **argv);
+
+int cli_spec(struct rr_ctx *ctx, int argc, char **argv);
+int cli_create(struct rr_ctx *ctx, int argc, char **argv);
+int cli_start(struct rr_ctx *ctx, int argc, char **argv);
+int cli_state(struct rr_ctx *ctx, int argc, char **argv);
+int cli_kill(struct rr_ctx *ctx, int argc, char **argv);
+int cli_destroy(struct rr_ctx *ctx, int argc, char **argv);
+int cli_run(struct rr_ctx *ctx, int argc, char **argv);
+int cli_list(struct rr_ctx *ctx, int argc, char **argv);
+int cli_check(struct rr_ctx *ctx, int argc, char **argv);
+int cli_diff(struct rr_ctx *ctx, int argc, char **argv);
+int cli_export(struct rr_ctx *ctx, int argc, char **argv);
+int cli_apply(struct rr_ctx *ctx, int argc, char **argv);
+int cli_writeback(struct rr_ctx *ctx, int argc, char **argv);
+int cli_review(struct rr_ctx *ctx, int argc, char **argv);
+int cli_sweep(struct rr_ctx *ctx, int argc, char **argv);
+int cli_broker(struct rr_ctx *ctx, int argc, char **argv);
+int cli_relay(struct rr_ctx *ctx, int argc, char **argv); /* hidden: tests, benchmarks */
+/* runc's verbs (engines call them) */
+int cli_exec(struct rr_ctx *ctx, int argc, char **argv);
+int cli_ps(struct rr_ctx *ctx, int argc, char **argv);
+int cli_pause(struct rr_ctx *ctx, int argc, char **argv);
+int cli_resume(struct rr_ctx *ctx, int argc, char **argv);
+int cli_update(struct rr_ctx *ctx, int argc, char **argv);
+int cli_features(struct rr_ctx *ctx, int argc, char **argv);
+
+/* revrun --version: as crun prints it (version, spec, +FEATURES). */
+#include <stdio.h>
+void cli_version(FILE *out);
+
+/* The command's argv while it runs, for naming a bad option. */
+extern char **cli_argv;
+
+/* Exit statuses shared by the commands. */
+enum {
+    CLI_OK = 0,
+    CLI_ERROR = 1,
+    CLI_USAGE = 2, /* bad command line (diff uses 2 for "refused" instead) */
+    CLI_EXEC_FAILED = 255, /* exec could not start the process (runc's status) */
+};
+
+void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,41 @@
+#include <getopt.h>
+
+#include "runtime/cli/cli.h"
+#include "runtime/container/container.h"
+#include "runtime/container/log.h"
+
+int cli_create(struct rr_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"bundle", required_argument, NULL, 'b'},
+        {"pid-file", required_argument, NULL, 'p'},
+        {"console-socket", required_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0},
+    };
+    struct create_opts o = {.bundle = "."};
+    struct rr_error err;
+    int c;
+
+    while ((c = getopt_long(argc, argv, "b:", opts, NULL)) != -1) {
+        if (c == 'b') {
+            o.bundle = optarg;
+        } else if (c == 'p') {
+            o.pid_file = optarg;
+        } else if (c == 'c') {
+            o.console_socket = optarg;
+        } else {
+            cli_usage_error("create", "unknown option");
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_usage_error("create", "expected one container ID");
+        return CLI_USAGE;
+    }
+    o.id = argv[optind];
+    if (container_create(ctx, &o, NULL, &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
+    }
+    return CLI_OK;
+}

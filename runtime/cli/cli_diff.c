@@ -1,0 +1,71 @@
+/* revrun diff [--json|--patch] [--deny-content FILE] (ID | --lower DIR --upper DIR --format F)
+ * Exit: 0 accepted (or nothing changed), 2 refused, 1 an error. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "runtime/cli/cli_wb.h"
+#include "runtime/container/log.h"
+#include "writeback/patch.h"
+#include "writeback/report.h"
+
+enum { OUT_TEXT, OUT_JSON, OUT_PATCH };
+
+static int print(const struct wb_job *run, int mode)
+{
+    const struct wb_changeset *cs = &run->scan.cs;
+    struct rr_error err;
+    int r;
+
+    if (mode == OUT_PATCH && wb_changeset_refused(cs)) {
+        wb_job_print_refusal(cs);
+        return WB_JOB_REFUSED;
+    }
+    if (mode == OUT_PATCH)
+        r = wb_patch_write(stdout, &run->scan, &err);
+    else if (mode == OUT_JSON)
+        r = wb_report_json(stdout, cs, &err);
+    else
+        r = wb_report_text(stdout, cs, &err);
+    if (r < 0 || fflush(stdout) != 0) {
+        if (r == 0)
+            rr_fail(&err, 0, "writing the output");
+        rr_wrap(&err, "diff");
+        log_error(&err);
+        return WB_JOB_ERROR;
+    }
+    return wb_changeset_refused(cs) ? WB_JOB_REFUSED : WB_JOB_ACCEPT;
+}
+
+int cli_diff(struct rr_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"patch", no_argument, NULL, 'p'},
+        CLI_WB_SOURCE_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct wb_job_source o = {0};
+    struct wb_job run;
+    const char *id;
+    int c, mode = OUT_TEXT, r;
+    bool bad;
+
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'j' || c == 'p') {
+            mode = c == 'j' ? OUT_JSON : OUT_PATCH;
+        } else if (!cli_wb_option(&o, c, optarg)) {
+            cli_wb_usage(argv[0], "unknown option");
+            return WB_JOB_ERROR;
+        }
+    }
+    id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
+    if (bad || optind != argc) {
+        if (!bad)
+            cli_wb_usage(argv[0], "unexpected operand");
+        return WB_JOB_ERROR;
+    }
+    if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) == 0)
+        r = print(&run, mode);
+    wb_job_release(&run);
+    return r;
+}

@@ -1,0 +1,1077 @@
+/* The confinement profile (see profile.h). Read this file top to bottom to
+ * know everything the agent can reach. */
+#include "runtime/confine/profile.h"
+#include "runtime/confine/userns_ids.h"
+
+#include <errno.h>
+#include <libmount.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "egress/egress.h"
+#include "runtime/confine/lower_credentials.h"
+
+/* ---- the default hardened config (`revrun spec`) ---- */
+
+/* Host directories the agent's toolchain needs, bound read-only. /etc is not
+ * bound whole: only what programs need to run and to verify TLS. Of
+ * /etc/ssl, the certificates and OpenSSL's configuration, never
+ * /etc/ssl/private (host keys, readable to the ssl-cert group, which a
+ * rootless caller's agent would carry). */
+static const char *const default_ro_binds[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/etc/alternatives", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf",
+};
+
+/* /proc and /sys entries that expose the host (kernel memory, keys, timers)
+ * or let a process act on it (sysrq): the same lists OCI runtimes use. */
+static const char *const default_masked[] = {
+    "/proc/acpi",        "/proc/asound",     "/proc/interrupts", "/proc/kcore",
+    "/proc/keys",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+    "/proc/sched_debug", "/proc/scsi",       "/sys/firmware",    "/sys/devices/virtual/powercap",
+};
+static const char *const default_readonly[] = {
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+static const char *const default_env[] = {
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME=/home/agent",
+    "USER=agent",
+    "LANG=C.UTF-8",
+    "TERM=dumb",
+};
+
+static const struct rr_rlimit default_rlimits[] = {
+    {RLIMIT_NOFILE, 4096, 4096},
+    {RLIMIT_NPROC, 1024, 1024},
+    {RLIMIT_CORE, 0, 0},
+    {RLIMIT_FSIZE, 1ULL << 30, 1ULL << 30},
+};
+
+static int add_mount(struct rr_config *c, const char *dest, const char *type, const char *src,
+                     const char *const *opts)
+{
+    struct rr_mount *m = realloc(c->mounts, (c->n_mounts + 1) * sizeof(*m));
+
+    if (m == NULL)
+        return -1;
+    c->mounts = m;
+    m = &c->mounts[c->n_mounts++];
+    *m = (struct rr_mount){0};
+    m->destination = strdup(dest);
+    m->type = strdup(type);
+    m->source = strdup(src);
+    if (m->destination == NULL || m->type == NULL || m->source == NULL)
+        return -1;
+    for (; *opts != NULL; opts++)
+        if (strv_push(&m->options, *opts) < 0)
+            return -1;
+    return 0;
+}
+
+static int default_mounts(struct rr_config *c)
+{
+    static const char *const proc_opts[] = {"nosuid", "noexec", "nodev", NULL};
+    static const char *const dev_opts[] = {"nosuid", "noexec", "strictatime", "mode=755",
+                                           "size=65536k", NULL};
+    static const char *const shm_opts[] = {"nosuid", "noexec", "nodev", "mode=1777",
+                                           "size=65536k", NULL};
+    static const char *const tmp_opts[] = {"nosuid", "nodev", "mode=1777", "size=512m", NULL};
+    static const char *const home_opts[] = {"nosuid", "nodev", "mode=700", "size=512m", NULL};
+    static const char *const ro_opts[] = {"rbind", "ro", "nosuid", "nodev", NULL};
+    struct stat st;
+
+    if (add_mount(c, "/proc", "proc", "proc", proc_opts) < 0 ||
+        add_mount(c, "/dev", "tmpfs", "tmpfs", dev_opts) < 0 ||
+        add_mount(c, "/dev/shm", "tmpfs", "shm", shm_opts) < 0 ||
+        add_mount(c, "/tmp", "tmpfs", "tmpfs", tmp_opts) < 0 ||
+        add_mount(c, "/home/agent", "tmpfs", "tmpfs", home_opts) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(default_ro_binds) / sizeof(default_ro_binds[0]); i++) {
+        /* Only what this host has: a spec names no source that is missing. */
+        if (stat(default_ro_binds[i], &st) < 0)
+            continue;
+        if (add_mount(c, default_ro_binds[i], "bind", default_ro_binds[i], ro_opts) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int push_all(struct rr_strv *sv, const char *const *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strv_push(sv, items[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int default_identity(struct rr_config *c, bool rootless)
+{
+    struct rr_id_mapping *u = calloc(1, sizeof(*u)), *g = calloc(1, sizeof(*g));
+
+    if (u == NULL || g == NULL) {
+        free(u);
+        free(g);
+        return -1;
+    }
+    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
+    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
+    if (!rootless)
+        profile_host_ids(&u->host_id, &g->host_id);
+    if (rootless) {
+        /* Unprivileged, the only host id the kernel lets us map is our own. */
+        u->host_id = (uint32_t)getuid();
+        g->host_id = (uint32_t)getgid();
+    }
+    c->process.uid = PROFILE_DEFAULT_UID;
+    c->process.gid = PROFILE_DEFAULT_GID;
+    c->linux.uid_mappings = u;
+    c->linux.n_uid_mappings = 1;
+    c->linux.gid_mappings = g;
+    c->linux.n_gid_mappings = 1;
+    return 0;
+}
+
+static int default_process(struct rr_config *c)
+{
+    c->process.rlimits = malloc(sizeof(default_rlimits));
+    if (c->process.rlimits == NULL)
+        return -1;
+    memcpy(c->process.rlimits, default_rlimits, sizeof(default_rlimits));
+    c->process.n_rlimits = sizeof(default_rlimits) / sizeof(default_rlimits[0]);
+    c->process.no_new_privileges = true;
+    c->process.has_no_new_privileges = true;
+    if (strv_push(&c->process.args, "sh") < 0 ||
+        push_all(&c->process.env, default_env, sizeof(default_env) / sizeof(default_env[0])) < 0)
+        return -1;
+    return 0;
+}
+
+int profile_default_config(struct rr_config *c, const char *lower, bool rootless,
+                           struct rr_error *err)
+{
+    char cwd[4096];
+
+    memset(c, 0, sizeof(*c));
+    c->linux.resources = (struct rr_resources){
+        .memory_limit = 2LL << 30,
+        .memory_swap = 2LL << 30, /* = limit: no swap on top */
+        .pids_limit = 1024,
+        .cpu_quota = 200000,
+        .cpu_period = 100000,
+    };
+    if (lower == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return rr_fail(err, errno, "getcwd");
+        lower = cwd;
+    }
+    if (lower[0] != '/')
+        return rr_fail(err, EINVAL, "--lower must be an absolute path");
+    c->oci_version = strdup("1.0.2");
+    c->root.path = strdup("rootfs");
+    c->root.readonly = true;
+    c->hostname = strdup("revrun");
+    c->revrun.lower = strdup(lower);
+    c->revrun.checkout_path = strdup("/workspace");
+    c->process.cwd = strdup("/workspace");
+    c->revrun.overlay = RR_BACKEND_AUTO;
+    c->revrun.upper_size = 1ULL << 30;
+    c->revrun.timeout_seconds = 3600;
+    c->revrun.min_free_space = 64ULL << 20;
+    c->linux.namespaces = RR_NS_USER | RR_NS_MOUNT | RR_NS_PID | RR_NS_NET | RR_NS_IPC |
+                          RR_NS_UTS | RR_NS_CGROUP;
+    if (c->oci_version == NULL || c->root.path == NULL || c->hostname == NULL ||
+        c->revrun.lower == NULL || c->revrun.checkout_path == NULL || c->process.cwd == NULL ||
+        default_identity(c, rootless) < 0 || default_process(c) < 0 || default_mounts(c) < 0 ||
+        push_all(&c->linux.masked_paths, default_masked,
+                 sizeof(default_masked) / sizeof(default_masked[0])) < 0 ||
+        push_all(&c->linux.readonly_paths, default_readonly,
+                 sizeof(default_readonly) / sizeof(default_readonly[0])) < 0 ||
+        /* Landlock is a second layer under the mounts: applied wherever the
+         * kernel has it (5.13+), skipped with a warning where it does not. */
+        strv_push(&c->revrun.best_effort, "landlock") < 0 ||
+        writeback_policy_defaults(&c->revrun.writeback, err) < 0) {
+        config_free(c);
+        return rr_fail(err, ENOMEM, "default config");
+    }
+    return 0;
+}
+
+/* ---- the seccomp floor ---- */
+
+/* Denied with EPERM, always: the kernel's administrative interfaces and the
+ * classic container-escape and kernel-attack surfaces. The agent holds no
+ * capability, so most of these fail anyway; the filter keeps it that way if
+ * a capability ever leaked, and shrinks the kernel code the agent can reach. */
+static const char *const denied_always[] = {
+    "keyctl", "add_key", "request_key",                 /* the kernel keyring */
+    "bpf", "perf_event_open", "userfaultfd",            /* exploit primitives */
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "open_by_handle_at",                                /* escape via file handles */
+    "setns",                                            /* joining other namespaces */
+    "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup",
+    "settimeofday", "clock_settime", "stime",
+    "iopl", "ioperm", "quotactl", "quotactl_fd", "lookup_dcookie",
+    "uselib", "nfsservctl", "_sysctl", "create_module", "get_kernel_syms", "query_module",
+    "vm86", "vm86old", "pciconfig_iobase", "pciconfig_read", "pciconfig_write",
+};
+
+/* Denied unless revrun.nestedSandboxes: mounting, and making namespaces
+ * (which is what would let the agent hold CAP_SYS_ADMIN somewhere). */
+static const char *const denied_unless_nested[] = {
+    "mount", "umount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
+    "fsmount", "fspick", "mount_setattr",
+};
+
+/* Denied unless revrun.ptrace: reading or changing another process. */
+static const char *const denied_unless_ptrace[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev",
+};
+
+#define CLONE_NS_FLAGS                                                                             \
+    (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |    \
+     CLONE_NEWCGROUP | 0x80 /* CLONE_NEWTIME */)
+
+static int push_rule(struct profile *p, struct syscall_rule r)
+{
+    struct syscall_rule *v =
+        realloc(p->syscall_rules, (p->n_syscall_rules + 1) * sizeof(*p->syscall_rules));
+
+    if (v == NULL)
+        return -1;
+    p->syscall_rules = v;
+    v[p->n_syscall_rules++] = r;
+    return 0;
+}
+
+static int deny_list(struct profile *p, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (push_rule(p, (struct syscall_rule){.name = names[i], .errnum = EPERM}) < 0)
+            return -1;
+    return 0;
+}
+
+/* A syscall fails when any one bit of `bits` is set in argument `arg`. */
+static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+{
+    for (unsigned b = 0; b < 64; b++) {
+        uint64_t bit = 1ULL << b;
+        if ((bits & bit) &&
+            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0}) <
+                0)
+            return -1;
+    }
+    return 0;
+}
+
+/* personality: only PER_LINUX (0), PER_LINUX32 (8) and those with
+ * UNAME26 (0x20000): no ADDR_NO_RANDOMIZE, no READ_IMPLIES_EXEC. Every other
+ * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
+static int deny_personality(struct profile *p)
+{
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0}) < 0)
+        return -1;
+    return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
+}
+
+/* ioctl: TIOCSTI (push bytes into a terminal's input) and TIOCLINUX. The
+ * request is compared on its low 32 bits only, as the kernel reads it: high
+ * bits must not smuggle it past the filter. */
+static int deny_ioctls(struct profile *p)
+{
+    static const uint64_t requests[] = {0x5412 /* TIOCSTI */, 0x541c /* TIOCLINUX */};
+
+    for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
+        if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
+                                               0xffffffffULL, requests[i], 0, 0}) < 0)
+            return -1;
+    return 0;
+}
+
+/* Socket families: the agent gets AF_UNIX, AF_INET, AF_INET6 and, for its
+ * interface list only, AF_NETLINK with protocol NETLINK_ROUTE; nothing
+ * else. The network namespace confines only families that are per netns:
+ * AF_VSOCK (the hypervisor's and the VM's ports) is not, and AF_PACKET,
+ * AF_XDP, AF_BLUETOOTH, AF_CAN and the rest are kernel attack surface no
+ * agent needs. NETLINK_ROUTE is measured needed: without it Node's
+ * os.networkInterfaces() throws; it sees only the namespace's loopback.
+ * Other netlink protocols (audit, uevents, sock_diag, xfrm...) are not.
+ * socket() and socketpair() fail with EAFNOSUPPORT, the family compared on
+ * its low 32 bits as the kernel reads an int, and any value with a bit
+ * above the 64 families refused by bit. On i386, libseccomp applies the
+ * same rules to the socketcall multiplexer's SOCKET call, whose arguments
+ * it cannot see: there every socketcall socket() is refused, and a 32-bit
+ * program must use the direct socket() syscall (kernel 4.3+). Pinned by
+ * integration/containment.bats "socket families". */
+#define AF_NETLINK_ 16u
+
+static bool family_allowed(unsigned f)
+{
+    return f == 1 /* AF_UNIX */ || f == 2 /* AF_INET */ || f == 10 /* AF_INET6 */;
+}
+
+static int deny_socket_families(struct profile *p)
+{
+    static const char *const calls[] = {"socket", "socketpair"};
+
+    for (size_t c = 0; c < 2; c++) {
+        for (unsigned f = 0; f < 64; f++) {
+            struct syscall_rule r = {calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ, 0,
+                                     0xffffffffULL, f, 0, 0};
+            if (family_allowed(f))
+                continue;
+            if (c == 0 && f == AF_NETLINK_)
+                r.ne_arg = 1 + 2, r.ne = 0; /* protocol NETLINK_ROUTE only */
+            if (push_rule(p, r) < 0)
+                return -1;
+        }
+        for (unsigned b = 6; b < 32; b++)
+            if (push_rule(p, (struct syscall_rule){calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ,
+                                                   0, 1ULL << b, 1ULL << b, 0, 0}) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+static int build_syscall_rules(struct profile *p, struct rr_error *err)
+{
+    int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
+
+    if (r == 0)
+        r = deny_personality(p);
+    if (r == 0)
+        r = deny_socket_families(p);
+    if (r == 0)
+        r = deny_ioctls(p);
+    if (r == 0 && !p->allow_ptrace)
+        r = deny_list(p, denied_unless_ptrace,
+                      sizeof(denied_unless_ptrace) / sizeof(denied_unless_ptrace[0]));
+    if (r == 0 && !p->allow_nested_sandboxes) {
+        r = deny_list(p, denied_unless_nested,
+                      sizeof(denied_unless_nested) / sizeof(denied_unless_nested[0]));
+        if (r == 0)
+            r = deny_bits(p, "unshare", 0, CLONE_NS_FLAGS);
+        if (r == 0)
+            r = deny_bits(p, "clone", 0, CLONE_NS_FLAGS);
+        /* clone3 passes its flags in memory, out of the filter's sight: it
+         * fails with ENOSYS so that glibc falls back to clone (EPERM would
+         * break thread creation in glibc 2.34+). */
+        if (r == 0)
+            r = push_rule(p, (struct syscall_rule){.name = "clone3", .errnum = ENOSYS});
+    }
+    if (r < 0)
+        return rr_fail(err, ENOMEM, "seccomp rules");
+    return 0;
+}
+
+/* ---- egress ---- */
+
+static bool env_has(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return true;
+    return false;
+}
+
+/* With a broker, the agent reaches exactly one endpoint: the relay on
+ * loopback, which only talks to the broker on the host. Its address goes
+ * into the environment under revrun.egress.baseUrlEnv (unless process.env
+ * sets that variable itself). Without one, nothing leaves the loopback-only
+ * network namespace. */
+static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_egress *eg = &c->revrun.egress;
+    char var[512], url[64];
+
+    p->env = &c->process.env;
+    if (eg->mode != RR_EGRESS_BROKER)
+        return 0;
+    if (egress_config_validate(eg, c->revrun.network, err) < 0)
+        return rr_wrap(err, "revrun.egress");
+    p->egress = eg;
+    p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
+    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
+        return 0;
+    for (size_t i = 0; i < c->process.env.n; i++)
+        if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    egress_base_url(p->egress_port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
+    if (strv_push(&p->env_owned, var) < 0)
+        return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
+int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err)
+{
+    struct rr_egress *e = &c->revrun.egress;
+    char var[128], url[64];
+
+    e->mode = RR_EGRESS_BROKER;
+    e->port = EGRESS_DEFAULT_PORT;
+    e->upstream = strdup(upstream);
+    e->header = strdup(EGRESS_DEFAULT_HEADER);
+    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
+    e->credential_file = cred_file ? strdup(cred_file) : NULL;
+    e->credential_env = cred_env ? strdup(cred_env) : NULL;
+    egress_base_url(e->port, url, sizeof(url));
+    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
+    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
+        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
+        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
+        return rr_fail(err, ENOMEM, "egress");
+    return egress_config_validate(e, c->revrun.network, err);
+}
+
+/* ---- judging a config ---- */
+
+bool profile_best_effort(const struct profile *p, const char *name)
+{
+    return strv_contains(p->best_effort, name);
+}
+
+/* Every namespace, always: a config that leaves one out is refused, except
+ * the network namespace when revrun.network is "host" (the documented,
+ * explicit widening). */
+static int judge_namespaces(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } required[] = {{RR_NS_USER, "user"}, {RR_NS_MOUNT, "mount"}, {RR_NS_PID, "pid"},
+                    {RR_NS_IPC, "ipc"},   {RR_NS_UTS, "uts"},     {RR_NS_CGROUP, "cgroup"}};
+
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+        if (!(c->linux.namespaces & required[i].bit))
+            return rr_fail(err, 0, "linux.namespaces: revrun always isolates \"%s\"; add it",
+                           required[i].name);
+    p->net_host = c->revrun.network == RR_NET_HOST;
+    if (!p->net_host && !(c->linux.namespaces & RR_NS_NET))
+        return rr_fail(err, 0,
+                       "linux.namespaces: \"network\" is missing; sharing the host network "
+                       "is the explicit switch revrun.network = \"host\"");
+    if (p->net_host && (c->linux.namespaces & RR_NS_NET))
+        return rr_fail(err, 0,
+                       "revrun.network is \"host\" but linux.namespaces lists \"network\"");
+    p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                     (p->net_host ? 0 : CLONE_NEWNET);
+    return 0;
+}
+
+/* The dedicated host id, or where this user namespace does not map it, the
+ * one id_map_pick chooses (0 when nothing but root is mapped: main.c then
+ * runs rootless). */
+static uint32_t host_id_here(bool uid)
+{
+    struct id_map m;
+    struct rr_error ignored;
+    uint32_t id = 0;
+
+    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, PROFILE_DEFAULT_HOST_ID))
+        return PROFILE_DEFAULT_HOST_ID;
+    return id_map_pick(&m, &id) ? id : PROFILE_DEFAULT_HOST_ID;
+}
+
+void profile_host_ids(uint32_t *uid, uint32_t *gid)
+{
+    *uid = host_id_here(true);
+    *gid = host_id_here(false);
+}
+
+/* As root inside a user namespace, an id it does not map cannot own the
+ * exec fifo nor be written to a child's map: said here, not as EINVAL. */
+static int judge_mapped(uint32_t id, const char *what, struct rr_error *err)
+{
+    struct id_map m;
+    char desc[256];
+    uint32_t pick = 0;
+
+    if (id_map_read_self(what[0] == 'u', &m, err) < 0)
+        return -1;
+    if (id_map_has(&m, id))
+        return 0;
+    id_map_describe(&m, desc, sizeof(desc));
+    if (id_map_pick(&m, &pick))
+        return rr_fail(err, 0,
+                       "linux.%sMappings: host id %u is not mapped in the user namespace revrun "
+                       "runs in (this is a user-namespaced container: %s); use one that is, "
+                       "such as %u, or `revrun spec` here, which picks it",
+                       what, id, desc, pick);
+    return rr_fail(err, 0,
+                   "linux.%sMappings: host id %u is not mapped in the user namespace revrun runs "
+                   "in (it maps %s)",
+                   what, id, desc);
+}
+
+static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
+                     bool rootless, const char *what, uint32_t *host, struct rr_error *err)
+{
+    if (n == 0) {
+        *host = rootless ? own : host_id_here(what[0] == 'u');
+        return rootless ? 0 : judge_mapped(*host, what, err);
+    }
+    if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
+        return rr_fail(err, 0,
+                       "linux.%sMappings: exactly one mapping of size 1 for the process's "
+                       "%s (%u) is supported",
+                       what, what, inside);
+    if (rootless && m[0].host_id != own)
+        return rr_fail(err, 0,
+                       "linux.%sMappings: running without root, the host id must be your own "
+                       "(%u), not %u",
+                       what, own, m[0].host_id);
+    if (!rootless && m[0].host_id == 0)
+        return rr_fail(err, 0, "linux.%sMappings: the container user must not be host root",
+                       what);
+    *host = m[0].host_id;
+    return rootless ? 0 : judge_mapped(*host, what, err);
+}
+
+static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    uint32_t hu, hg;
+
+    if (c->process.has_no_new_privileges && !c->process.no_new_privileges)
+        return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    if (judge_map(c->linux.uid_mappings, c->linux.n_uid_mappings, c->process.uid,
+                  (uint32_t)getuid(), p->rootless, "uid", &hu, err) < 0 ||
+        judge_map(c->linux.gid_mappings, c->linux.n_gid_mappings, c->process.gid,
+                  (uint32_t)getgid(), p->rootless, "gid", &hg, err) < 0)
+        return -1;
+    p->uid = c->process.uid;
+    p->gid = c->process.gid;
+    p->host_uid = hu;
+    p->host_gid = hg;
+    return 0;
+}
+
+/* Options with a ',' or control bytes cannot be told apart from two options
+ * once joined for libmount: refused. */
+static int join_options(const struct rr_strv *opts, const char *path, char **out,
+                        struct rr_error *err)
+{
+    size_t len = 1;
+    char *s;
+
+    for (size_t i = 0; i < opts->n; i++) {
+        for (const char *c = opts->v[i]; *c; c++)
+            if (*c == ',' || (unsigned char)*c < 0x20 || *c == '"')
+                return rr_fail(err, 0, "%s.options[%zu]: invalid character", path, i);
+        len += strlen(opts->v[i]) + 1;
+    }
+    s = calloc(1, len);
+    if (s == NULL)
+        return rr_fail(err, ENOMEM, "%s", path);
+    for (size_t i = 0; i < opts->n; i++) {
+        if (i > 0)
+            strcat(s, ",");
+        strcat(s, opts->v[i]);
+    }
+    *out = s;
+    return 0;
+}
+
+/* Filesystem options a mount type may take; anything else is refused. */
+static bool fs_option_allowed(enum mount_kind kind, const char *opt)
+{
+    static const char *const tmpfs[] = {"size", "mode", "nr_inodes", "uid", "gid", NULL};
+    static const char *const devpts[] = {"newinstance", "ptmxmode", "mode", "gid", NULL};
+    static const char *const proc[] = {"hidepid", "subset", NULL};
+    const char *const *allowed = kind == MOUNT_TMPFS    ? tmpfs
+                                 : kind == MOUNT_DEVPTS ? devpts
+                                 : kind == MOUNT_PROC   ? proc
+                                                        : NULL;
+    size_t klen = strcspn(opt, "=");
+
+    for (; allowed && *allowed; allowed++)
+        if (strlen(*allowed) == klen && strncmp(*allowed, opt, klen) == 0)
+            return true;
+    return false;
+}
+
+static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_plan *mp,
+                            const char *path, struct rr_error *err)
+{
+    const char *p = fs;
+
+    while (p != NULL && *p != '\0') {
+        size_t n = strcspn(p, ",");
+        char opt[256];
+        if (n >= sizeof(opt))
+            return rr_fail(err, 0, "%s.options: option too long", path);
+        memcpy(opt, p, n);
+        opt[n] = '\0';
+        if (!fs_option_allowed(kind, opt))
+            return rr_fail(err, 0, "%s.options: \"%s\" is not supported for this mount type",
+                           path, opt);
+        if (strv_push(&mp->fs_options, opt) < 0)
+            return rr_fail(err, ENOMEM, "%s", path);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* OCI mount options -> mount attributes. nosuid and nodev are forced on
+ * every mount but devpts (the device nodes revrun binds into /dev are
+ * separate mounts that keep their own flags); binds are read-only unless
+ * "rw" is explicit; shared propagation (which could leak mounts back to the
+ * host) is refused. */
+static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
+                         struct rr_error *err)
+{
+    _cleanup_free_ char *optstr = NULL;
+    _cleanup_free_ char *vfs = NULL;
+    _cleanup_free_ char *fs = NULL;
+    unsigned long flags = 0;
+
+    if (strv_contains(&m->options, "suid") || strv_contains(&m->options, "dev"))
+        return rr_fail(err, 0, "%s.options: suid and dev are not allowed", path);
+    if (join_options(&m->options, path, &optstr, err) < 0)
+        return -1;
+    if (mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0) != 0)
+        return rr_fail(err, 0, "%s.options: cannot parse", path);
+    if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
+        return rr_fail(err, 0, "%s.options: cannot parse", path);
+    if (flags & (MS_SHARED | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
+        return rr_fail(err, 0, "%s.options: shared propagation, move and remount are refused",
+                       path);
+    /* devpts holds only the pty nodes of its own instance, which nodev
+     * would make unusable. */
+    mp->attr = MOUNT_ATTR_NOSUID | (mp->kind == MOUNT_DEVPTS ? 0 : MOUNT_ATTR_NODEV);
+    if (flags & MS_NOEXEC)
+        mp->attr |= MOUNT_ATTR_NOEXEC;
+    if (flags & MS_NOATIME)
+        mp->attr |= MOUNT_ATTR_NOATIME;
+    else if (flags & MS_STRICTATIME)
+        mp->attr |= MOUNT_ATTR_STRICTATIME;
+    if (flags & MS_NODIRATIME)
+        mp->attr |= MOUNT_ATTR_NODIRATIME;
+    if ((flags & MS_RDONLY) || (mp->kind == MOUNT_BIND && !strv_contains(&m->options, "rw")))
+        mp->attr |= MOUNT_ATTR_RDONLY;
+    mp->recursive = mp->kind == MOUNT_BIND && (flags & MS_REC) != 0;
+    if (mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0')
+        return rr_fail(err, 0, "%s.options: \"%s\" does not apply to a bind mount", path, fs);
+    return split_fs_options(fs, mp->kind, mp, path, err);
+}
+
+static bool path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
+                       struct rr_error *err)
+{
+    static const struct {
+        const char *type;
+        enum mount_kind kind;
+    } kinds[] = {{"bind", MOUNT_BIND},
+                 {"tmpfs", MOUNT_TMPFS},
+                 {"proc", MOUNT_PROC},
+                 {"devpts", MOUNT_DEVPTS},
+                 {"mqueue", MOUNT_MQUEUE}};
+    const struct rr_mount *m = &c->mounts[i];
+    char path[64];
+    size_t k;
+
+    snprintf(path, sizeof(path), "mounts[%zu]", i);
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(kinds[k].type, m->type) == 0)
+            break;
+    if (k == sizeof(kinds) / sizeof(kinds[0]))
+        return rr_fail(err, 0, "%s.type: \"%s\" is not supported (bind, tmpfs, proc, devpts, "
+                               "mqueue)", path, m->type);
+    if (strcmp(m->destination, "/") == 0 || path_within(m->destination, c->revrun.checkout_path))
+        return rr_fail(err, 0,
+                       "%s.destination: would cover the root or the checkout at %s", path,
+                       c->revrun.checkout_path);
+    *mp = (struct mount_plan){.kind = kinds[k].kind, .source = m->source,
+                              .destination = m->destination};
+    mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
+    if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
+        return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
+    return judge_options(m, mp, path, err);
+}
+
+/* revrun.out (`run --out DIR`): the agent writes /out, a tmpfs capped at
+ * the upper's size (it wrote 3 GiB into a bound host directory against a
+ * 1 GiB upper), never the host directory itself; when it exits, only the
+ * regular files and directories are copied there (runtime/container/
+ * outdir.c): symlinks to host secrets and fifos planted for whoever
+ * collects the directory are removed and reported. */
+static int judge_out(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *mp;
+
+    p->out_dir = c->revrun.out;
+    p->out_size = c->revrun.upper_size;
+    if (p->out_dir == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (path_within(p->mounts[i].destination, "/out") ||
+            path_within("/out", p->mounts[i].destination))
+            return rr_fail(err, 0, "revrun.out: mounts[%zu] covers /out", i);
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room */
+    *mp = (struct mount_plan){.kind = MOUNT_OUT, .destination = "/out",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    return 0;
+}
+
+static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    /* room for the devpts of judge_terminal and the /out of judge_out */
+    p->mounts = calloc(c->n_mounts + 2, sizeof(*p->mounts));
+    if (p->mounts == NULL)
+        return rr_fail(err, ENOMEM, "mounts");
+    for (size_t i = 0; i < c->n_mounts; i++) {
+        p->n_mounts++;
+        if (judge_mount(c, i, &p->mounts[i], err) < 0)
+            return -1;
+    }
+    return judge_out(c, p, err);
+}
+
+/* process.terminal: the agent gets a fresh pty of a devpts instance of its
+ * own (never a terminal of the host) as its controlling terminal and stdio;
+ * the master goes to the caller through --console-socket. A devpts is added
+ * at /dev/pts unless the config mounts one there. Without it, the agent has
+ * no controlling terminal at all. */
+static int judge_terminal(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    static const char *const devpts_opts[] = {"newinstance", "ptmxmode=0666", "mode=0620"};
+    struct mount_plan *mp;
+    bool have_dev = false;
+
+    p->terminal = c->process.terminal;
+    /* Without one, the caller's terminal (a `revrun run ... &` or a
+     * detached create on a shell's tty) is never input for the agent: it
+     * would read what the operator types to the shell (a password). */
+    p->stdio_no_tty_input = !p->terminal;
+    if (!p->terminal)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        if (p->mounts[i].kind == MOUNT_DEVPTS && strcmp(p->mounts[i].destination, "/dev/pts") == 0)
+            return 0;
+        have_dev = have_dev || p->mounts[i].is_dev;
+    }
+    if (!have_dev)
+        return rr_fail(err, 0, "process.terminal: needs a tmpfs mounted at /dev for the pty");
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room for one */
+    *mp = (struct mount_plan){.kind = MOUNT_DEVPTS, .destination = "/dev/pts",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+    if (push_all(&mp->fs_options, devpts_opts, sizeof(devpts_opts) / sizeof(devpts_opts[0])) < 0)
+        return rr_fail(err, ENOMEM, "process.terminal");
+    return 0;
+}
+
+/* linux.maskedPaths and linux.readonlyPaths, as the config lists them, except
+ * under /proc with revrun.nestedSandboxes: the kernel mounts a fresh procfs
+ * for a nested pid namespace only while an existing procfs is fully visible
+ * (a mask makes it "too revealing"), so bwrap --proc and unshare --mount-proc
+ * need /proc unmasked. What that exposes is read-only host information
+ * (/proc/interrupts, /proc/timer_list, /proc/acpi, ...): the writable files
+ * there (/proc/sys, /proc/sysrq-trigger) belong to the host's root, which is
+ * not mapped in the container, so the kernel still refuses the agent's
+ * writes. THREAT_MODEL.md weighs it. */
+static int judge_hardening(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_strv *from[] = {&c->linux.masked_paths, &c->linux.readonly_paths};
+    struct rr_strv *to[] = {&p->masked, &p->readonly};
+
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < from[k]->n; i++) {
+            if (p->allow_nested_sandboxes && path_within(from[k]->v[i], "/proc"))
+                continue;
+            if (strv_push(to[k], from[k]->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+        }
+    p->masked_paths = &p->masked;
+    p->readonly_paths = &p->readonly;
+    return 0;
+}
+
+static int landlock_rule(struct profile *p, const char *path, enum landlock_access access)
+{
+    struct landlock_rule *v =
+        realloc(p->landlock_rules, (p->n_landlock_rules + 1) * sizeof(*p->landlock_rules));
+
+    if (v == NULL)
+        return -1;
+    p->landlock_rules = v;
+    v[p->n_landlock_rules++] = (struct landlock_rule){path, access};
+    return 0;
+}
+
+/* Landlock, under the mounts: the agent reads everywhere, and writes only to
+ * the checkout (the overlay), to read-write tmpfs and binds (/tmp, $HOME,
+ * /dev/shm, --out) and to the existing nodes of /dev, whatever a mount would
+ * allow: a mistake in setting the mounts up (a root or a /dev left
+ * writable, a bind missing its read-only flag) does not become write access.
+ * Its own stdio files (a log file it was started with) stay reopenable
+ * through /dev/stdout, terminals do not (reopening one would make it the
+ * controlling terminal). Off with nested sandboxes: the kernel never lets a
+ * Landlock-restricted process mount, and bwrap and unshare must. Required
+ * unless revrun.bestEffort lists "landlock". */
+static int judge_landlock(struct profile *p, struct rr_error *err)
+{
+    int r;
+
+    p->landlock = LANDLOCK_OFF;
+    if (p->allow_nested_sandboxes)
+        return 0;
+    p->landlock = profile_best_effort(p, "landlock") ? LANDLOCK_BEST_EFFORT : LANDLOCK_REQUIRED;
+    p->landlock_stdio = !p->terminal;
+    r = landlock_rule(p, "/", LANDLOCK_READ);
+    if (r == 0)
+        r = landlock_rule(p, p->checkout_path, LANDLOCK_WRITE);
+    for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        if (m->is_dev || m->kind == MOUNT_DEVPTS)
+            r = landlock_rule(p, m->destination, LANDLOCK_DEVICES);
+        else if (m->kind != MOUNT_PROC && !(m->attr & MOUNT_ATTR_RDONLY))
+            r = landlock_rule(p, m->destination, LANDLOCK_WRITE);
+    }
+    if (r < 0)
+        return rr_fail(err, ENOMEM, "landlock rules");
+    return 0;
+}
+
+/* The checkout: where it is on the host and who owns it. */
+static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct stat st;
+
+    p->lower = c->revrun.lower;
+    p->checkout_path = c->revrun.checkout_path;
+    p->backend = c->revrun.overlay;
+    p->upper_size = c->revrun.upper_size;
+    if (strcmp(p->checkout_path, "/") == 0)
+        return rr_fail(err, 0, "revrun.checkoutPath: the checkout cannot be the root");
+    if (stat(p->lower, &st) < 0)
+        return rr_fail(err, errno, "revrun.lower: %s", p->lower);
+    if (!S_ISDIR(st.st_mode))
+        return rr_fail(err, ENOTDIR, "revrun.lower: %s", p->lower);
+    p->lower_owner = st.st_uid;
+    p->lower_group = st.st_gid;
+    p->lower_mode = st.st_mode & 0777;
+    p->idmap_lower = !p->rootless;
+    /* Everything in the lower is the agent's to read: no credential may be
+     * in it. */
+    return lower_refuse_credentials(p->lower, err);
+}
+
+/* ---- git inside ---- */
+
+/* git inside sees the checkout through the idmapped lower (root) or a user
+ * namespace: owners, inode numbers and the device differ from what the
+ * checkout's index recorded, so the first `git status` would re-hash every
+ * file and rewrite the index (a change under .git for nothing, and seconds
+ * on a big tree). Comparing only mtime and size is git's own setting for
+ * such views (core.checkStat=minimal, core.trustctime=false): an edit still
+ * shows, since writing a file sets its mtime. Given as command-line-level
+ * config (GIT_CONFIG_COUNT), which the checkout's .git/config cannot
+ * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own. */
+static const char *const git_env[] = {
+    "GIT_CONFIG_COUNT=2",
+    "GIT_CONFIG_KEY_0=core.checkStat",
+    "GIT_CONFIG_VALUE_0=minimal",
+    "GIT_CONFIG_KEY_1=core.trustctime",
+    "GIT_CONFIG_VALUE_1=false",
+};
+
+static int judge_git_env(struct profile *p, struct rr_error *err)
+{
+    if (p->lower == NULL || env_has(p->env, "GIT_CONFIG_COUNT"))
+        return 0;
+    if (p->env != &p->env_owned)
+        for (size_t i = 0; i < p->env->n; i++)
+            if (strv_push(&p->env_owned, p->env->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < sizeof(git_env) / sizeof(git_env[0]); i++)
+        if (strv_push(&p->env_owned, git_env[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
+int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
+                  struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->cfg = c;
+    p->rootless = rootless;
+    p->best_effort = &c->revrun.best_effort;
+    p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
+    p->allow_ptrace = c->revrun.ptrace;
+    if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
+        judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
+        judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 ||
+        judge_git_env(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    p->root_readonly = c->root.readonly;
+    p->hostname = c->hostname;
+    p->args = &c->process.args;
+    p->cwd = c->process.cwd;
+    p->rlimits = c->process.rlimits;
+    p->n_rlimits = c->process.n_rlimits;
+    p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    if (build_syscall_rules(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    p->resources = c->linux.resources;
+    /* Unread socket buffers are memory the agent holds: as much again as
+     * its memory limit at most (a 128 MiB container held 608 MiB of them). */
+    p->tcp_memory_limit = p->resources.memory_limit;
+    p->timeout_seconds = c->revrun.timeout_seconds;
+    return 0;
+}
+
+/* ---- revrun exec and revrun update ---- */
+
+/* The container's rlimits, each lowered where the process asks for less;
+ * a resource the container leaves alone takes the process's value. */
+static int exec_rlimits(const struct profile *c, const struct rr_config *proc,
+                        struct exec_profile *out, struct rr_error *err)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->n_rlimits && n < PROFILE_EXEC_RLIMITS; i++)
+        out->rlimits[n++] = c->rlimits[i];
+    for (size_t i = 0; i < proc->process.n_rlimits; i++) {
+        const struct rr_rlimit *want = &proc->process.rlimits[i];
+        size_t j = 0;
+        while (j < n && out->rlimits[j].resource != want->resource)
+            j++;
+        if (j == n) {
+            if (n == PROFILE_EXEC_RLIMITS)
+                return rr_fail(err, E2BIG, "process.rlimits: too many");
+            out->rlimits[n++] = *want;
+            continue;
+        }
+        if (want->hard < out->rlimits[j].hard)
+            out->rlimits[j].hard = want->hard;
+        if (want->soft < out->rlimits[j].soft)
+            out->rlimits[j].soft = want->soft;
+        if (out->rlimits[j].soft > out->rlimits[j].hard)
+            out->rlimits[j].soft = out->rlimits[j].hard;
+    }
+    out->p.rlimits = out->rlimits;
+    out->p.n_rlimits = n;
+    return 0;
+}
+
+int profile_exec(const struct profile *container, const struct rr_config *proc,
+                 struct exec_profile *out, struct rr_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->p = *container;
+    /* One identity is mapped into the container's user namespace: exec runs
+     * as it, or not at all. */
+    if (proc->process.uid != container->uid || proc->process.gid != container->gid)
+        return rr_fail(err, EPERM,
+                       "process.user: %u:%u, but the container runs as %u:%u (the only "
+                       "identity mapped in it)",
+                       (unsigned)proc->process.uid, (unsigned)proc->process.gid,
+                       (unsigned)container->uid, (unsigned)container->gid);
+    if (proc->process.has_no_new_privileges && !proc->process.no_new_privileges)
+        return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    if (proc->process.terminal && !container->terminal) {
+        /* a pty comes from the container's own devpts, which exists only
+         * when the container was made with a terminal or mounts one */
+        bool devpts = false;
+        for (size_t i = 0; i < container->n_mounts; i++)
+            devpts = devpts || container->mounts[i].kind == MOUNT_DEVPTS;
+        if (!devpts)
+            return rr_fail(err, EOPNOTSUPP, "process.terminal: the container has no devpts "
+                                            "mount to take a pty from");
+    }
+    out->p.terminal = proc->process.terminal;
+    out->p.args = &proc->process.args;
+    out->p.env = &proc->process.env;
+    out->p.cwd = proc->process.cwd;
+    return exec_rlimits(container, proc, out, err);
+}
+
+int profile_judge_update(const struct profile *container, const struct rr_resources *req,
+                         struct rr_error *err)
+{
+    const struct {
+        const char *name;
+        int64_t want;
+    } v[] = {
+        {"memory", req->memory_limit},   {"memory-swap", req->memory_swap},
+        {"pids-limit", req->pids_limit}, {"cpu-quota", req->cpu_quota},
+        {"cpu-period", req->cpu_period},
+    };
+
+    (void)container; /* every container may be updated within these rules */
+
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        if (v[i].want == RR_UNSET)
+            continue;
+        if (v[i].want <= 0)
+            return rr_fail(err, EPERM, "update: --%s %lld: a limit stays a positive number (a "
+                                       "container's limits can change, never be lifted)",
+                           v[i].name, (long long)v[i].want);
+    }
+    if (req->memory_swap != RR_UNSET && req->memory_limit != RR_UNSET &&
+        req->memory_swap < req->memory_limit)
+        return rr_fail(err, EINVAL, "update: memory-swap is memory plus swap: not below memory");
+    return 0;
+}
+
+int profile_helper_floor(struct profile *p, struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (build_syscall_rules(p, err) < 0) {
+        profile_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void profile_free(struct profile *p)
+{
+    for (size_t i = 0; i < p->n_mounts; i++)
+        strv_free(&p->mounts[i].fs_options);
+    free(p->mounts);
+    p->mounts = NULL;
+    p->n_mounts = 0;
+    free(p->syscall_rules);
+    p->syscall_rules = NULL;
+    p->n_syscall_rules = 0;
+    free(p->landlock_rules);
+    p->landlock_rules = NULL;
+    p->n_landlock_rules = 0;
+    strv_free(&p->masked);
+    strv_free(&p->readonly);
+    strv_free(&p->env_owned);
+}

@@ -1,0 +1,217 @@
+/* The confinement profile: the one place that decides what the agent can
+ * reach. config.json says what the operator asked for; profile_build() turns
+ * it into the exact plan the runtime executes (namespaces, identity, mounts,
+ * environment, capabilities, seccomp switches, limits, network), refusing
+ * what revrun does not allow. The code that executes the plan (rootfs.c,
+ * caps.c, seccomp.c, cgroup*.c, init.c) makes no policy decision of its own,
+ * so widening the agent's reach is always a diff to profile.c. */
+#ifndef REVRUN_PROFILE_H
+#define REVRUN_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bundle/config.h"
+#include "common/error.h"
+
+/* The unprivileged host identity the container user becomes when revrun runs
+ * as root: a uid/gid that owns nothing, so an escape lands on a nobody. */
+#define PROFILE_DEFAULT_HOST_ID 2000000000u
+/* The agent's identity inside. Not 0: agents such as Claude Code refuse to
+ * skip their own permission prompts as root, and nothing needs root inside. */
+#define PROFILE_DEFAULT_UID 1000u
+#define PROFILE_DEFAULT_GID 1000u
+
+/* One rule of revrun's own seccomp filter: the syscall fails with errnum
+ * (when the optional argument test holds, and the second one too when
+ * ne_arg is set). */
+enum syscall_test {
+    SYSCALL_ALWAYS,
+    SYSCALL_ARG_MASKED_EQ, /* (arg & mask) == datum */
+    SYSCALL_ARG_GE,        /* arg >= datum */
+};
+
+struct syscall_rule {
+    const char *name;
+    int errnum;
+    enum syscall_test test;
+    unsigned arg;
+    uint64_t mask;
+    uint64_t datum;
+    unsigned ne_arg; /* 1 + the index of an argument that must also differ from ne */
+    uint64_t ne;
+};
+
+/* MOUNT_OUT: /out, a size-capped tmpfs of the monitor's (rootfs_fds.out_mfd)
+ * whose regular files and directories go to revrun.out when the agent exits. */
+enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE, MOUNT_OUT };
+
+/* Landlock, the second filesystem layer: how the profile uses it. */
+enum landlock_mode {
+    LANDLOCK_OFF,         /* not applied (nested sandboxes: the kernel forbids mounting under it) */
+    LANDLOCK_REQUIRED,    /* a host without Landlock refuses the config */
+    LANDLOCK_BEST_EFFORT, /* applied where the kernel has it, skipped with a warning elsewhere */
+};
+
+/* What one Landlock rule grants beneath its path. Every access right the
+ * kernel knows is handled: what no rule grants is denied. */
+enum landlock_access {
+    LANDLOCK_READ,    /* read files, list directories, execute */
+    LANDLOCK_DEVICES, /* write, truncate and ioctl existing nodes; create or remove nothing */
+    LANDLOCK_WRITE,   /* create, write, remove, rename: a tree the agent owns */
+};
+
+struct landlock_rule {
+    const char *path; /* inside the container (borrowed) */
+    enum landlock_access access;
+};
+
+struct mount_plan {
+    enum mount_kind kind;
+    const char *source;      /* bind: host path (borrowed from the config) */
+    const char *destination; /* inside the container (borrowed) */
+    uint64_t attr;           /* MOUNT_ATTR_* set on the new mount */
+    bool recursive;          /* rbind */
+    struct rr_strv fs_options; /* key=value passed to fsconfig (tmpfs size, mode, ...) */
+    bool is_dev;             /* the /dev tmpfs: revrun adds the minimal device set */
+};
+
+struct profile {
+    const struct rr_config *cfg;
+    bool rootless;
+
+    /* identity: one uid and one gid mapped, container id -> host id */
+    uid_t uid;
+    gid_t gid;
+    uid_t host_uid;
+    gid_t host_gid;
+
+    /* the checkout */
+    const char *lower;
+    const char *checkout_path;
+    enum rr_backend backend;
+    uint64_t upper_size;
+    /* revrun.out: the host directory the agent's /out is handed to, vetted,
+     * at its exit (NULL: none); /out is a tmpfs of out_size bytes */
+    const char *out_dir;
+    uint64_t out_size;
+    /* root only: the checkout's owner appears as the container user through
+     * an idmapped lower, so the agent can change files it does not own on
+     * the host (the checkout itself is never chowned). */
+    bool idmap_lower;
+    uid_t lower_owner;
+    gid_t lower_group;
+    mode_t lower_mode;
+
+    unsigned clone_flags; /* CLONE_NEW* for the container */
+    bool net_host;        /* sharing the host network: an explicit widening */
+
+    struct mount_plan *mounts;
+    size_t n_mounts;
+    const struct rr_strv *masked_paths;   /* -> masked (the config's, minus what the */
+    const struct rr_strv *readonly_paths; /*    nested profile leaves out) */
+    struct rr_strv masked;
+    struct rr_strv readonly;
+    bool root_readonly;
+    const char *hostname;
+
+    /* what the process gets */
+    const struct rr_strv *args;
+    const struct rr_strv *env;
+    const char *cwd;
+    const struct rr_rlimit *rlimits;
+    size_t n_rlimits;
+    /* process.terminal: a fresh pty from the container's own devpts, its
+     * master sent to the caller's console socket; otherwise no terminal. */
+    bool terminal;
+    /* no terminal asked for: a terminal the caller's stdio holds reaches
+     * the agent as /dev/null on stdin and write-only on stdout and stderr,
+     * so a backgrounded run cannot read the operator's keyboard */
+    bool stdio_no_tty_input;
+
+    /* seccomp: revrun's floor (rules below, always loaded) and, stacked on
+     * it, the config's linux.seccomp when present */
+    bool allow_nested_sandboxes;
+    bool allow_ptrace;
+    struct syscall_rule *syscall_rules;
+    size_t n_syscall_rules;
+    const struct rr_seccomp *oci_seccomp;
+
+    /* Landlock: read everywhere, write only where a rule says. stdio: the
+     * process's own stdio files (not terminals) may be reopened through
+     * /dev/stdout and /proc/self/fd. */
+    enum landlock_mode landlock;
+    struct landlock_rule *landlock_rules;
+    size_t n_landlock_rules;
+    bool landlock_stdio;
+
+    /* egress: NULL, or the one brokered upstream (revrun.egress) and the
+     * loopback port its relay listens on inside */
+    const struct rr_egress *egress;
+    uint16_t egress_port;
+    struct rr_strv env_owned; /* process.env plus what the profile adds */
+
+    /* limits */
+    struct rr_resources resources;
+    /* cgroup v1 keeps TCP socket buffers out of memory.limit_in_bytes and
+     * counts them only once memory.kmem.tcp.limit_in_bytes is written: the
+     * profile bounds them at the memory limit too (RR_UNSET: no memory
+     * limit). v2 charges them to memory.max already. */
+    int64_t tcp_memory_limit;
+    uint64_t timeout_seconds;
+    const struct rr_strv *best_effort;
+};
+
+/* Judge cfg against revrun's rules and build the plan. cfg must outlive p. */
+/* The host ids the container user becomes when revrun runs as root: the
+ * dedicated PROFILE_DEFAULT_HOST_ID, or where the user namespace revrun runs
+ * in does not map it (a user-namespaced container), the top of the range it
+ * does map (see userns_ids.h). */
+void profile_host_ids(uint32_t *uid, uint32_t *gid);
+
+int profile_build(const struct rr_config *cfg, bool rootless, struct profile *p,
+                  struct rr_error *err);
+void profile_free(struct profile *p);
+
+/* The default hardened config.json (`revrun spec`). lower may be NULL (the
+ * current directory). */
+int profile_default_config(struct rr_config *cfg, const char *lower, bool rootless,
+                           struct rr_error *err);
+
+/* The seccomp floor of revrun's host-side helpers (the egress broker, the
+ * fuse-overlayfs daemon): only syscall rules, those of the agent's floor
+ * without the config's widenings (nestedSandboxes, ptrace are the agent's,
+ * never theirs) and without linux.seccomp (written for the agent).
+ * profile_free() releases it. */
+int profile_helper_floor(struct profile *p, struct rr_error *err);
+
+bool profile_best_effort(const struct profile *p, const char *name);
+
+/* `revrun exec`: the process an engine or an operator asks to run in a
+ * container that exists, judged against that container's profile. The
+ * result is the container's profile (namespaces, seccomp floor and filter,
+ * Landlock, no capabilities it lacks, no_new_privs) with only the
+ * process's own fields replaced: args, env, cwd, terminal, and rlimits
+ * never above the container's. out->p borrows from container and proc:
+ * never pass it to profile_free. */
+#define PROFILE_EXEC_RLIMITS 16
+struct exec_profile {
+    struct profile p;
+    struct rr_rlimit rlimits[PROFILE_EXEC_RLIMITS];
+};
+int profile_exec(const struct profile *container, const struct rr_config *proc,
+                 struct exec_profile *out, struct rr_error *err);
+
+/* `revrun update`: limits may change, never be lifted: a limit the
+ * container has cannot become unlimited, and every value is positive. */
+int profile_judge_update(const struct profile *container, const struct rr_resources *req,
+                         struct rr_error *err);
+
+/* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
+ * the brokered model endpoint with revrun's defaults (relay on
+ * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
+int profile_add_egress(struct rr_config *cfg, const char *upstream, const char *cred_file,
+                       const char *cred_env, struct rr_error *err);
+
+#endif

@@ -1,0 +1,371 @@
+#include "runtime/confine/rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/mountapi.h"
+#include "overlay/overlay.h"
+
+/* The device nodes every container gets (bound from the host: an unprivileged
+ * user namespace cannot mknod). Nothing else of the host's /dev. */
+static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+
+static const struct {
+    const char *link;
+    const char *target;
+} dev_links[] = {
+    {"fd", "/proc/self/fd"},
+    {"stdin", "/proc/self/fd/0"},
+    {"stdout", "/proc/self/fd/1"},
+    {"stderr", "/proc/self/fd/2"},
+    {"ptmx", "pts/ptmx"},
+};
+
+#define STAGING_LOWER ".revrun-lower"
+
+/* ---- one planned mount ---- */
+
+static int mount_bind(int root, const struct mount_plan *m, struct rr_error *err)
+{
+    _cleanup_close_ int src = -1;
+    _cleanup_close_ int dst = -1;
+    struct stat st;
+
+    /* The source is the operator's host path (resolved normally); the
+     * destination is resolved inside the new root. */
+    src = rr_clone_tree(AT_FDCWD, m->source, m->recursive, m->attr, err);
+    if (src < 0)
+        return rr_wrap(err, "bind %s", m->source);
+    if (fstat(src, &st) < 0)
+        return rr_fail(err, errno, "bind %s", m->source);
+    dst = S_ISDIR(st.st_mode) ? rr_mkdir_p_in_root(root, m->destination, 0755, err)
+                              : rr_touch_in_root(root, m->destination, 0644, err);
+    if (dst < 0)
+        return rr_wrap(err, "bind %s: destination", m->source);
+    if (rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "bind %s on %s", m->source, m->destination);
+    return 0;
+}
+
+static int mount_fresh(int root, const struct mount_plan *m, struct rr_error *err)
+{
+    static const char *const fstypes[] = {
+        [MOUNT_TMPFS] = "tmpfs", [MOUNT_PROC] = "proc", [MOUNT_DEVPTS] = "devpts",
+        [MOUNT_MQUEUE] = "mqueue"};
+    const char *fstype = fstypes[m->kind];
+    _cleanup_close_ int mfd = -1;
+    _cleanup_close_ int dst = -1;
+
+    mfd = rr_make_fs(fstype, (const char *const *)m->fs_options.v, m->fs_options.n,
+                     (unsigned)m->attr, err);
+    if (mfd < 0)
+        return rr_wrap(err, "mount %s on %s", fstype, m->destination);
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0)
+        return rr_wrap(err, "mount %s: destination", fstype);
+    if (rr_attach(mfd, dst, err) < 0)
+        return rr_wrap(err, "mount %s on %s", fstype, m->destination);
+    return 0;
+}
+
+/* ---- /dev ---- */
+
+static int populate_dev(int root, const char *dev, struct rr_error *err)
+{
+    char path[256];
+
+    for (size_t i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++) {
+        _cleanup_close_ int src = -1;
+        _cleanup_close_ int dst = -1;
+        char host[64];
+        snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
+        snprintf(path, sizeof(path), "%s/%s", dev, dev_nodes[i]);
+        /* Read-only: the node is the host's own inode, and a read-only
+         * mount stops utimensat, chmod and chown of it (the agent moved the
+         * host /dev/null's mtime), not reads and writes of the device. */
+        src = rr_clone_tree(AT_FDCWD, host, false,
+                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, err);
+        if (src < 0)
+            return rr_wrap(err, "device %s", host);
+        dst = rr_touch_in_root(root, path, 0666, err);
+        if (dst < 0 || rr_attach(src, dst, err) < 0)
+            return rr_wrap(err, "device %s", host);
+    }
+    _cleanup_close_ int devfd = rr_mkdir_p_in_root(root, dev, 0755, err);
+    if (devfd < 0)
+        return -1;
+    _cleanup_close_ int dir = openat(devfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return rr_fail(err, errno, "open %s", dev);
+    for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
+        if (symlinkat(dev_links[i].target, dir, dev_links[i].link) < 0 && errno != EEXIST)
+            return rr_fail(err, errno, "symlink %s/%s", dev, dev_links[i].link);
+    if (mkdirat(dir, "pts", 0755) < 0 && errno != EEXIST)
+        return rr_fail(err, errno, "mkdir %s/pts", dev);
+    if (mkdirat(dir, "shm", 01777) < 0 && errno != EEXIST)
+        return rr_fail(err, errno, "mkdir %s/shm", dev);
+    return 0;
+}
+
+/* /out: the monitor's tmpfs, attached as it is. */
+static int mount_out(int root, const struct mount_plan *m, struct rootfs_fds *fds,
+                     struct rr_error *err)
+{
+    _cleanup_close_ int src = rr_steal_fd(&fds->out_mfd);
+    _cleanup_close_ int dst = -1;
+
+    if (src < 0)
+        return rr_fail(err, EBADF, "%s: no tmpfs from the monitor", m->destination);
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "%s", m->destination);
+    return 0;
+}
+
+static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fds,
+                        struct rr_error *err)
+{
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        int r = m->kind == MOUNT_BIND  ? mount_bind(root, m, err)
+                : m->kind == MOUNT_OUT ? mount_out(root, m, fds, err)
+                                       : mount_fresh(root, m, err);
+        if (r < 0)
+            return -1;
+        if (m->is_dev && populate_dev(root, m->destination, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the checkout ---- */
+
+static int attach_checkout(int root, const struct profile *p, int view, struct rr_error *err)
+{
+    _cleanup_close_ int dst = rr_mkdir_p_in_root(root, p->checkout_path, 0755, err);
+
+    if (dst < 0 || rr_attach(view, dst, err) < 0)
+        return rr_wrap(err, "checkout at %s", p->checkout_path);
+    return 0;
+}
+
+static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *fds,
+                          struct rr_error *err)
+{
+    _cleanup_close_ int staging = -1;
+    _cleanup_close_ int ovl = -1;
+    char proc_path[64];
+
+    if (fds->checkout_mfd >= 0) { /* fuse-overlayfs serves it already (runtime/backend.c) */
+        _cleanup_close_ int view = rr_steal_fd(&fds->checkout_mfd);
+        return attach_checkout(root, p, view, err);
+    }
+
+    /* The lower is a detached mount made outside this user namespace; the
+     * kernel only stacks an overlay on layers attached in the caller's own
+     * mount namespace, so it is attached at a staging point first and
+     * detached again once the overlay holds its private copy. */
+    if (mkdirat(root, STAGING_LOWER, 0700) < 0)
+        return rr_fail(err, errno, "checkout: staging directory");
+    staging = openat(root, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (staging < 0)
+        return rr_fail(err, errno, "checkout: staging directory");
+    if (rr_attach(fds->lower_mfd, staging, err) < 0)
+        return rr_wrap(err, "checkout: attach lower");
+    close(fds->lower_mfd);
+    fds->lower_mfd = -1;
+    close(staging);
+    staging = openat(root, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (staging < 0)
+        return rr_fail(err, errno, "checkout: open lower");
+    ovl = overlay_mount_native(staging, fds->upper_fd, fds->work_fd, err);
+    if (ovl < 0)
+        return rr_wrap(err, "checkout %s", p->lower);
+    if (attach_checkout(root, p, ovl, err) < 0)
+        return -1;
+    snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", staging);
+    if (umount2(proc_path, MNT_DETACH) < 0)
+        return rr_fail(err, errno, "checkout: detach staging lower");
+    close(staging);
+    staging = -1;
+    if (unlinkat(root, STAGING_LOWER, AT_REMOVEDIR) < 0)
+        return rr_fail(err, errno, "checkout: remove staging directory");
+    return 0;
+}
+
+/* ---- /proc and /sys hardening ---- */
+
+static int mask_path(int root, int devnull, const char *path, struct rr_error *err)
+{
+    _cleanup_close_ int target = rr_open_in_root(root, path, O_PATH | O_NOFOLLOW, true);
+    _cleanup_close_ int src = -1;
+    struct stat st;
+
+    if (target < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0; /* nothing there to hide */
+    if (target < 0)
+        return rr_fail(err, errno, "mask %s", path);
+    if (fstat(target, &st) < 0)
+        return rr_fail(err, errno, "mask %s", path);
+    if (S_ISDIR(st.st_mode)) {
+        static const char *const opts[] = {"size=4k", "nr_inodes=1", "mode=0500"};
+        src = rr_make_fs("tmpfs", opts, 3, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                               MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    } else {
+        src = rr_clone_tree(devnull, "", false, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                                    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    }
+    if (src < 0 || rr_attach(src, target, err) < 0)
+        return rr_wrap(err, "mask %s", path);
+    return 0;
+}
+
+static int readonly_path(int root, const char *path, struct rr_error *err)
+{
+    _cleanup_close_ int target = rr_open_in_root(root, path, O_PATH | O_NOFOLLOW, true);
+    _cleanup_close_ int src = -1;
+
+    if (target < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    if (target < 0)
+        return rr_fail(err, errno, "read-only %s", path);
+    src = rr_clone_tree(target, "", true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                              MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    if (src < 0 || rr_attach(src, target, err) < 0)
+        return rr_wrap(err, "read-only %s", path);
+    return 0;
+}
+
+static int harden_paths(int root, const struct profile *p, struct rr_error *err)
+{
+    _cleanup_close_ int devnull = open("/dev/null", O_PATH | O_CLOEXEC);
+
+    if (devnull < 0)
+        return rr_fail(err, errno, "open /dev/null");
+    for (size_t i = 0; i < p->masked_paths->n; i++)
+        if (mask_path(root, devnull, p->masked_paths->v[i], err) < 0)
+            return -1;
+    for (size_t i = 0; i < p->readonly_paths->n; i++)
+        if (readonly_path(root, p->readonly_paths->v[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+/* ---- files revrun writes into the root ---- */
+
+static const char *env_value(const struct profile *p, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < p->env->n; i++)
+        if (strncmp(p->env->v[i], name, n) == 0 && p->env->v[i][n] == '=')
+            return p->env->v[i] + n + 1;
+    return NULL;
+}
+
+static int write_new(int root, const char *path, const char *text, struct rr_error *err)
+{
+    _cleanup_close_ int probe = rr_open_in_root(root, path, O_PATH, false);
+    _cleanup_close_ int dir = -1;
+    _cleanup_close_ int fd = -1;
+    const char *name = strrchr(path, '/') + 1;
+    char parent[64];
+
+    if (probe >= 0)
+        return 0; /* provided by a mount in the config: keep theirs */
+    snprintf(parent, sizeof(parent), "%.*s", (int)(name - path - 1), path);
+    _cleanup_close_ int pfd = rr_mkdir_p_in_root(root, parent, 0755, err);
+    if (pfd < 0)
+        return -1;
+    dir = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return rr_fail(err, errno, "open %s", parent);
+    fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || rr_write_all(fd, text, strlen(text)) < 0)
+        return rr_fail(err, errno, "write %s", path);
+    return 0;
+}
+
+/* A passwd and group entry for the agent's uid (git, ssh and getpwuid-based
+ * tools need one), and the hostname files. */
+static int write_etc(int root, const struct profile *p, struct rr_error *err)
+{
+    char passwd[512], group[256], hosts[256], hostname[128];
+    const char *home = env_value(p, "HOME");
+    const char *host = p->hostname ? p->hostname : "revrun";
+
+    snprintf(passwd, sizeof(passwd),
+             "agent:x:%u:%u:revrun agent:%s:/bin/sh\n"
+             "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+             (unsigned)p->uid, (unsigned)p->gid, home ? home : "/");
+    snprintf(group, sizeof(group), "agent:x:%u:\nnogroup:x:65534:\n", (unsigned)p->gid);
+    snprintf(hosts, sizeof(hosts), "127.0.0.1\tlocalhost %s\n::1\tlocalhost ip6-localhost\n",
+             host);
+    snprintf(hostname, sizeof(hostname), "%s\n", host);
+    if (write_new(root, "/etc/passwd", passwd, err) < 0 ||
+        write_new(root, "/etc/group", group, err) < 0 ||
+        write_new(root, "/etc/hosts", hosts, err) < 0 ||
+        write_new(root, "/etc/hostname", hostname, err) < 0)
+        return rr_wrap(err, "/etc");
+    return 0;
+}
+
+/* ---- the switch ---- */
+
+static int pivot(int root, bool readonly, struct rr_error *err)
+{
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+
+    if (fchdir(root) < 0)
+        return rr_fail(err, errno, "pivot_root: chdir into the new root");
+    /* pivot_root(".", "."): the old root ends up stacked on the new one and
+     * is then detached, leaving nothing of the host's tree reachable. */
+    if (syscall(SYS_pivot_root, ".", ".") < 0)
+        return rr_fail(err, errno, "pivot_root");
+    if (umount2(".", MNT_DETACH) < 0)
+        return rr_fail(err, errno, "pivot_root: detach the old root");
+    if (chdir("/") < 0)
+        return rr_fail(err, errno, "chdir /");
+    if (readonly && rr_mount_setattr(AT_FDCWD, "/", 0, &ro) < 0)
+        return rr_fail(err, errno, "make the root read-only");
+    return 0;
+}
+
+static int new_root(int mountpoint, struct rr_error *err)
+{
+    static const char *const opts[] = {"mode=0755", "size=16m", "nr_inodes=16384"};
+    int mfd = rr_make_fs("tmpfs", opts, 3, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+
+    if (mfd < 0)
+        return rr_wrap(err, "root tmpfs");
+    if (rr_attach(mfd, mountpoint, err) < 0) {
+        close(mfd);
+        return rr_wrap(err, "root tmpfs on root.path");
+    }
+    return mfd;
+}
+
+int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err)
+{
+    struct mount_attr priv = {.propagation = MS_PRIVATE};
+    _cleanup_close_ int root = -1;
+
+    /* Nothing mounted from here on may propagate to another namespace. */
+    if (rr_mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &priv) < 0)
+        return rr_fail(err, errno, "make mounts private");
+    root = new_root(fds->mountpoint, err);
+    if (root < 0)
+        return -1;
+    if (apply_mounts(root, p, fds, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
+        harden_paths(root, p, err) < 0 || write_etc(root, p, err) < 0)
+        return -1;
+    return pivot(root, p->root_readonly, err);
+}

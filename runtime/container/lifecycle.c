@@ -1,0 +1,358 @@
+/* start, kill, destroy and state: each takes the container's lock, reads
+ * its state, and acts on its processes only through pidfds of processes
+ * whose start time matches the record. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bundle/json.h"
+#include "common/cleanup.h"
+#include "common/crashpoint.h"
+#include "common/proc.h"
+#include "common/version.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_freeze.h"
+#include "runtime/container/container.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/verbs.h"
+
+#define STOP_GRACE_MS 5000
+
+const char *container_status_name(enum container_status s)
+{
+    static const char *const names[] = {"creating", "created", "running", "stopped", "paused"};
+    return names[s];
+}
+
+int container_root(const struct rr_ctx *ctx, bool create, struct rr_error *err)
+{
+    return statedir_root(ctx->root, create, err);
+}
+
+enum container_status container_status_of(int dirfd, const struct rr_state *s)
+{
+    struct proc_ref init;
+
+    if (s == NULL || s->pid == 0)
+        return STATUS_CREATING;
+    init.pid = (pid_t)s->pid;
+    init.start_time = s->pid_start;
+    if (!proc_ref_alive(&init))
+        return STATUS_STOPPED;
+    if (cgroup_frozen(cgroup_version_parse(s->cgroup_version), s->cgroup))
+        return STATUS_PAUSED;
+    if (faccessat(dirfd, FIFO_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        return STATUS_CREATED;
+    return STATUS_RUNNING;
+}
+
+void opened_close(struct opened *o)
+{
+    if (o->have_state)
+        state_free(&o->state);
+    if (o->lock >= 0)
+        close(o->lock);
+    if (o->dir >= 0)
+        close(o->dir);
+    if (o->root >= 0)
+        close(o->root);
+    o->root = o->dir = o->lock = -1;
+}
+
+int open_container(const struct rr_ctx *ctx, const char *id, bool need_state, struct opened *o,
+                   struct rr_error *err)
+{
+    *o = (struct opened){.root = -1, .dir = -1, .lock = -1};
+    if (!rr_id_valid(id))
+        return rr_fail(err, EINVAL, "invalid container ID");
+    o->root = container_root(ctx, false, err);
+    /* No state root yet: nothing was ever created here. */
+    if (o->root < 0 && err->errnum == ENOENT)
+        return rr_fail(err, ENOENT, "container does not exist");
+    if (o->root < 0)
+        return -1;
+    o->dir = statedir_open(o->root, id, err);
+    if (o->dir < 0)
+        return -1;
+    o->lock = statedir_lock(o->dir, err);
+    if (o->lock < 0)
+        return -1;
+    /* A destroy that held the lock before us has removed the directory. */
+    if (faccessat(o->dir, LOCK_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+        return rr_fail(err, ENOENT, "container does not exist");
+    if (statedir_read_state(o->dir, &o->state, err) == 0) {
+        o->have_state = true;
+    } else if (need_state) {
+        return rr_wrap(err, "container %s is not fully created (destroy it)", id);
+    }
+    return 0;
+}
+
+struct proc_ref init_ref(const struct rr_state *s)
+{
+    return (struct proc_ref){(pid_t)s->pid, s->pid_start};
+}
+
+static struct proc_ref monitor_ref(const struct rr_state *s)
+{
+    return (struct proc_ref){(pid_t)s->monitor_pid, s->monitor_start};
+}
+
+/* Open the fifo's reading end and wait for pid 1's byte (or its death). */
+static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
+{
+    struct proc_ref ref = init_ref(s);
+    _cleanup_close_ int pidfd = proc_ref_pidfd(&ref);
+    _cleanup_close_ int fifo = -1;
+    struct pollfd pfd[2];
+    char c;
+
+    if (pidfd < 0)
+        return rr_fail(err, ESRCH, "the container's process is gone");
+    fifo = openat(dirfd, FIFO_FILE, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fifo < 0)
+        return rr_fail(err, errno, "exec fifo");
+    pfd[0] = (struct pollfd){.fd = fifo, .events = POLLIN};
+    pfd[1] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+    for (;;) {
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return rr_fail(err, errno, "poll");
+        }
+        if (pfd[0].revents & POLLIN)
+            break;
+        if (pfd[1].revents & POLLIN)
+            return rr_fail(err, ESRCH, "the container's process ended before it started");
+    }
+    crash_point("start:fifo");
+    if (read(fifo, &c, 1) != 1)
+        return rr_fail(err, EPROTO, "the container did not confirm its start");
+    if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
+        return rr_fail(err, errno, "remove exec fifo");
+    return 0;
+}
+
+int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
+{
+    struct opened o;
+    enum container_status st;
+    int r = -1;
+
+    if (open_container(ctx, id, true, &o, err) < 0)
+        goto out;
+    st = container_status_of(o.dir, &o.state);
+    if (st != STATUS_CREATED) {
+        rr_fail(err, EINVAL, "container %s is %s, not created", id, container_status_name(st));
+        goto out;
+    }
+    r = release(o.dir, &o.state, err);
+out:
+    opened_close(&o);
+    return r < 0 ? rr_wrap(err, "start") : 0;
+}
+
+static int kill_impl(const struct rr_ctx *ctx, const char *id, int sig, bool all,
+                     struct rr_error *err)
+{
+    struct opened o;
+    enum container_status st;
+    struct proc_ref ref;
+    int r = -1;
+
+    if (open_container(ctx, id, true, &o, err) < 0)
+        goto out;
+    st = container_status_of(o.dir, &o.state);
+    /* runc's words: the shim and conmon match on them. */
+    if (st != STATUS_CREATED && st != STATUS_RUNNING && st != STATUS_PAUSED) {
+        rr_fail(err, ESRCH, "container not running (it is %s)", container_status_name(st));
+        goto out;
+    }
+    if (all) {
+        r = container_signal_all(&o.state, sig, err);
+        goto out;
+    }
+    ref = init_ref(&o.state);
+    r = proc_ref_signal(&ref, sig, err);
+    if (r < 0 && err->errnum == ESRCH)
+        rr_fail(err, ESRCH, "container not running");
+out:
+    opened_close(&o);
+    return r < 0 ? rr_wrap(err, "kill %s", id) : 0;
+}
+
+int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err)
+{
+    return kill_impl(ctx, id, sig, false, err);
+}
+
+int container_kill_all(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err)
+{
+    return kill_impl(ctx, id, sig, true, err);
+}
+
+/* Stop the monitor (which kills pid 1 first); escalate if either lingers. */
+int container_stop_processes(const struct rr_state *s, struct rr_error *err)
+{
+    struct proc_ref mon = monitor_ref(s), init = init_ref(s);
+
+    if (proc_ref_alive(&mon)) {
+        struct rr_error ignored;
+        proc_ref_signal(&mon, SIGTERM, &ignored);
+        if (proc_ref_wait_gone(&mon, STOP_GRACE_MS) < 0) {
+            proc_ref_signal(&mon, SIGKILL, &ignored);
+            proc_ref_wait_gone(&mon, STOP_GRACE_MS);
+        }
+    }
+    if (proc_ref_alive(&init)) {
+        struct rr_error ignored;
+        proc_ref_signal(&init, SIGKILL, &ignored);
+        if (proc_ref_wait_gone(&init, STOP_GRACE_MS) < 0)
+            return rr_fail(err, ETIMEDOUT, "the container's pid 1 (%d) does not die",
+                           (int)init.pid);
+    }
+    return 0;
+}
+
+int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
+                      struct rr_error *err)
+{
+    struct opened o;
+    int r = -1;
+
+    if (open_container(ctx, id, false, &o, err) < 0) {
+        opened_close(&o);
+        /* Destroying what is not there is done already. */
+        if (err->errnum == ENOENT)
+            return 0;
+        return rr_wrap(err, "delete %s", id);
+    }
+    if (o.have_state) {
+        enum container_status st = container_status_of(o.dir, &o.state);
+        if ((st == STATUS_RUNNING || st == STATUS_PAUSED) && !force) {
+            rr_fail(err, EBUSY, "cannot delete container %s that is not stopped: %s (stop it, or "
+                    "delete --force)", id, container_status_name(st));
+            goto out;
+        }
+        /* frozen (v1) tasks die of SIGKILL only once thawed */
+        if (st == STATUS_PAUSED &&
+            cgroup_set_frozen(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, false,
+                              err) < 0)
+            goto out;
+        if (container_stop_processes(&o.state, err) < 0)
+            goto out;
+        crash_point("destroy:stopped");
+        if (cgroup_remove(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, err) < 0)
+            goto out;
+    }
+    crash_point("destroy:cgroup");
+    r = statedir_remove(o.root, id, err);
+out:
+    opened_close(&o);
+    return r < 0 ? rr_wrap(err, "delete %s", id) : 0;
+}
+
+static void state_extras(struct json_writer *w, int dirfd)
+{
+    struct rr_exit e;
+    struct rr_error ignored;
+
+    if (statedir_read_exit(dirfd, &e, &ignored) != 1)
+        return;
+    json_w_key(w, "exit");
+    json_w_begin_object(w);
+    if (WIFEXITED(e.wait_status))
+        json_w_kv_int(w, "code", WEXITSTATUS(e.wait_status));
+    if (WIFSIGNALED(e.wait_status))
+        json_w_kv_int(w, "signal", WTERMSIG(e.wait_status));
+    json_w_kv_bool(w, "timedOut", e.timed_out);
+    json_w_kv_bool(w, "oomKilled", e.oom_killed);
+    if (e.finished != NULL)
+        json_w_kv_string(w, "finished", e.finished);
+    if (e.error != NULL) {
+        json_w_key(w, "error");
+        json_w_bytes(w, e.error, strlen(e.error));
+    }
+    json_w_end_object(w);
+    exit_free(&e);
+}
+
+/* The user name of uid, or the uid in decimal when it has none. */
+static void owner_name(uint32_t uid, char *out, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+
+    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 && res != NULL)
+        snprintf(out, len, "%s", pw.pw_name);
+    else
+        snprintf(out, len, "%u", (unsigned)uid);
+}
+
+int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
+                         struct rr_error *err)
+{
+    struct opened o;
+    struct json_writer *w;
+    enum container_status st;
+    char owner[256];
+    int r = -1;
+
+    if (open_container(ctx, id, false, &o, err) < 0)
+        goto out;
+    st = container_status_of(o.dir, o.have_state ? &o.state : NULL);
+    owner_name(o.have_state ? o.state.owner : (uint32_t)geteuid(), owner, sizeof(owner));
+    w = json_writer_new(true);
+    if (w == NULL) {
+        rr_fail(err, ENOMEM, "state");
+        goto out;
+    }
+    json_w_begin_object(w);
+    json_w_kv_string(w, "ociVersion", REVRUN_SPEC_VERSION);
+    json_w_kv_string(w, "id", id);
+    json_w_kv_string(w, "status", container_status_name(st));
+    json_w_kv_int(w, "pid", o.have_state && st != STATUS_STOPPED ? o.state.pid : 0);
+    if (o.have_state) {
+        json_w_key(w, "bundle");
+        json_w_bytes(w, o.state.bundle, strlen(o.state.bundle));
+        if (o.state.rootfs != NULL) {
+            json_w_key(w, "rootfs");
+            json_w_bytes(w, o.state.rootfs, strlen(o.state.rootfs));
+        }
+        json_w_kv_string(w, "created", o.state.created);
+        /* runc's field: the creator, by name (a string, never a number) */
+        json_w_kv_string(w, "owner", owner);
+        if (o.state.n_annotations > 0) {
+            json_w_key(w, "annotations");
+            json_w_begin_object(w);
+            for (size_t i = 0; i < o.state.n_annotations; i++) {
+                json_w_key(w, o.state.annotations[2 * i]);
+                json_w_bytes(w, o.state.annotations[2 * i + 1],
+                             strlen(o.state.annotations[2 * i + 1]));
+            }
+            json_w_end_object(w);
+        }
+        json_w_key(w, "revrun");
+        json_w_begin_object(w);
+        json_w_kv_string(w, "backend", o.state.backend);
+        json_w_kv_bool(w, "rootless", o.state.rootless);
+        json_w_key(w, "lower");
+        json_w_bytes(w, o.state.lower, strlen(o.state.lower));
+        state_extras(w, o.dir);
+        json_w_end_object(w);
+    }
+    json_w_end_object(w);
+    r = json_writer_finish(w, out, NULL, err);
+    json_writer_free(w);
+out:
+    opened_close(&o);
+    return r < 0 ? rr_wrap(err, "state %s", id) : 0;
+}

@@ -1,0 +1,498 @@
+#include "runtime/container/monitor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/escape.h"
+#include "common/crashpoint.h"
+#include "common/fsutil.h"
+#include "common/mountapi.h"
+#include "overlay/overlay.h"
+#include "runtime/container/backend.h"
+#include "runtime/container/console.h"
+#include "runtime/container/egress_wire.h"
+#include "runtime/container/init.h"
+#include "runtime/container/outdir.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
+
+struct monitor {
+    struct monitor_args *a;
+    pid_t broker_pid;   /* egress broker, or -1 */
+    int broker_stop;    /* closing it stops the broker */
+    struct seccomp_progs seccomp;
+    struct seccomp_progs helper_seccomp; /* the broker's and the fuse daemon's floor */
+    struct overlay_store store;
+    int lower_mfd;
+    struct backend backend; /* native overlay or the fuse-overlayfs daemon */
+    pid_t init_pid;
+    int init_fd;  /* SEQPACKET to init */
+    int sig_fd;
+    int timer_fd;
+    int out_mfd; /* revrun.out: the /out tmpfs, and the host directory it goes to */
+    int out_dir;
+    /* what the exit record will say */
+    bool exited;
+    bool have_agent_status;
+    int agent_status;
+    bool timed_out;
+    char exec_error[SYNC_TEXT_MAX];
+};
+
+/* ---- namespaces of the monitor itself ---- */
+
+static int write_proc_file(const char *path, const char *text, struct rr_error *err)
+{
+    _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+    if (fd < 0 || rr_write_all(fd, text, strlen(text)) < 0)
+        return rr_fail(err, errno, "write %s", path);
+    return 0;
+}
+
+/* Without root, the monitor makes a user namespace where it is root (its own
+ * uid mapped to 0), which is what lets it mount the store. */
+static int own_userns(struct rr_error *err)
+{
+    char map[64];
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+
+    if (unshare(CLONE_NEWUSER) < 0)
+        return rr_fail(err, errno,
+                       "user namespace (unprivileged user namespaces may be disabled: see "
+                       "`revrun check`)");
+    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
+        return -1;
+    snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+    if (write_proc_file("/proc/self/uid_map", map, err) < 0)
+        return -1;
+    snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+    return write_proc_file("/proc/self/gid_map", map, err);
+}
+
+/* A mount namespace of our own, receiving the host's unmounts (slave) so it
+ * never pins a filesystem the host wants to let go of. */
+static int own_mountns(struct rr_error *err)
+{
+    struct mount_attr slave = {.propagation = MS_SLAVE};
+
+    if (unshare(CLONE_NEWNS) < 0)
+        return rr_fail(err, errno, "mount namespace");
+    if (rr_mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &slave) < 0)
+        return rr_fail(err, errno, "mount propagation");
+    return 0;
+}
+
+/* ---- the container's pid 1 ---- */
+
+static int write_maps(const struct monitor *m, struct rr_error *err)
+{
+    const struct profile *p = m->a->p;
+    char path[64], map[64];
+    /* Rootless, the monitor's own namespace maps the caller to 0. */
+    unsigned host_uid = p->rootless ? 0 : (unsigned)p->host_uid;
+    unsigned host_gid = p->rootless ? 0 : (unsigned)p->host_gid;
+
+    snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)m->init_pid);
+    snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->uid, host_uid);
+    if (write_proc_file(path, map, err) < 0)
+        return rr_wrap(err, "uid map");
+    snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)m->init_pid);
+    snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)p->gid, host_gid);
+    if (write_proc_file(path, map, err) < 0)
+        return rr_wrap(err, "gid map");
+    return 0;
+}
+
+static pid_t clone_init(unsigned flags)
+{
+    struct clone_args ca = {.flags = flags, .exit_signal = SIGCHLD};
+    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+
+    if (pid < 0 && errno == ENOSYS)
+        pid = syscall(SYS_clone, (unsigned long)flags | SIGCHLD, 0, 0, 0, 0);
+    return (pid_t)pid;
+}
+
+static int spawn_init(struct monitor *m, struct rr_error *err)
+{
+    const struct profile *p = m->a->p;
+    int sp[2];
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+        return rr_fail(err, errno, "socketpair");
+    m->init_pid = clone_init(p->clone_flags);
+    if (m->init_pid < 0) {
+        int e = errno;
+        close(sp[0]);
+        close(sp[1]);
+        return rr_fail(err, e, "clone the container (namespaces%s)",
+                       e == EPERM || e == ENOSPC ? "; user namespaces may be refused here: see "
+                                                   "`revrun check`" : "");
+    }
+    if (m->init_pid == 0) {
+        struct init_args ia = {
+            .p = p,
+            .sync_fd = sp[1],
+            .fds = {.mountpoint = m->a->rootfs_dir,
+                    .lower_mfd = m->lower_mfd,
+                    .checkout_mfd = backend_view(&m->backend),
+                    .upper_fd = m->store.upper_fd,
+                    .work_fd = m->store.work_fd,
+                    .out_mfd = m->out_mfd},
+            .fifo_fd = m->a->fifo_fd,
+            .state_path = m->a->state_path,
+            .seccomp = &m->seccomp,
+            .clear_groups = !p->rootless,
+            .console_fd = m->a->console_fd,
+            .egress_sock = -1,
+        };
+        close(sp[0]);
+        close(m->a->cli_fd);
+        close(m->a->state_dir);
+        init_main(&ia);
+    }
+    close(sp[1]);
+    m->init_fd = sp[0];
+    return 0;
+}
+
+/* Everything before the container's pid 1 may run, in order. */
+static int prepare(struct monitor *m, struct rr_error *err)
+{
+    const struct profile *p = m->a->p;
+
+    if (backend_find(&m->backend, p, err) < 0)
+        return -1;
+    /* Ubuntu 24.04's AppArmor restriction lets the unshare pass and refuses
+     * the id maps: the remedy is named whichever step fails. */
+    if (p->rootless && own_userns(err) < 0)
+        return rr_wrap(err, "a user namespace of our own (refused here: on Ubuntu 24.04 by "
+                            "AppArmor; `revrun check` gives the remedy)");
+    if (own_mountns(err) < 0)
+        return -1;
+    /* Mount targets must belong to this new namespace: reopen by path. */
+    _cleanup_close_ int here = rr_reopen_same(AT_FDCWD, m->a->state_path, m->a->state_dir, err);
+    if (here < 0)
+        return -1;
+    if (overlay_store_mount(here, STORE_DIR, p->upper_size, p->lower_mode,
+                            p->rootless ? (uid_t)-1 : p->host_uid,
+                            p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
+        return -1;
+    /* Compiled here, loaded by the agent's process just before exec. */
+    if (seccomp_compile(p, &m->seccomp, err) < 0 || seccomp_compile_helper(&m->helper_seccomp, err) < 0)
+        return -1;
+    /* fuse: its daemon serves the view from here on; native: pid 1 mounts
+     * it over this lower. */
+    if (backend_choose(
+            &m->backend,
+            &(struct backend_env){p, here, m->a->cli_fd, m->a->cgroup, &m->helper_seccomp},
+            err) < 0)
+        return -1;
+    if (backend_view(&m->backend) < 0) {
+        m->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner,
+                                          p->lower_group, p->host_uid, p->host_gid, err);
+        if (m->lower_mfd < 0)
+            return -1;
+    }
+    if (p->out_dir != NULL) {
+        m->out_dir = open(p->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->out_dir < 0)
+            return rr_fail(err, errno, "revrun.out %s", p->out_dir);
+        m->out_mfd = outdir_make(p->out_size, p->rootless ? 0 : p->host_uid,
+                                 p->rootless ? 0 : p->host_gid, err);
+        if (m->out_mfd < 0)
+            return -1;
+    }
+    crash_point("monitor:store");
+    /* The broker is listening before the container's first process. */
+    if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->cgroup, m->a->state_path,
+                           &m->broker_pid,
+                           &m->broker_stop, err) < 0)
+        return -1;
+    if (p->stdio_no_tty_input) {
+        bool stdin_was_tty;
+        if (console_stdio_no_input(&stdin_was_tty, err) < 0)
+            return -1;
+        if (stdin_was_tty)
+            sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0,
+                      "stdin is a terminal and process.terminal is false: the agent gets "
+                      "/dev/null as stdin (and the terminal write-only as stdout and stderr)");
+    }
+    if (spawn_init(m, err) < 0)
+        return -1;
+    crash_point("monitor:spawned");
+    /* The container holds its own copies now. */
+    close(m->lower_mfd);
+    m->lower_mfd = -1;
+    backend_release_view(&m->backend);
+    overlay_store_close(&m->store);
+    close(m->a->rootfs_dir);
+    close(m->a->fifo_fd);
+    if (m->a->console_fd >= 0)
+        close(m->a->console_fd);
+    if (write_maps(m, err) < 0)
+        return -1;
+    /* Before pid 1 runs a single step of its own: everything it and the
+     * agent do is counted against the limits. */
+    if (cgroup_join(m->a->cgroup, m->init_pid, err) < 0)
+        return -1;
+    if (sync_send(m->init_fd, SYNC_GO, 0, 0, NULL) < 0)
+        return rr_fail(err, errno, "release the container");
+    return 0;
+}
+
+/* ---- after create ---- */
+
+static void kill_init(struct monitor *m)
+{
+    if (m->init_pid > 0 && !m->exited)
+        kill(m->init_pid, SIGKILL);
+}
+
+static void on_init_message(struct monitor *m);
+
+static void report_out(void *arg, const char *path, const char *why)
+{
+    struct monitor *m = arg;
+    char shown[1024], line[SYNC_TEXT_MAX];
+
+    if (!m->a->attached || m->a->cli_fd < 0)
+        return;
+    rr_escape(path, strlen(path), shown, sizeof(shown));
+    snprintf(line, sizeof(line), "out-dir: /out/%s is %s: not handed over", shown, why);
+    sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, line);
+}
+
+/* Every process of the container is gone (pid 1's exit took its pid
+ * namespace): /out holds what the agent left, and nobody writes it now. */
+static void hand_over_out(struct monitor *m)
+{
+    struct rr_error err;
+    char text[RR_ERROR_MSG_MAX + 64];
+    size_t refused = 0;
+
+    if (m->out_mfd < 0)
+        return;
+    if (outdir_export(m->out_mfd, m->out_dir, report_out, m, &refused, &err) < 0 &&
+        m->a->attached && m->a->cli_fd >= 0)
+        sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, rr_error_text(&err, text, sizeof(text)));
+    rr_closep(&m->out_mfd);
+    m->out_mfd = -1;
+}
+
+static void record_exit(struct monitor *m, int init_status)
+{
+    char finished[64];
+    struct rr_exit e = {0};
+    struct rr_error err;
+    struct pollfd pfd = {.fd = m->init_fd, .events = POLLIN};
+
+    /* pid 1's last words (its exit report) may still be queued. */
+    while (m->init_fd >= 0 && poll(&pfd, 1, 0) > 0)
+        on_init_message(m);
+    m->exited = true;
+    rr_now_rfc3339(finished, sizeof(finished));
+    /* The agent's own status when pid 1 reported it; otherwise pid 1 was
+     * killed (kill -9, timeout, out of memory) and its status says how. */
+    e.wait_status = m->have_agent_status ? m->agent_status : init_status;
+    e.timed_out = m->timed_out;
+    e.oom_killed = cgroup_oom_killed(m->a->cgroup);
+    e.finished = finished;
+    e.error = m->exec_error[0] ? m->exec_error : NULL;
+    /* A failed write (a full disk) leaves `state` without an exit code, but
+     * an attached run is told all the same. */
+    statedir_write_exit(m->a->state_dir, &e, &err);
+    hand_over_out(m);
+    if (m->a->attached && m->a->cli_fd >= 0)
+        sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
+}
+
+static void on_init_message(struct monitor *m)
+{
+    struct sync_msg msg;
+    int r = sync_recv(m->init_fd, &msg);
+
+    if (r <= 0) {
+        close(m->init_fd);
+        m->init_fd = -1;
+        return;
+    }
+    if (msg.type == SYNC_STARTED && m->a->p->timeout_seconds > 0 && m->timer_fd >= 0) {
+        struct itimerspec its = {.it_value.tv_sec = (time_t)m->a->p->timeout_seconds};
+        timerfd_settime(m->timer_fd, 0, &its, NULL);
+    } else if (msg.type == SYNC_ERROR) {
+        snprintf(m->exec_error, sizeof(m->exec_error), "%s%s%s", msg.text,
+                 msg.errnum ? ": " : "", msg.errnum ? strerror(msg.errnum) : "");
+    } else if (msg.type == SYNC_EXITED) {
+        m->have_agent_status = true;
+        m->agent_status = (int)msg.value;
+        snprintf(m->exec_error, sizeof(m->exec_error), "%s", msg.text);
+    }
+}
+
+/* 1 when the monitor should exit. */
+static int on_signal(struct monitor *m)
+{
+    struct signalfd_siginfo si;
+
+    if (read(m->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return 0;
+    if (si.ssi_signo == SIGCHLD) {
+        int status;
+        pid_t w;
+        while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+            if (w == m->init_pid && !m->exited)
+                record_exit(m, status);
+            else if (backend_lost(&m->backend, w, status, m->exited ? -1 : m->init_pid,
+                                  m->exec_error, sizeof(m->exec_error)))
+                kill_init(m);
+        return 0;
+    }
+    /* TERM/INT/HUP: destroy. The store goes with us. */
+    kill_init(m);
+    return 1;
+}
+
+static void event_loop(struct monitor *m)
+{
+    for (;;) {
+        struct pollfd pfd[4] = {
+            {.fd = m->sig_fd, .events = POLLIN},
+            {.fd = m->init_fd, .events = POLLIN},
+            {.fd = m->timer_fd, .events = POLLIN},
+            {.fd = m->a->attached ? m->a->cli_fd : -1, .events = POLLIN},
+        };
+        if (poll(pfd, 4, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        if ((pfd[0].revents & POLLIN) && on_signal(m))
+            break;
+        if (pfd[1].revents & (POLLIN | POLLHUP))
+            on_init_message(m);
+        if (pfd[2].revents & POLLIN) {
+            uint64_t ticks;
+            if (read(m->timer_fd, &ticks, sizeof(ticks)) > 0 && !m->exited) {
+                m->timed_out = true;
+                kill_init(m);
+            }
+        }
+        if (pfd[3].revents & (POLLIN | POLLHUP)) {
+            /* The attached `run` went away. While the container runs, that
+             * kills it (its state is left for `destroy` or `sweep`); once it
+             * has exited, the bundle stays for `run --keep`'s diff. */
+            close(m->a->cli_fd);
+            m->a->cli_fd = -1;
+            if (!m->exited) {
+                kill_init(m);
+                break;
+            }
+        }
+    }
+    /* Reap pid 1 before leaving, so its exit is on record. */
+    while (!m->exited && m->init_pid > 0) {
+        int status;
+        pid_t w = waitpid(m->init_pid, &status, 0);
+        if (w == m->init_pid)
+            record_exit(m, status);
+        else if (w < 0 && errno != EINTR)
+            break;
+    }
+}
+
+static int setup_signals(struct monitor *m, struct rr_error *err)
+{
+    signal(SIGPIPE, SIG_IGN);
+    m->sig_fd = proc_signalfd_stop(true);
+    if (m->sig_fd < 0)
+        return rr_fail(err, errno, "signalfd");
+    m->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (m->timer_fd < 0)
+        return rr_fail(err, errno, "timerfd");
+    return 0;
+}
+
+/* stdio stays with the container; the monitor lets go of the caller's. */
+static void detach_stdio(void)
+{
+    int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    dup2(fd, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+}
+
+static int handshake(struct monitor *m, struct rr_error *err)
+{
+    struct sync_msg msg;
+    struct proc_ref ref;
+
+    if (sync_expect(m->init_fd, SYNC_READY, &msg, err) < 0)
+        return -1;
+    if (proc_ref_of(m->init_pid, &ref, err) < 0)
+        return -1;
+    if (sync_send(m->a->cli_fd, SYNC_CREATED, m->init_pid, (int64_t)ref.start_time,
+                  backend_name(&m->backend)) < 0)
+        return rr_fail(err, errno, "report to revrun create");
+    /* No ACK (revrun create was killed before it recorded the state): the
+     * container must not live on unrecorded. */
+    if (sync_expect(m->a->cli_fd, SYNC_ACK, &msg, err) < 0)
+        return -1;
+    return 0;
+}
+
+__attribute__((noreturn)) void monitor_main(struct monitor_args *a)
+{
+    struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
+                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1};
+    struct rr_error err = {0};
+
+    m.store.upper_fd = m.store.work_fd = -1;
+    backend_init(&m.backend);
+    /* Recognisable in ps; the container's processes are in their own pid
+     * namespace and cannot see it. */
+    prctl(PR_SET_NAME, "revrun-monitor", 0, 0, 0);
+    if (setsid() < 0 || setup_signals(&m, &err) < 0 || prepare(&m, &err) < 0) {
+        sync_send_error(a->cli_fd, &err);
+        kill_init(&m);
+        backend_stop(&m.backend);
+        _exit(1);
+    }
+    detach_stdio();
+    if (handshake(&m, &err) < 0) {
+        sync_send_error(a->cli_fd, &err);
+        kill_init(&m);
+        backend_stop(&m.backend);
+        _exit(1);
+    }
+    if (!a->attached) {
+        close(a->cli_fd);
+        a->cli_fd = -1;
+    }
+    event_loop(&m);
+    backend_stop(&m.backend);
+    _exit(0);
+}

@@ -1,0 +1,65 @@
+#include "runtime/container/sync.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+int sync_send(int fd, uint32_t type, int64_t value, int64_t value2, const char *text)
+{
+    struct sync_msg m = {.type = type, .value = value, .value2 = value2};
+    ssize_t n;
+
+    if (text != NULL)
+        snprintf(m.text, sizeof(m.text), "%s", text);
+    do {
+        n = send(fd, &m, sizeof(m), MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+int sync_send_error(int fd, const struct rr_error *err)
+{
+    struct sync_msg m = {.type = SYNC_ERROR, .errnum = err->errnum};
+    ssize_t n;
+
+    snprintf(m.text, sizeof(m.text), "%s", err->msg);
+    do {
+        n = send(fd, &m, sizeof(m), MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+int sync_recv(int fd, struct sync_msg *m)
+{
+    ssize_t n;
+
+    do {
+        n = recv(fd, m, sizeof(*m), 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    if (n != (ssize_t)sizeof(*m)) {
+        errno = EPROTO;
+        return -1;
+    }
+    m->text[sizeof(m->text) - 1] = '\0';
+    return 1;
+}
+
+int sync_expect(int fd, uint32_t type, struct sync_msg *m, struct rr_error *err)
+{
+    int r = sync_recv(fd, m);
+
+    if (r < 0)
+        return rr_fail(err, errno, "waiting for the container");
+    if (r == 0)
+        return rr_fail(err, EPIPE, "the container's setup ended without a word");
+    if (m->type == SYNC_ERROR)
+        return rr_fail(err, m->errnum, "%s", m->text);
+    if (m->type != type)
+        return rr_fail(err, EPROTO, "unexpected message %u (wanted %u)", m->type, type);
+    return 0;
+}

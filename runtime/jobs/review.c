@@ -1,0 +1,523 @@
+/* revrun review: the CI job in one command. Bundle the checkout, run the
+ * agent with a timeout, vet what it wrote, export the change set, destroy
+ * the bundle, and say what happened with a documented exit status.
+ *
+ * The agent's stdout and stderr do not reach the job's log raw: every line
+ * is escaped and prefixed ("agent| "), so the agent can neither drive the
+ * terminal nor issue CI workflow commands (GitHub Actions reads "::name::"
+ * only at the start of a line); the raw bytes are kept in OUT/agent.log. */
+#include "runtime/jobs/review.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundle/json.h"
+#include "common/cleanup.h"
+#include "common/escape.h"
+#include "common/fsutil.h"
+#include "runtime/container/container.h"
+#include "runtime/container/container_upper.h"
+#include "runtime/container/egress_wire.h"
+#include "runtime/container/log.h"
+#include "common/proc.h"
+#include "runtime/confine/profile.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
+#include "runtime/confine/cgroup.h"
+#include "writeback/export.h"
+#include "writeback/manifest.h"
+#include "writeback/report.h"
+#include "writeback/rules.h"
+
+#define AGENT_LOG_MAX (16u << 20) /* raw bytes kept of the agent's output */
+
+struct review {
+    const struct rr_ctx *ctx;
+    const struct review_opts *o;
+    struct rr_config cfg;
+    char id[RR_ID_MAX + 1];
+    int out_fd;
+    int log_fd;      /* OUT/agent.log */
+    int sig_fd;      /* TERM/INT/HUP, blocked for the whole review */
+    int interrupted; /* the first of them that came, or 0 */
+    size_t log_used;
+    struct timespec t0, t_run, t_vet, t_end;
+    /* what happened */
+    bool created;
+    int wait_status;
+    bool timed_out;
+    bool oom_killed;
+    char backend[16]; /* the one the monitor chose (auto may fall back) */
+    char exec_error[SYNC_TEXT_MAX];
+    bool vetted;
+    bool refused;
+    size_t n_changes;
+    char digest[80];
+    struct wb_gitinfo git; /* taken from the vetted set, for result.json */
+    char setup_error[RR_ERROR_MSG_MAX + 128];
+    struct rr_strv warnings;  /* revrun's own, for result.json */
+    unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */
+};
+
+static void progress(const struct review *r, int step, const char *what)
+{
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "revrun review [%d/5] %s (%s)\n", step, what, r->id);
+}
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) * 1000.0 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* ---- phase 1: the bundle ---- */
+
+static int build_config(struct review *r, struct rr_error *err)
+{
+    char lower[4096];
+
+    if (realpath(r->o->lower, lower) == NULL)
+        return rr_fail(err, errno, "--lower %s", r->o->lower);
+    if (r->o->bundle != NULL) {
+        _cleanup_close_ int b = open(r->o->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (b < 0)
+            return rr_fail(err, errno, "--bundle %s", r->o->bundle);
+        if (config_load(b, &r->cfg, err) < 0)
+            return -1;
+        free(r->cfg.revrun.lower);
+        r->cfg.revrun.lower = strdup(lower);
+        if (r->cfg.revrun.lower == NULL)
+            return rr_fail(err, ENOMEM, "config");
+    } else if (profile_default_config(&r->cfg, lower, r->ctx->rootless, err) < 0) {
+        return -1;
+    }
+    strv_free(&r->cfg.process.args);
+    for (int i = 0; i < r->o->n_cmd; i++)
+        if (strv_push(&r->cfg.process.args, r->o->cmd[i]) < 0)
+            return rr_fail(err, ENOMEM, "command");
+    if (r->o->timeout_s > 0)
+        r->cfg.revrun.timeout_seconds = r->o->timeout_s;
+    return 0;
+}
+
+static int open_out(struct review *r, struct rr_error *err)
+{
+    if (mkdir(r->o->out, 0700) < 0 && errno != EEXIST)
+        return rr_fail(err, errno, "--out %s", r->o->out);
+    r->out_fd = open(r->o->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (r->out_fd < 0)
+        return rr_fail(err, errno, "--out %s", r->o->out);
+    /* A previous job's results must not be mistaken for this one's. */
+    if (faccessat(r->out_fd, "result.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        return rr_fail(err, EEXIST, "--out %s already holds a review's results", r->o->out);
+    r->log_fd = openat(r->out_fd, "agent.log",
+                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (r->log_fd < 0)
+        return rr_fail(err, errno, "agent.log");
+    return 0;
+}
+
+/* ---- phase 2: the run, with the agent's output piped through us ---- */
+
+static void forward_output(struct review *r, const char *buf, size_t n, char *line, size_t *ll)
+{
+    if (r->log_used < AGENT_LOG_MAX) {
+        size_t keep = n < AGENT_LOG_MAX - r->log_used ? n : AGENT_LOG_MAX - r->log_used;
+        if (rr_write_all(r->log_fd, buf, keep) == 0)
+            r->log_used += keep;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool full = *ll == 1023;
+        if (buf[i] != '\n' && !full) {
+            line[(*ll)++] = buf[i];
+            continue;
+        }
+        char esc[1024 * 4 + 32];
+        rr_escape(line, *ll, esc, sizeof(esc));
+        fprintf(stderr, "agent| %s\n", esc);
+        *ll = 0;
+        if (full && buf[i] != '\n')
+            line[(*ll)++] = buf[i];
+    }
+}
+
+/* A cancelled CI job (SIGINT, then SIGTERM) or an operator's Ctrl-C: the
+ * first signal goes to the agent, any further one kills the container; the
+ * review then goes on as after any agent exit, so the bundle is destroyed
+ * and the result written, and nothing is left for sweep. */
+static void on_review_signal(struct review *r)
+{
+    struct signalfd_siginfo si;
+    struct rr_error ignored;
+    int sig;
+
+    if (read(r->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return;
+    sig = r->interrupted == 0 ? (int)si.ssi_signo : SIGKILL;
+    if (r->interrupted == 0)
+        r->interrupted = (int)si.ssi_signo;
+    log_msg(LOG_WARN, "review: %s received: %s the agent", strsignal((int)si.ssi_signo),
+            sig == SIGKILL ? "killing" : "stopping");
+    container_kill(r->ctx, r->id, sig, &ignored);
+}
+
+static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr_error *err)
+{
+    char buf[8192], line[1024];
+    size_t ll = 0;
+    bool exited = false, eof = false;
+
+    while (!exited || !eof) {
+        struct pollfd pfd[3] = {{.fd = exited ? -1 : attach, .events = POLLIN},
+                                {.fd = eof ? -1 : out_pipe, .events = POLLIN},
+                                {.fd = exited ? -1 : r->sig_fd, .events = POLLIN}};
+        if (poll(pfd, 3, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return rr_fail(err, errno, "poll");
+        }
+        if (pfd[2].revents & POLLIN)
+            on_review_signal(r);
+        if (pfd[1].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = read(out_pipe, buf, sizeof(buf));
+            if (n > 0)
+                forward_output(r, buf, (size_t)n, line, &ll);
+            else if (n == 0 || errno != EINTR)
+                eof = true;
+        }
+        if (pfd[0].revents & (POLLIN | POLLHUP)) {
+            struct sync_msg m;
+            int rc = sync_recv(attach, &m);
+            if (rc <= 0)
+                return rr_fail(err, EPIPE, "lost the container's monitor");
+            if (m.type != SYNC_EXITED)
+                continue;
+            exited = true;
+            r->wait_status = (int)m.value;
+            r->timed_out = m.value2 != 0;
+            snprintf(r->exec_error, sizeof(r->exec_error), "%s", m.text);
+        }
+    }
+    if (ll > 0)
+        forward_output(r, "\n", 1, line, &ll);
+    return 0;
+}
+
+/* create with stdout/stderr on a pipe we read (the container keeps them),
+ * stdin on /dev/null; ours are restored right after. */
+static int create_piped(struct review *r, int *attach, int *rd, struct rr_error *err)
+{
+    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true,
+                             .limits_skipped = &r->limits_skipped};
+    int p[2], saved[3], nul, rc;
+
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return rr_fail(err, errno, "pipe");
+    nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    for (int i = 0; i < 3; i++)
+        saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
+    dup2(nul, 0);
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    /* The container inherits 1 and 2; revrun's own words go to the job's
+     * stderr, not into the agent's stream. */
+    log_set_stderr_fd(saved[2]);
+    rc = container_create(r->ctx, &co, attach, err);
+    log_set_stderr_fd(-1);
+    for (int i = 0; i < 3; i++) {
+        dup2(saved[i], i);
+        close(saved[i]);
+    }
+    close(nul);
+    close(p[1]);
+    if (rc < 0) {
+        close(p[0]);
+        return -1;
+    }
+    *rd = p[0];
+    return 0;
+}
+
+static int run_agent(struct review *r, struct rr_error *err)
+{
+    int attach = -1, rd = -1, rc;
+
+    if (create_piped(r, &attach, &rd, err) < 0)
+        return -1;
+    r->created = true;
+    progress(r, 2, "running the agent");
+    rc = container_start(r->ctx, r->id, err);
+    if (rc == 0)
+        rc = pump_until_exit(r, attach, rd, err);
+    close(attach);
+    close(rd);
+    return rc;
+}
+
+/* ---- phase 3 and 4: vet, export ---- */
+
+static int write_text(int dirfd, const char *name, int (*fn)(FILE *, const struct wb_changeset *,
+                                                             struct rr_error *),
+                      const struct wb_changeset *cs, struct rr_error *err)
+{
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    FILE *f;
+    int rc;
+
+    if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return rr_fail(err, errno, "write %s", name);
+    }
+    rc = fn(f, cs, err);
+    if (fclose(f) != 0 && rc == 0)
+        rc = rr_fail(err, errno, "write %s", name);
+    return rc;
+}
+
+static int vet_and_export(struct review *r, struct rr_error *err)
+{
+    struct container_upper cu;
+    struct wb_scan scan = {0};
+    struct wb_scan_input in;
+    char dir[4096];
+    unsigned char digest[WB_SHA256_LEN];
+    int rc = -1;
+
+    if (container_open_upper(r->ctx, r->id, &cu, err) < 0)
+        return -1;
+    in = (struct wb_scan_input){.lower_fd = cu.lower_fd, .upper_fd = cu.upper_fd,
+                                .format = cu.format, .pol = &cu.policy};
+    if (wb_vet(&in, &scan, err) < 0)
+        goto out;
+    r->vetted = true;
+    r->refused = wb_changeset_refused(&scan.cs);
+    r->n_changes = scan.cs.n;
+    if (wb_changeset_digest_hex(&scan.cs, r->digest, err) < 0 ||
+        write_text(r->out_fd, "summary.txt", wb_report_text, &scan.cs, err) < 0 ||
+        write_text(r->out_fd, "report.json", wb_report_json, &scan.cs, err) < 0)
+        goto out;
+    rc = 0;
+    if (!r->refused && scan.cs.n > 0) {
+        progress(r, 4, "exporting the change set");
+        snprintf(dir, sizeof(dir), "%s/changeset", r->o->out);
+        rc = wb_export(&scan, dir, digest, err);
+    }
+out:
+    r->git = scan.cs.git;
+    scan.cs.git = (struct wb_gitinfo){0};
+    wb_scan_free(&scan);
+    container_upper_release(&cu);
+    return rc;
+}
+
+/* ---- the outcome ---- */
+
+static int exit_code(const struct review *r)
+{
+    if (r->setup_error[0] != '\0')
+        return REVIEW_SETUP_FAILED;
+    if (r->timed_out)
+        return REVIEW_TIMEOUT;
+    if (r->refused)
+        return REVIEW_REFUSED;
+    if (!WIFEXITED(r->wait_status) || WEXITSTATUS(r->wait_status) != 0)
+        return REVIEW_AGENT_FAILED;
+    return REVIEW_OK;
+}
+
+static void read_exit_record(struct review *r)
+{
+    struct rr_exit e;
+    struct rr_error ignored;
+    _cleanup_close_ int root = container_root(r->ctx, false, &ignored);
+    _cleanup_close_ int dir = root < 0 ? -1 : statedir_open(root, r->id, &ignored);
+
+    struct rr_state s;
+
+    if (dir >= 0 && statedir_read_exit(dir, &e, &ignored) == 1) {
+        r->oom_killed = e.oom_killed;
+        exit_free(&e);
+    }
+    if (dir >= 0 && statedir_read_state(dir, &s, &ignored) == 0) {
+        snprintf(r->backend, sizeof(r->backend), "%s", s.backend ? s.backend : "");
+        state_free(&s);
+    }
+}
+
+/* The broker's request log (method, path, status) goes with the results:
+ * the state directory holding it is about to be destroyed. */
+static void keep_egress_log(struct review *r)
+{
+    struct rr_error ignored;
+    _cleanup_close_ int root = container_root(r->ctx, false, &ignored);
+    _cleanup_close_ int dir = root < 0 ? -1 : statedir_open(root, r->id, &ignored);
+    _cleanup_free_ char *text = NULL;
+    size_t len;
+
+    if (dir >= 0 && rr_read_file(dir, EGRESS_LOG, 4u << 20, &text, &len, &ignored) == 0)
+        rr_write_atomic(r->out_fd, EGRESS_LOG, text, len, 0600, &ignored);
+}
+
+static int write_result(struct review *r, int code, struct rr_error *err)
+{
+    static const char *const verdicts[] = {"accept", "refuse"};
+    struct json_writer *w = json_writer_new(true);
+    _cleanup_free_ char *text = NULL;
+
+    if (w == NULL)
+        return rr_fail(err, ENOMEM, "result.json");
+    json_w_begin_object(w);
+    json_w_kv_string(w, "id", r->id);
+    json_w_kv_int(w, "exitCode", code);
+    if (r->setup_error[0] != '\0') {
+        json_w_key(w, "setupError");
+        json_w_bytes(w, r->setup_error, strlen(r->setup_error));
+    }
+    json_w_key(w, "agent");
+    json_w_begin_object(w);
+    if (r->created && WIFEXITED(r->wait_status))
+        json_w_kv_int(w, "exitStatus", WEXITSTATUS(r->wait_status));
+    if (r->created && WIFSIGNALED(r->wait_status))
+        json_w_kv_int(w, "signal", WTERMSIG(r->wait_status));
+    if (r->exec_error[0] != '\0') {
+        json_w_key(w, "error");
+        json_w_bytes(w, r->exec_error, strlen(r->exec_error));
+    }
+    json_w_end_object(w);
+    json_w_key(w, "limitsHit");
+    json_w_begin_array(w);
+    if (r->timed_out)
+        json_w_string(w, "timeout");
+    if (r->oom_killed)
+        json_w_string(w, "memory");
+    json_w_end_array(w);
+    json_w_key(w, "limitsSkipped");
+    json_w_begin_array(w);
+    for (int i = 0; i < 3; i++)
+        if (r->limits_skipped & (1u << i))
+            json_w_string(w, cgroup_limit_names[i]);
+    json_w_end_array(w);
+    json_w_key(w, "warnings");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->warnings.n; i++)
+        json_w_bytes(w, r->warnings.v[i], strlen(r->warnings.v[i]));
+    json_w_end_array(w);
+    json_w_key(w, "timingMs");
+    json_w_begin_object(w);
+    json_w_kv_uint(w, "run", (uint64_t)ms_between(&r->t_run, &r->t_vet));
+    json_w_kv_uint(w, "vet", (uint64_t)ms_between(&r->t_vet, &r->t_end));
+    json_w_kv_uint(w, "total", (uint64_t)ms_between(&r->t0, &r->t_end));
+    json_w_end_object(w);
+    if (r->backend[0] != '\0')
+        json_w_kv_string(w, "backend", r->backend);
+    if (r->interrupted != 0)
+        json_w_kv_string(w, "interruptedBy", sigabbrev_np(r->interrupted));
+    if (r->vetted) {
+        json_w_kv_string(w, "verdict", verdicts[r->refused]);
+        json_w_kv_uint(w, "changes", r->n_changes);
+        json_w_kv_string(w, "digest", r->digest);
+        json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
+        wb_report_git_json(w, &r->git);
+    }
+    json_w_end_object(w);
+    if (json_writer_finish(w, &text, NULL, err) < 0) {
+        json_writer_free(w);
+        return -1;
+    }
+    json_writer_free(w);
+    return rr_write_atomic(r->out_fd, "result.json", text, strlen(text), 0600, err);
+}
+
+static void random_id(char *buf, size_t len)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(buf, len, "review-%d-%ld", (int)getpid(), (long)(ts.tv_nsec % 1000000));
+}
+
+static void record_setup_error(struct review *r, const struct rr_error *err)
+{
+    rr_error_text(err, r->setup_error, sizeof(r->setup_error));
+    log_error(err);
+}
+
+/* Blocked from the start, so no phase can be cut short by them; read while
+ * the agent runs (children reset their own masks: the monitor blocks these
+ * too, pid 1 and the fuse daemon clear theirs). */
+static int block_signals(struct review *r, struct rr_error *err)
+{
+    r->sig_fd = proc_signalfd_stop(false);
+    if (r->sig_fd < 0)
+        return rr_fail(err, errno, "review: block signals");
+    return 0;
+}
+
+int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
+{
+    struct review r = {.ctx = ctx, .o = o, .out_fd = -1, .log_fd = -1, .sig_fd = -1};
+    struct rr_error err;
+    int code;
+
+    if (block_signals(&r, &err) < 0) {
+        log_error(&err);
+        return REVIEW_SETUP_FAILED;
+    }
+
+    clock_gettime(CLOCK_MONOTONIC, &r.t0);
+    if (o->id != NULL)
+        snprintf(r.id, sizeof(r.id), "%s", o->id);
+    else
+        random_id(r.id, sizeof(r.id));
+    if (open_out(&r, &err) < 0) {
+        log_error(&err);
+        close(r.sig_fd);
+        config_free(&r.cfg);
+        return REVIEW_SETUP_FAILED;
+    }
+    log_collect_warnings(&r.warnings);
+    progress(&r, 1, "making the bundle");
+    clock_gettime(CLOCK_MONOTONIC, &r.t_run);
+    if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
+        record_setup_error(&r, &err);
+    } else {
+        clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
+        read_exit_record(&r);
+        progress(&r, 3, "vetting what the agent wrote");
+        if (vet_and_export(&r, &err) < 0)
+            record_setup_error(&r, &err);
+    }
+    if (r.t_vet.tv_sec == 0)
+        clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
+    if (r.created)
+        keep_egress_log(&r);
+    progress(&r, 5, "destroying the bundle");
+    if (r.created && container_destroy(ctx, r.id, true, &err) < 0)
+        record_setup_error(&r, &err);
+    clock_gettime(CLOCK_MONOTONIC, &r.t_end);
+    code = exit_code(&r);
+    if (write_result(&r, code, &err) < 0) {
+        log_error(&err);
+        code = REVIEW_SETUP_FAILED;
+    }
+    if (r.log_fd >= 0)
+        close(r.log_fd);
+    close(r.out_fd);
+    close(r.sig_fd);
+    config_free(&r.cfg);
+    wb_gitinfo_free(&r.git);
+    log_collect_warnings(NULL);
+    strv_free(&r.warnings);
+    return code;
+}
