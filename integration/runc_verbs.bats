@@ -416,10 +416,13 @@ EOF
     make_bundle
     up f2-$X
     agent=$(agent_pid f2-$X)
+    cg=$(python3 -c "import json;print(json.load(open('$RR_ROOT/f2-$X/state.json'))['cgroup'])")
     rr pause f2-$X
     rr delete --force f2-$X
     ! kill -0 "$agent" 2>/dev/null
     ! find /sys/fs/cgroup -name "f2-$X" 2>/dev/null | grep -q .
+    # nor the freezer's scope pause made for this state root
+    [ ! -e "/sys/fs/cgroup/freezer$(dirname "$cg")" ]
 }
 
 # ---- update ----

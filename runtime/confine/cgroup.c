@@ -442,7 +442,7 @@ int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error
 
 /* Remove the now-empty parents revrun made (the scope, then the base named
  * revrun*), stopping at the first one still in use. */
-static void remove_empty_parents(const char *mnt, const char *path)
+void cg_remove_empty_parents(const char *mnt, const char *path)
 {
     _cleanup_close_ int root = open(mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
     char p[PATH_MAX];
@@ -482,7 +482,7 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
         if (mnt[0] != '\0' && cg_kill_and_rmdir(mnt, path, v == CG_V2, err) < 0)
             return -1;
         if (mnt[0] != '\0')
-            remove_empty_parents(mnt, path);
+            cg_remove_empty_parents(mnt, path);
     }
     return 0;
 }

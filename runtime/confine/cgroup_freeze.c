@@ -264,7 +264,8 @@ void cgroup_freezer_v1_remove(const char *path)
         /* Frozen tasks do not die of SIGKILL until thawed. */
         cg_write(fd, "freezer.state", "THAWED", &ignored);
     }
-    cg_kill_and_rmdir(mnt, path, false, &ignored);
+    if (cg_kill_and_rmdir(mnt, path, false, &ignored) == 0)
+        cg_remove_empty_parents(mnt, path);
 }
 
 static int put(int fd, const char *file, int64_t v, struct rr_error *err)
