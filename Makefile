@@ -8,10 +8,16 @@ CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-PKGS := libseccomp yajl mount libssl libcrypto libgit2 zlib
+PKGS := libseccomp yajl mount libssl libcrypto zlib
+# libgit2 is compiled against but loaded with dlopen when a review first
+# needs it (writeback/git2.h): its load and init would cost every command.
+# The unit tests link it, to make repositories.
+GIT2_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libgit2)/libgit2.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libgit2) \
+	$(if $(GIT2_SONAME),-DWB_LIBGIT2_SONAME='"$(GIT2_SONAME)"')
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
+GIT2_LIBS := $(shell $(PKG_CONFIG) --libs libgit2)
 
 # -Wformat-truncation is off: snprintf into bounded message buffers truncates on
 # purpose; where a built string reaches a syscall its length is checked.
@@ -66,7 +72,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(LIB_OBJ) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(LIB_OBJ) $(PKG_LIBS) $(GIT2_LIBS)
 
 probes: $(PROBE_BIN)
 

@@ -1,4 +1,5 @@
 #include "bundle/config.h"
+#include "bundle/config_engine.h"
 
 #include <stdlib.h>
 
@@ -45,6 +46,8 @@ void config_free(struct rr_config *cfg)
     free(cfg->process.rlimits);
     free(cfg->root.path);
     free(cfg->hostname);
+    free(cfg->domainname);
+    engine_config_free(cfg);
     for (size_t i = 0; i < cfg->n_mounts; i++) {
         free(cfg->mounts[i].destination);
         free(cfg->mounts[i].type);

@@ -185,3 +185,17 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         return -1;
     return apply_defaults(cfg, err);
 }
+
+int config_engine_defaults(struct rr_config *cfg, struct rr_error *err);
+
+/* An engine's config has no review settings: no checkout, no write-back.
+ * The defaults keep every later stage's invariants (a policy, a state-root
+ * free-space floor) without adding anything the engine did not ask for. */
+int config_engine_defaults(struct rr_config *cfg, struct rr_error *err)
+{
+    if (writeback_policy_defaults(&cfg->revrun.writeback, err) < 0)
+        return -1;
+    cfg->revrun.min_free_space = DEFAULT_MIN_FREE;
+    cfg->revrun.upper_size = DEFAULT_UPPER_SIZE;
+    return 0;
+}

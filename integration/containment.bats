@@ -1164,6 +1164,37 @@ EOF
     [ -z "${tcp_max:-}" ] || [ "$tcp_max" -le $(((64 << 20) + (1 << 20))) ]
 }
 
+# A caller whose hard limits are below the config's (a CI runner, a service
+# unit): the container could not raise them, so create says which limit and
+# the remedy before anything exists; nothing is left either way.
+@test "limits: a hard RLIMIT_NOFILE below the config's, or below what revrun needs, is refused with the remedy; nothing is left" {
+    run prlimit --nofile=1024:1024 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- echo RAN
+    assert_failure
+    [ "$status" -ne 126 ]
+    assert_output_contains "process.rlimits: RLIMIT_NOFILE hard 4096 is above this caller's hard limit (1024)"
+    assert_output_contains "ulimit -Hn"
+    [[ "$output" != *RAN* ]]
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    # so few files that a create would fail half way on EMFILE
+    run prlimit --nofile=12:12 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" --id emfile-$X -- echo RAN
+    assert_failure
+    assert_output_contains "RLIMIT_NOFILE is 12 here; revrun needs at least 64"
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    [ -z "$(find /sys/fs/cgroup -type d -name "emfile-$X" 2>/dev/null)" ]
+    # and with room enough, it runs
+    run prlimit --nofile=4096:4096 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- echo RAN
+    assert_success
+    assert_output_contains RAN
+}
+
+@test "limits (rootless): a hard RLIMIT_NOFILE below the config's is refused with the remedy" {
+    rootless_checkout
+    run as_user prlimit --nofile=1024:1024 "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- echo RAN
+    assert_failure
+    assert_output_contains "RLIMIT_NOFILE hard 4096 is above this caller's hard limit (1024)"
+    [ -z "$(ls -A "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun" 2>/dev/null)" ]
+}
+
 @test "limits: a disk fill stops at the upper's cap with ENOSPC; the host's disk is untouched" {
     make_bundle 'c["revrun"]["upperSize"] = "8M"' "$(args "[\"$P/bomb\", \"fill\", \"/workspace/big\", \"64\"]")"
     free_before=$(df -k --output=avail "$RR_TMP" | tail -1)

@@ -57,6 +57,7 @@ teardown() {
         podman rm -f "$NAME" >/dev/null 2>&1 || true
     fi
     [ -n "${TAG:-}" ] && pkill -9 -f "$TAG" 2>/dev/null || true
+    [ -d "${RR_TMP:-}/xdg" ] && kill_rootless_pause
     if [ -n "${DOCKER_IMAGE:-}" ]; then
         docker rmi "$DOCKER_IMAGE" >/dev/null 2>&1 || true
     fi
@@ -351,4 +352,44 @@ need_docker() {
     docker rmi "$image" >/dev/null 2>&1 || true
     [ "$check_rc" = 0 ]
     [ "$review_rc" = 0 ]
+}
+
+# ---- rootless podman, as the unprivileged test user ----
+
+# Rootless podman leaves a pause process holding its user namespace: ours
+# is the one whose XDG_RUNTIME_DIR is this test's.
+kill_rootless_pause() {
+    local p
+    for p in $(pgrep -u "$REVRUN_TEST_UID" -x catatonit 2>/dev/null); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$RR_TMP/xdg"; then
+            kill -9 "$p" 2>/dev/null || true
+        fi
+    done
+}
+
+@test "in a container: rootless podman (root inside maps to the test user): the ids picked are mapped, limits best effort, check agrees with review" {
+    id -u "$REVRUN_TEST_UID" >/dev/null 2>&1 || skip "no unprivileged test user"
+    grep -q "^$(id -un "$REVRUN_TEST_UID"):" /etc/subuid 2>/dev/null ||
+        skip "no subordinate ids for the test user"
+    mkdir -p "$RR_TMP/xdg"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/xdg"
+    chmod 0700 "$RR_TMP/xdg"
+    [ -L "$RR_TMP/rootfs/etc/mtab" ] || ln -s ../proc/self/mounts "$RR_TMP/rootfs/etc/mtab"
+    as_rootless() {
+        # shellcheck disable=SC2086
+        (cd / && setpriv --reuid "$REVRUN_TEST_UID" --regid "$REVRUN_TEST_GID" --clear-groups \
+            env HOME="$RR_TMP/xdg" XDG_RUNTIME_DIR="$RR_TMP/xdg" \
+            podman run --rm $BASE --network none --read-only --tmpfs /tmp --tmpfs /run \
+            -v /usr:/usr:ro -v "$RR_TMP/opt:/opt/revrun:ro" -v "$RR_TMP/out:/out" \
+            --cap-add SYS_ADMIN --security-opt unmask=ALL --rootfs "$RR_TMP/rootfs" "$@")
+    }
+    run as_rootless /opt/revrun/mkbundle.sh
+    kill_rootless_pause
+    verdicts rootless podman bestEffort
+    assert_agree
+    [ "$check_rc" = 0 ]
+    grep -q "user namespace     revrun runs inside one" "$RR_TMP/out/check.txt"
+    grep -q "does not map its dedicated host id" "$RR_TMP/out/review.txt"
+    refute_grep -q "exec fifo owner" "$RR_TMP/out/review.txt"
+    refute_grep -q "revrun" "$RR_TMP/out/review/agent.log"
 }

@@ -290,3 +290,18 @@ assert all(len(x) == 200 for x in s), [len(x) for x in s]
 assert s[0].startswith("c29 ") and s[19].startswith("c10 "), (s[0][:4], s[19][:4])
 PY
 }
+
+@test "git: a new ignored file the agent stages with add -f is exported; an unreadable index is said" {
+    review root "set -e; printf 'forced\n' > forced.o; git add -f forced.o; printf 'y\n' > other.o"
+    assert_success
+    [ "$(manifest_paths)" = forced.o ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 1 ]
+    # no index to ask: a changed checkout file counts, a new one is judged by the rules
+    printf 'not an index' >"$CO/.git/index"
+    rm -rf "$OUT" && mkdir "$OUT"
+    review root "printf 'again\n' > gen.o; printf 'x\n' > new.o"
+    assert_success
+    [ "$(manifest_paths)" = gen.o ]
+    grep -q "^note: the checkout's index could not be read" "$OUT/summary.txt"
+    [ -n "$(result '["git"]["note"]')" ]
+}

@@ -574,7 +574,6 @@ TEST(required_members)
         {"root", NULL, "root: required"},
         {"root.path", NULL, "root.path: required"},
         {"root.path", "\"\"", "root.path: must not be empty"},
-        {"revrun", NULL, "revrun: required"},
         {"revrun.lower", NULL, "revrun.lower: required"},
         {"mounts[1].destination", NULL, "mounts[1].destination: required"},
         {"mounts[1].type", NULL, "mounts[1].type: required"},

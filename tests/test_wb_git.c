@@ -8,6 +8,7 @@
 #include "tests/test_wb_tree.h"
 #include "writeback/gitinfo.h"
 #include "writeback/gitlog.h"
+#include "writeback/gitmatch.h"
 
 #define FUSE WB_FORMAT_FUSE_OVERLAYFS
 
@@ -189,4 +190,66 @@ TEST(a_symlinked_ignore_file_is_not_followed)
     CHECK(tree_change(&t, "x.o") != NULL);
     CHECK(t.scan.cs.git.ignored == 0);
     tree_free(&t);
+}
+
+/* The quick filter never says "no" where libgit2 says "ignored": every
+ * pattern against every path, as a top-level rule and as a rule of a
+ * subdirectory's ignore file. */
+TEST(quick_filter_is_sound_against_libgit2)
+{
+    static const char *const patterns[] = {
+        "*.o",      "build/",   "/root.txt", "a/**/b",   "**/cache", "doc/*.md", "?x",
+        "[ab]c",    "[!a]d",    "\\#hash",   "sp\\ ace", "dir/sub/", "*",        "a*b*c",
+        "foo/**",   "!keep.o",  "**",        "lit",      "x[",       "\\",       "  trail  ",
+        "/a/b/",    "**/x/**",  "*.[oa]",    "[]]z",     "a?c/",     "deep/er/file"};
+    static const char *const paths[] = {
+        "a.o",   "src/a.o",  "build",     "build/x",  "src/build/y", "root.txt",  "s/root.txt",
+        "a/b",   "a/x/y/b",  "cache",     "q/cache/z", "doc/a.md",   "doc/s/a.md", "xx",
+        "ac",    "bc",       "cd",        "#hash",    "sp ace",      "dir/sub/f", "abc",
+        "axbxc", "foo/bar",  "keep.o",    "lit/z",    "z/lit",       "x[",        "plain.c",
+        "trail", "a/b/c",    "m/x/n",     "p.a",      "]z",          "abc/d",     "deep/er/file",
+        "deep/er/file/more"};
+    char root[64], p[256];
+    struct stat st;
+
+    git_libgit2_init();
+    for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+        for (int sub = 0; sub < 2; sub++) {
+            git_repository *repo;
+            FILE *f;
+            snprintf(root, sizeof(root), "/tmp/wbmatch.XXXXXX");
+            if (mkdtemp(root) == NULL || git_repository_init(&repo, root, 0) < 0)
+                abort();
+            snprintf(p, sizeof(p), "%s/s", root);
+            mkdir(p, 0755);
+            snprintf(p, sizeof(p), sub ? "%s/s/.gitignore" : "%s/.gitignore", root);
+            if ((f = fopen(p, "w")) == NULL)
+                abort();
+            fprintf(f, "%s\n", patterns[i]);
+            fclose(f);
+            for (size_t j = 0; j < sizeof(paths) / sizeof(paths[0]); j++) {
+                int ign = 0;
+                snprintf(p, sizeof(p), sub ? "s/%s" : "%s", paths[j]);
+                if (git_ignore_path_is_ignored(&ign, repo, p) < 0)
+                    abort();
+                if (ign && !wb_ignore_may_match(patterns[i], strlen(patterns[i]), paths[j],
+                                                strlen(paths[j]))) {
+                    tap_note("pattern %s ignores %s (sub %d), the filter said no", patterns[i],
+                             paths[j], sub);
+                    CHECK(false);
+                }
+            }
+            git_repository_free(repo);
+            snprintf(p, sizeof(p), "rm -rf %s", root);
+            if (stat(root, &st) == 0 && system(p) != 0)
+                abort();
+        }
+    }
+    git_libgit2_shutdown();
+    /* and it does say no where nothing can match */
+    CHECK(!wb_ignore_may_match("*.o\nbuild/\n", 11, "pkg0001/file001.c", 17));
+    CHECK(!wb_ignore_may_match("# *.c\n!*.c\n\n", 13, "a.c", 3));
+    CHECK(!wb_ignore_may_match("/root\n", 6, "sub/root", 8));
+    CHECK(wb_ignore_may_match("node_modules/\n", 14, "node_modules/a/b.js", 19));
+    CHECK(wb_glob_may_match("**/x", 4, "x", 1) && wb_glob_may_match("a/**/b", 6, "a/b", 3));
 }

@@ -4,8 +4,9 @@
  *
  * libgit2 only ever opens a private shadow repository that revrun builds in
  * a fresh directory of its own (mode 0700): the merged view's ignore files,
- * copied there as the walk meets them (regular files only, capped), beside
- * a config revrun writes. So no hook, filter, fsmonitor or config-named
+ * read as the walk meets them (regular files only, capped), beside a config
+ * revrun writes. libgit2 is loaded, and the shadow made, only when a rule
+ * may match a changed path (gitmatch.h): most reviews never need either. So no hook, filter, fsmonitor or config-named
  * program of the checkout runs, and no config of the checkout is read at
  * all. The index (the checkout's, and the agent's if it wrote one) is opened
  * through /proc/self/fd of a regular file opened beneath the tree without
@@ -37,6 +38,9 @@ void wb_git_close(struct wb_git *g);
  * otherwise). Its ignore file, if any, joins the rules. */
 int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd,
                  struct rr_error *err);
+
+/* The walk leaves the directory it last entered. */
+void wb_git_leave(struct wb_git *g);
 
 /* Is path[0..len) (a directory when dir) left out of the change: matched by
  * an ignore rule and tracked by neither the checkout's index nor the

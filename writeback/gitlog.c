@@ -3,8 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <git2.h>
-#include <git2/sys/mempack.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "writeback/fsutil.h"
+#include "writeback/git2.h"
 #include "writeback/gitfile.h"
 
 /* ---- the count under .git ---- */
@@ -172,6 +171,30 @@ static int read_git_file(const struct gitdirs *d, const char *path, size_t max, 
     return wb_git_read_merged(u, l, d->fmt, slash ? slash + 1 : path, max, buf, len, err);
 }
 
+/* A ref name as git writes one for a branch or a tag, checked more strictly
+ * than git does (no libgit2 needed to ask): "refs/" then components of
+ * [A-Za-z0-9._+-] not starting with a dot nor ending in ".lock", no "..".
+ * Anything else stops the listing (nothing is read by that name). */
+bool wb_git_refname_ok(const char *name)
+{
+    size_t len = strlen(name), start = 5;
+
+    if (len <= 5 || len > 255 || strncmp(name, "refs/", 5) != 0 || strstr(name, "..") != NULL)
+        return false;
+    for (size_t i = 5; i <= len; i++) {
+        char c = name[i];
+        if (c == '/' || c == '\0') {
+            if (i == start || name[start] == '.' ||
+                (i - start >= 5 && memcmp(name + i - 5, ".lock", 5) == 0))
+                return false;
+            start = i + 1;
+        } else if (!isalnum((unsigned char)c) && c != '.' && c != '_' && c != '-' && c != '+') {
+            return false;
+        }
+    }
+    return true;
+}
+
 static void trim(char *s, size_t *len)
 {
     while (*len > 0 && isspace((unsigned char)s[*len - 1]))
@@ -183,7 +206,6 @@ static void trim(char *s, size_t *len)
 static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *err)
 {
     _cleanup_free_ char *name = strdup("HEAD");
-    int valid;
 
     for (int hop = 0; hop < 5 && name != NULL; hop++) {
         _cleanup_free_ char *buf = NULL;
@@ -203,8 +225,7 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
             memcpy(hex, buf, 41);
             return 1;
         }
-        if (strncmp(buf, "ref: refs/", 10) != 0 || git_reference_name_is_valid(&valid, buf + 5) < 0 ||
-            !valid)
+        if (strncmp(buf, "ref: ", 5) != 0 || !wb_git_refname_ok(buf + 5))
             return 0;
         free(name);
         name = strdup(buf + 5);
@@ -244,6 +265,7 @@ int wb_git_inflate(const void *in, size_t inlen, size_t max, char **out, size_t 
 }
 
 struct reader {
+    const struct wb_git2 *g2;
     int upper_git;
     git_odb *odb;
     git_repository *repo;
@@ -268,9 +290,10 @@ static int read_commit(struct reader *rd, const char *hex, git_commit **c, struc
     hlen = strnlen(raw, rawlen);
     if (hlen == rawlen || sscanf(raw, "commit %llu", &n) != 1 || n != rawlen - hlen - 1)
         return 0;
-    if (git_oid_fromstr(&want, hex) < 0 ||
-        git_odb_write(&got, rd->odb, raw + hlen + 1, rawlen - hlen - 1, GIT_OBJECT_COMMIT) < 0 ||
-        !git_oid_equal(&want, &got) || git_commit_lookup(c, rd->repo, &got) < 0)
+    if (rd->g2->git_oid_fromstr(&want, hex) < 0 ||
+        rd->g2->git_odb_write(&got, rd->odb, raw + hlen + 1, rawlen - hlen - 1,
+                              GIT_OBJECT_COMMIT) < 0 ||
+        !rd->g2->git_oid_equal(&want, &got) || rd->g2->git_commit_lookup(c, rd->repo, &got) < 0)
         return 0;
     return 1;
 }
@@ -279,20 +302,22 @@ static int open_reader(struct reader *rd, struct rr_error *err)
 {
     git_odb_backend *be = NULL;
 
-    if (git_libgit2_init() < 0)
-        return rr_fail(err, 0, "libgit2: init failed");
-    if (git_odb_new(&rd->odb) < 0 || git_mempack_new(&be) < 0 ||
-        git_odb_add_backend(rd->odb, be, 1) < 0 || git_repository_wrap_odb(&rd->repo, rd->odb) < 0)
-        return rr_fail(err, 0, "libgit2: an in-memory object store: %s",
-                       git_error_last() ? git_error_last()->message : "?");
+    if ((rd->g2 = wb_git2_acquire(err)) == NULL)
+        return -1;
+    if (rd->g2->git_odb_new(&rd->odb) < 0 || rd->g2->git_mempack_new(&be) < 0 ||
+        rd->g2->git_odb_add_backend(rd->odb, be, 1) < 0 ||
+        rd->g2->git_repository_wrap_odb(&rd->repo, rd->odb) < 0)
+        return rr_fail(err, 0, "libgit2: an in-memory object store: %s", wb_git2_error(rd->g2));
     return 0;
 }
 
 static void close_reader(struct reader *rd)
 {
-    git_repository_free(rd->repo);
-    git_odb_free(rd->odb);
-    git_libgit2_shutdown();
+    if (rd->g2 == NULL)
+        return;
+    rd->g2->git_repository_free(rd->repo);
+    rd->g2->git_odb_free(rd->odb);
+    wb_git2_release(rd->g2);
 }
 
 static int walk(struct reader *rd, const char *head, const char *base, struct wb_gitinfo *gi,
@@ -316,14 +341,14 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
             gi->commits_off_base = r == 0; /* a commit the agent did not write */
             return r;
         }
-        s = git_commit_summary(c);
+        s = rd->g2->git_commit_summary(c);
         r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, err);
-        if (r == 0 && git_commit_parentcount(c) > 0)
-            git_oid_tostr(hex, sizeof(hex), git_commit_parent_id(c, 0));
+        if (r == 0 && rd->g2->git_commit_parentcount(c) > 0)
+            rd->g2->git_oid_tostr(hex, sizeof(hex), rd->g2->git_commit_parent_id(c, 0));
         else
             gi->commits_off_base = r == 0; /* a root commit: not on the checkout's */
-        r = r < 0 ? -1 : git_commit_parentcount(c) > 0 ? 1 : 0;
-        git_commit_free(c);
+        r = r < 0 ? -1 : rd->g2->git_commit_parentcount(c) > 0 ? 1 : 0;
+        rd->g2->git_commit_free(c);
         if (r <= 0)
             return r;
     }

@@ -38,6 +38,10 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
 int wb_git_inflate(const void *in, size_t inlen, size_t max, char **out, size_t *outlen,
                    struct rr_error *err);
 
+/* A ref name git could have written, checked strictly (refs/..., no "..",
+ * no component starting with a dot or ending in ".lock"). Pure. */
+bool wb_git_refname_ok(const char *name);
+
 /* The id a packed-refs text gives refname, into hex (41 bytes): 1, or 0. Pure. */
 int wb_git_packed_ref(const char *text, size_t len, const char *refname, char hex[41]);
 

@@ -207,6 +207,8 @@ static int git_leave(struct scanner *sc, struct walk *w)
         r = git_drop(sc, f->dir_change);
     if (f->ignored_below && w->depth > 1)
         w->stack[w->depth - 2].ignored_below = true;
+    if (sc->git != NULL)
+        wb_git_leave(sc->git);
     return r;
 }
 
@@ -440,6 +442,8 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
     if (wb_read_names(*ufd, sc->walk_cap, &nf->names, &nf->n, sc->err) < 0) {
         if (lfd >= 0)
             close(lfd);
+        if (sc->git != NULL)
+            wb_git_leave(sc->git);
         return sc_names_failed(sc, len);
     }
     rr_steal_fd(ufd);

@@ -174,6 +174,18 @@ static bool aa_confined(const struct check_facts *f)
     return f->apparmor && f->aa_label[0] != '\0' && strncmp(f->aa_label, "unconfined", 10) != 0;
 }
 
+static bool engine_profile(const struct check_facts *f)
+{
+    return strncmp(f->aa_label, "docker-default", 14) == 0 ||
+           strncmp(f->aa_label, "containers-default", 18) == 0;
+}
+
+static bool mounts(enum check_step step)
+{
+    return step == STEP_MOUNT || step == STEP_PROC || step == STEP_PIVOT ||
+           step == STEP_IDMAP_LOWER || step == STEP_FUSE;
+}
+
 unsigned check_cause_of(const struct check_report *r, enum check_step step, int e)
 {
     const struct check_facts *f = &r->facts;
@@ -199,7 +211,9 @@ unsigned check_cause_of(const struct check_report *r, enum check_step step, int 
     if ((step == STEP_USERNS || step == STEP_CLONE || step == STEP_ID_MAP) && r->rootless &&
         f->aa_userns_sysctl)
         c |= CAUSE_AA_USERNS;
-    if (c == 0 && aa_confined(f))
+    /* the engines' default profiles deny mount outright: named with the
+     * other causes, so that lifting those does not reveal it next */
+    if (aa_confined(f) && (c == 0 || (engine_profile(f) && mounts(step))))
         c |= CAUSE_APPARMOR;
     if (c == 0 && f->selinux_enforcing && e == EACCES)
         c |= CAUSE_SELINUX;

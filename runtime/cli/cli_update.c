@@ -110,7 +110,9 @@ int cli_update(struct rr_ctx *ctx, int argc, char **argv)
         {"cpu-period", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
-    struct rr_resources r = {RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET};
+    struct rr_resources r = {.memory_limit = RR_UNSET, .memory_swap = RR_UNSET, .pids_limit = RR_UNSET,
+                             .cpu_quota = RR_UNSET, .cpu_period = RR_UNSET, .cpu_shares = RR_UNSET,
+                             .blkio_weight = RR_UNSET};
     struct rr_resources flags = r;
     const char *file = NULL;
     struct rr_error err;

@@ -21,6 +21,7 @@
 #include "common/fsutil.h"
 #include "runtime/container/backend.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/rlimits.h"
 #include "runtime/container/console.h"
 #include "runtime/container/container.h"
 #include "runtime/confine/landlock.h"
@@ -30,6 +31,7 @@
 #include "runtime/confine/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/container/engine.h"
 
 struct creation {
     const struct rr_ctx *ctx;
@@ -47,6 +49,7 @@ struct creation {
     int console_fd;
     pid_t monitor;
     struct rr_state extra; /* rootfs and annotations, for `state` */
+    bool engine; /* handed to engine_create, which cleans up after itself */
 };
 
 /* What `state` reports beyond revrun's own record: the bundle's root.path
@@ -341,6 +344,12 @@ static void abandon(struct creation *c)
         while (waitpid(c->monitor, NULL, 0) < 0 && errno == EINTR)
             ;
     }
+    /* A create that failed on EMFILE must still be able to clean up: the
+     * fds removal does not need go first (the lock stays held). */
+    rr_closep(&c->bundle_fd);
+    c->bundle_fd = -1;
+    rr_closep(&c->console_fd);
+    c->console_fd = -1;
     if (c->cg.version != CG_NONE)
         cgroup_remove(c->cg.version, c->cg.path, &ignored);
     if (c->dir_fd >= 0)
@@ -374,6 +383,8 @@ static int judge_extras(struct creation *c, struct rr_error *err)
                     PROFILE_DEFAULT_HOST_ID, (unsigned)c->profile.host_uid,
                     (unsigned)c->profile.host_gid);
     }
+    if (rlimits_judge_caller(&c->profile, err) < 0)
+        return -1;
     if (landlock_judge_host(&c->profile, note, sizeof(note), err) < 0)
         return -1;
     if (note[0] != '\0')
@@ -392,6 +403,11 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         c->use = c->o->cfg;
     else if (load_bundle(c, err) < 0)
         return -1;
+    /* An engine's bundle: no monitor, the engine's shim owns the process. */
+    if (c->use->engine) {
+        c->engine = true;
+        return engine_create(c->ctx, c->o, c->use, c->bundle, c->bundle_fd, err);
+    }
     if (profile_build(c->use, c->ctx->rootless, &c->profile, err) < 0 ||
         judge_extras(c, err) < 0)
         return -1;
@@ -440,7 +456,7 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
         rr_wrap(err, "create %s", o->id);
         if (cli_fd >= 0)
             close(cli_fd);
-        if (!(err->errnum == EEXIST && c.dir_fd < 0))
+        if (!(err->errnum == EEXIST && c.dir_fd < 0) && !c.engine)
             abandon(&c);
     } else if (o->attached && attach_fd != NULL) {
         *attach_fd = cli_fd;
