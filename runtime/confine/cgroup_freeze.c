@@ -385,3 +385,41 @@ int cgroup_join_existing(enum cg_version v, const char *path, pid_t pid, struct 
     (void)joined;
     return 0;
 }
+
+/* "a-b.slice" -> "/a.slice/a-b.slice", as systemd nests slices. */
+static int slice_path(const char *slice, size_t n, char *out, size_t len)
+{
+    size_t o = 0;
+
+    out[0] = '\0';
+    if (n == 0 || (n == 1 && slice[0] == '-'))
+        return 0; /* the root slice */
+    if (n < 7 || strncmp(slice + n - 6, ".slice", 6) != 0)
+        return -1;
+    for (size_t i = 0; i <= n - 6; i++) {
+        if (i < n - 6 && slice[i] != '-')
+            continue;
+        if (i == 0 || slice[i - 1] == '-')
+            return -1; /* empty component */
+        int w = snprintf(out + o, len - o, "/%.*s.slice", (int)i, slice);
+        if (w < 0 || (size_t)w >= len - o)
+            return -1;
+        o += (size_t)w;
+    }
+    return 0;
+}
+
+int cgroup_systemd_path(const char *spec, char *out, size_t len, struct rr_error *err)
+{
+    const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    char slice[PATH_MAX];
+
+    if (c1 == NULL || c2 == NULL || strchr(c2 + 1, ':') != NULL || strchr(spec, '/') != NULL ||
+        c2[1] == '\0' || slice_path(spec, (size_t)(c1 - spec), slice, sizeof(slice)) < 0)
+        return rr_fail(err, EINVAL, "linux.cgroupsPath \"%s\": --systemd-cgroup wants "
+                                    "slice:prefix:name", spec);
+    if ((size_t)snprintf(out, len, "%s/%.*s%s%s.scope", slice[0] ? slice : "/system.slice",
+                         (int)(c2 - c1 - 1), c1 + 1, c2 - c1 > 1 ? "-" : "", c2 + 1) >= len)
+        return rr_fail(err, ENAMETOOLONG, "linux.cgroupsPath");
+    return 0;
+}

@@ -41,4 +41,10 @@ int cgroup_join_existing(enum cg_version v, const char *path, pid_t pid, struct 
 int cgroup_update(enum cg_version v, const char *path, const struct rr_resources *r,
                   struct rr_error *err);
 
+/* --systemd-cgroup: "machine.slice:libpod:ID" -> the cgroupfs path systemd
+ * would give it, "/machine.slice/libpod-ID.scope" (an empty slice is
+ * system.slice). revrun writes that path itself; systemd's D-Bus is never
+ * called. */
+int cgroup_systemd_path(const char *spec, char *out, size_t len, struct rr_error *err);
+
 #endif

@@ -997,21 +997,85 @@ static int exec_rlimits(const struct profile *c, const struct rr_config *proc,
     return 0;
 }
 
+static int note(struct profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool engine_mapped(const struct rr_id_mapping *m, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+            return true;
+    return false;
+}
+
+/* An engine's exec (ctr task exec, podman exec): any identity the
+ * container's user namespace maps, capabilities within what the container
+ * was granted, no_new_privs always; the rest is the container's. */
+static int exec_engine(const struct profile *c, const struct rr_config *proc,
+                       struct exec_profile *out, struct rr_error *err)
+{
+    struct engine_plan *e = &out->p.eng;
+
+    if (!engine_mapped(c->eng.uid_map, c->eng.n_uid_map, proc->process.uid) ||
+        !engine_mapped(c->eng.gid_map, c->eng.n_gid_map, proc->process.gid))
+        return rr_fail(err, EPERM, "process.user: %u:%u is not mapped in the container",
+                       (unsigned)proc->process.uid, (unsigned)proc->process.gid);
+    if (proc->process.n_additional_gids > sizeof(e->groups) / sizeof(e->groups[0]))
+        return rr_fail(err, E2BIG, "process.user.additionalGids: too many");
+    e->n_groups = 0;
+    for (size_t i = 0; i < proc->process.n_additional_gids; i++) {
+        if (!engine_mapped(c->eng.gid_map, c->eng.n_gid_map, proc->process.additional_gids[i]))
+            return rr_fail(err, EPERM, "process.user.additionalGids: %u is not mapped",
+                           (unsigned)proc->process.additional_gids[i]);
+        e->groups[e->n_groups++] = proc->process.additional_gids[i];
+    }
+    if (proc->process.has_umask)
+        e->umask = proc->process.umask;
+    for (size_t s = 0; s < 5; s++) {
+        uint64_t want = 0;
+        for (size_t i = 0; i < proc->process.caps[s].n; i++) {
+            int n = rr_cap_by_name(proc->process.caps[s].v[i]);
+            if (n >= 0)
+                want |= 1ULL << n;
+        }
+        e->caps[s] = want & c->eng.caps[s];
+        if ((want & ~c->eng.caps[s]) != 0 &&
+            note(&out->p, "exec: process.capabilities.%s: only what the container was granted",
+                 rr_cap_set_names[s]) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    if (proc->process.has_no_new_privileges && !proc->process.no_new_privileges &&
+        note(&out->p, "exec: process.noNewPrivileges: set anyway (revrun's floor)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (proc->process.apparmor_profile != NULL &&
+        (c->eng.apparmor_profile == NULL ||
+         strcmp(proc->process.apparmor_profile, c->eng.apparmor_profile) != 0) &&
+        note(&out->p, "exec: process.apparmorProfile: the container's applies") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    out->p.uid = proc->process.uid;
+    out->p.gid = proc->process.gid;
+    return 0;
+}
+
 int profile_exec(const struct profile *container, const struct rr_config *proc,
                  struct exec_profile *out, struct rr_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->p = *container;
-    /* One identity is mapped into the container's user namespace: exec runs
-     * as it, or not at all. */
-    if (proc->process.uid != container->uid || proc->process.gid != container->gid)
+    out->p.notes = (struct rr_strv){0}; /* the exec's own; the caller frees them */
+    if (container->engine) {
+        if (exec_engine(container, proc, out, err) < 0)
+            return -1;
+    } else if (proc->process.uid != container->uid || proc->process.gid != container->gid) {
+        /* One identity is mapped into the review container's user
+         * namespace: exec runs as it, or not at all. */
         return rr_fail(err, EPERM,
                        "process.user: %u:%u, but the container runs as %u:%u (the only "
                        "identity mapped in it)",
                        (unsigned)proc->process.uid, (unsigned)proc->process.gid,
                        (unsigned)container->uid, (unsigned)container->gid);
-    if (proc->process.has_no_new_privileges && !proc->process.no_new_privileges)
+    } else if (proc->process.has_no_new_privileges && !proc->process.no_new_privileges) {
         return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    }
     if (proc->process.terminal && !container->terminal) {
         /* a pty comes from the container's own devpts, which exists only
          * when the container was made with a terminal or mounts one */

@@ -244,8 +244,11 @@ bool profile_best_effort(const struct profile *p, const char *name);
  * result is the container's profile (namespaces, seccomp floor and filter,
  * Landlock, no capabilities it lacks, no_new_privs) with only the
  * process's own fields replaced: args, env, cwd, terminal, and rlimits
- * never above the container's. out->p borrows from container and proc:
- * never pass it to profile_free. */
+ * never above the container's. An engine's container: any identity its
+ * user namespace maps, capabilities within the container's, umask and
+ * groups of the process. out->p borrows from container and proc: never pass
+ * it to profile_free; its notes (what was tightened, one line each) are its
+ * own: strv_free(&out->p.notes). */
 #define PROFILE_EXEC_RLIMITS 16
 struct exec_profile {
     struct profile p;

@@ -30,6 +30,7 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
@@ -443,6 +444,16 @@ static int steps(struct engine *e, struct rr_error *err)
 
     if (profile_build_engine(e->cfg, e->bundle, PROFILE_POLICY_FILE, &e->p, err) < 0)
         return -1;
+    /* --systemd-cgroup: slice:prefix:name, placed where systemd would */
+    if (e->ctx->systemd_cgroup && e->cfg->linux.cgroups_path != NULL &&
+        strchr(e->cfg->linux.cgroups_path, ':') != NULL) {
+        if (cgroup_systemd_path(e->cfg->linux.cgroups_path, e->p.cgroups_buf,
+                                sizeof(e->p.cgroups_buf), err) < 0)
+            return -1;
+        e->p.cgroups_path = e->p.cgroups_buf;
+        log_msg(LOG_INFO, "linux.cgroupsPath %s (systemd) is cgroup %s", e->cfg->linux.cgroups_path,
+                e->p.cgroups_path);
+    }
     for (size_t i = 0; i < e->p.notes.n; i++)
         log_msg(LOG_INFO, "tightened: %s", e->p.notes.v[i]);
     if (e->p.terminal != (e->o->console_socket != NULL))

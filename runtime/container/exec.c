@@ -107,8 +107,10 @@ static int take_identity(const struct exec_job *j, struct rr_error *err)
     const struct profile *p = &j->ep.p;
 
     /* Rootless, the namespace has setgroups "deny" (as the container's
-     * init had it): the caller's groups stay, as they did for the init. */
-    if (!j->ctx->rootless && setgroups(0, NULL) < 0)
+     * init had it): the caller's groups stay, as they did for the init.
+     * An engine's process has the groups it asked for (mapped ones). */
+    if (p->engine ? setgroups(p->eng.n_groups, p->eng.groups) < 0
+                  : !j->ctx->rootless && setgroups(0, NULL) < 0)
         return rr_fail(err, errno, "identity: setgroups");
     if (setresgid(p->gid, p->gid, p->gid) < 0)
         return rr_fail(err, errno, "identity: setresgid %u", (unsigned)p->gid);
@@ -176,8 +178,9 @@ __attribute__((noreturn)) static void process_main(struct exec_job *j)
     }
     if (resolve_exe(j, &err) < 0 || landlock_prepare(p, &ruleset, &err) < 0)
         goto fail;
-    if (caps_drop_all(&err) < 0) {
-        rr_wrap(&err, "drop capabilities");
+    /* none at all (revrun's own), or the engine's within the container's */
+    if ((p->engine ? caps_set_masks(p->eng.caps, &err) : caps_drop_all(&err)) < 0) {
+        rr_wrap(&err, "capabilities");
         goto fail;
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -186,7 +189,7 @@ __attribute__((noreturn)) static void process_main(struct exec_job *j)
     }
     if (set_rlimits(p, &err) < 0)
         goto fail;
-    umask(022);
+    umask(p->engine ? p->eng.umask : 022);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (seal_fds(j->o->preserve_fds) < 0) {
@@ -334,7 +337,7 @@ static int load_process(struct exec_job *j, struct rr_error *err)
     if (o->process_file != NULL) {
         if (json_parse_file(AT_FDCWD, o->process_file, &json_limits_config, &root, err) < 0)
             return rr_wrap(err, "--process %s", o->process_file);
-        r = config_process_from_json(root, &j->proc, err);
+        r = config_process_from_json(root, j->cfg.engine, &j->proc, err);
         json_free(root);
         return r < 0 ? rr_wrap(err, "--process %s", o->process_file) : 0;
     }
@@ -342,6 +345,11 @@ static int load_process(struct exec_job *j, struct rr_error *err)
     memset(&j->proc, 0, sizeof(j->proc));
     j->proc.process.uid = j->cfg.process.uid;
     j->proc.process.gid = j->cfg.process.gid;
+    j->proc.engine = j->cfg.engine;
+    for (size_t s = 0; s < 5; s++)
+        for (size_t i = 0; i < j->cfg.process.caps[s].n; i++)
+            if (strv_push(&j->proc.process.caps[s], j->cfg.process.caps[s].v[i]) < 0)
+                return rr_fail(err, ENOMEM, "exec");
     j->proc.process.terminal = o->tty;
     j->proc.process.cwd = strdup(o->cwd != NULL ? o->cwd : j->cfg.process.cwd);
     if (j->proc.process.cwd == NULL)
@@ -403,10 +411,14 @@ static int prepare(struct exec_job *j, const struct opened *op, struct rr_error 
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", op->state.cgroup);
     if (config_load(op->dir, &j->cfg, err) < 0)
         return rr_wrap(err, "the container's config");
-    if (profile_build(&j->cfg, j->ctx->rootless, &j->cp, err) < 0)
+    if ((j->cfg.engine ? profile_build_engine(&j->cfg, op->state.bundle, PROFILE_POLICY_FILE,
+                                              &j->cp, err)
+                       : profile_build(&j->cfg, j->ctx->rootless, &j->cp, err)) < 0)
         return rr_wrap(err, "the container's profile");
     if (load_process(j, err) < 0 || profile_exec(&j->cp, &j->proc, &j->ep, err) < 0)
         return -1;
+    for (size_t i = 0; i < j->ep.p.notes.n; i++)
+        log_msg(LOG_WARN, "%s", j->ep.p.notes.v[i]);
     if (j->ep.p.terminal != (j->o->console_socket != NULL))
         return rr_fail(err, EINVAL, j->ep.p.terminal ? "a terminal needs --console-socket PATH"
                                                      : "--console-socket needs a terminal "
@@ -507,6 +519,7 @@ static int wait_forwarding(pid_t child, const sigset_t *set, int *status, struct
 static void job_free(struct exec_job *j)
 {
     seccomp_progs_free(&j->seccomp);
+    strv_free(&j->ep.p.notes);
     profile_free(&j->cp);
     config_free(&j->proc);
     config_free(&j->cfg);
