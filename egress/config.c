@@ -191,7 +191,8 @@ int egress_config_validate(const struct rr_egress *eg, enum rr_network net, stru
         check_credential_source(eg, err) < 0)
         return -1;
     /* port 0 stands for EGRESS_DEFAULT_PORT */
-    if (eg->base_url_env != NULL && !env_name(eg->base_url_env))
-        return rr_fail(err, 0, "egress baseUrlEnv is not a variable name");
+    for (size_t i = 0; i < eg->base_url_env.n; i++)
+        if (!env_name(eg->base_url_env.v[i]))
+            return rr_fail(err, 0, "egress baseUrlEnv[%zu] is not a variable name", i);
     return 0;
 }

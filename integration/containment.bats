@@ -432,8 +432,8 @@ EOF
     assert_success
     [ "$(sed -n 1p <<<"$output")" = ESRCH ]
     [ "$(sed -n 2p <<<"$output")" = ENOENT ]
-    # sh, ids and pid 1: nothing else is visible
-    [ "$(kv pids)" -le 3 ]
+    # sh, ids, pid 1 and the NXDOMAIN resolver: nothing else is visible
+    [ "$(kv pids)" -le 4 ]
     kill -0 "$host_pid"
 }
 

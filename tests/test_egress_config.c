@@ -43,6 +43,9 @@ TEST(upstream_url_refusals)
     CHECK(url(NULL) < 0);
 }
 
+static char *base_url_vars[] = {(char *)"ANTHROPIC_BASE_URL", NULL};
+static char *bad_url_vars[] = {(char *)"ANTHROPIC_BASE_URL", (char *)"X-Y", NULL};
+
 static struct rr_egress good(void)
 {
     return (struct rr_egress){
@@ -51,7 +54,7 @@ static struct rr_egress good(void)
         .credential_env = (char *)"ANTHROPIC_API_KEY",
         .header = (char *)"x-api-key",
         .port = 8080,
-        .base_url_env = (char *)"ANTHROPIC_BASE_URL",
+        .base_url_env = {base_url_vars, 1},
     };
 }
 
@@ -109,7 +112,7 @@ TEST(config_refuses_bad_headers_and_prefixes)
     eg.header_prefix = (char *)"Bearer ";
     CHECK(egress_config_validate(&eg, RR_NET_NONE, &err) == 0);
     eg = good();
-    eg.base_url_env = (char *)"X-Y";
+    eg.base_url_env = (struct rr_strv){bad_url_vars, 2};
     CHECK(egress_config_validate(&eg, RR_NET_NONE, &err) < 0);
     eg = good();
     eg.upstream = (char *)"http://api.anthropic.com";

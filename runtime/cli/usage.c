@@ -17,11 +17,26 @@ static const struct usage_opt global_opts[] = {
     END,
 };
 
+#define AGENT_FLAGS                                                                          \
+    {"--agent NAME|FILE", "a preset (claude, codex, gemini) or a preset FILE; the flags below "  \
+                          "override it"},                                                      \
+    {"--agent-dir DIR", "the agent's install, read-only at /opt/agent, its bin and "            \
+                        "node_modules/.bin first on PATH"},                                    \
+    {"--bind SRC:DST[:ro|rw]", "a host path inside (read-only unless :rw)"},                    \
+    {"--upstream URL", "the model API, reached through the broker"},                           \
+    {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
+    {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
+                                                                          "settings"},          \
+    {"--base-url-env VAR", "set to the relay's URL inside (repeatable)"},                      \
+    {"--env K=V", "the agent's environment (repeatable)"},                                     \
+    {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
+    {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
+    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"}
+
 static const struct usage_opt o_spec[] = {
     {"--lower DIR", "the checkout to review (default: the current directory)"},
     {"--rootless", "a config for an unprivileged caller"},
-    {"--egress-upstream URL", "one brokered model endpoint, with --credential-file F or "
-                              "--credential-env VAR"},
+    AGENT_FLAGS,
     END,
 };
 static const struct usage_opt o_create[] = {
@@ -104,6 +119,7 @@ static const struct usage_opt o_review[] = {
     {"--timeout S", "wall-clock limit"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
+    AGENT_FLAGS,
     END,
 };
 static const struct usage_opt o_sweep[] = {

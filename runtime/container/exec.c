@@ -520,6 +520,7 @@ static void job_free(struct exec_job *j)
 {
     seccomp_progs_free(&j->seccomp);
     strv_free(&j->ep.p.notes);
+    free(j->ep.rules);
     profile_free(&j->cp);
     config_free(&j->proc);
     config_free(&j->cfg);
