@@ -282,15 +282,17 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
     if (want == 0)
         return 0;
     cgroup_host_probe(&h, err);
-    if (p->cfg->linux.cgroups_path != NULL && p->cfg->linux.cgroups_path[0] != '/')
+    /* An engine's path was made absolute by the profile. */
+    const char *cgp = p->engine ? p->cgroups_path : p->cfg->linux.cgroups_path;
+    if (cgp != NULL && cgp[0] != '/')
         return rr_fail(err, EINVAL, "linux.cgroupsPath: must start with / (systemd slices are "
                                     "not supported)");
     if (h.preferred == CG_NONE) {
         snprintf(out->why, sizeof(out->why), "no cgroup hierarchy is mounted");
         out->why_errno = ENOENT;
     } else {
-        if (p->cfg->linux.cgroups_path != NULL) {
-            snprintf(out->path, sizeof(out->path), "%s", p->cfg->linux.cgroups_path);
+        if (cgp != NULL) {
+            snprintf(out->path, sizeof(out->path), "%s", cgp);
         } else {
             char base[PATH_MAX];
             if (cgroup_scope_dir(h.preferred, p->rootless, scope, base, sizeof(base), err) < 0)

@@ -30,6 +30,7 @@
 #include "runtime/confine/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/container/engine.h"
 
 struct creation {
     const struct rr_ctx *ctx;
@@ -46,6 +47,7 @@ struct creation {
     int bundle_fd;
     int console_fd;
     pid_t monitor;
+    bool engine; /* handed to engine_create, which cleans up after itself */
 };
 
 /* For an in-memory config: <state>/bundle/{config.json,rootfs/}. */
@@ -360,6 +362,11 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         c->use = c->o->cfg;
     else if (load_bundle(c, err) < 0)
         return -1;
+    /* An engine's bundle: no monitor, the engine's shim owns the process. */
+    if (c->use->engine) {
+        c->engine = true;
+        return engine_create(c->ctx, c->o, c->use, c->bundle, c->bundle_fd, err);
+    }
     if (profile_build(c->use, c->ctx->rootless, &c->profile, err) < 0 ||
         judge_extras(c, err) < 0)
         return -1;
@@ -406,7 +413,7 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
         rr_wrap(err, "create %s", o->id);
         if (cli_fd >= 0)
             close(cli_fd);
-        if (!(err->errnum == EEXIST && c.dir_fd < 0))
+        if (!(err->errnum == EEXIST && c.dir_fd < 0) && !c.engine)
             abandon(&c);
     } else if (o->attached && attach_fd != NULL) {
         *attach_fd = cli_fd;
