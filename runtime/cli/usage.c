@@ -27,7 +27,7 @@ static const struct usage_opt global_opts[] = {
     {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
     {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
                                                                           "settings"},          \
-    {"--base-url-env VAR", "set to the relay's URL inside (repeatable)"},                      \
+    {"--base-url-env VAR[=/PATH]", "set to the relay's URL (with PATH) inside (repeatable)"},   \
     {"--env K=V", "the agent's environment (repeatable)"},                                     \
     {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
     {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
