@@ -93,11 +93,15 @@ state_field() {
     rrx state "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print(eval('d' + sys.argv[1]))" "$2"
 }
 
-# The pid of the container's own process (the child of its init).
+# The pid of the container's own process (the child of its init that is
+# not one of revrun's helpers inside, which keep the name revrun-init).
 agent_pid() {
-    local init
+    local init p
     init=$(state_field "$1" '["pid"]')
-    pgrep -P "$init" | head -1
+    for p in $(pgrep -P "$init"); do
+        [ "$(cat /proc/$p/comm)" != revrun-init ] && { echo "$p"; return 0; }
+    done
+    return 1
 }
 
 wait_status() {
@@ -339,14 +343,17 @@ EOF
     rr exec -d --pid-file "$RR_TMP/x.pid" p1-$X sleep 301
     x=$(cat "$RR_TMP/x.pid")
     KILL_PIDS+=("$x")
+    # every process of the container: its init, the init's children (the
+    # process and revrun's helpers inside), the exec'd one; nothing else
+    want=$(printf '%s\n' "$init" $(pgrep -P "$init") "$x" | sort -n)
+    grep -qx "$agent" <<<"$want"
     run rr ps --format json p1-$X
     assert_success
-    [ "$output" = "$(python3 -c "print(str(sorted([$init,$agent,$x])).replace(' ',''))")" ]
+    [ "$output" = "[$(tr '\n' ',' <<<"$want" | sed 's/,$//')]" ]
     run rr ps p1-$X
     assert_success
     [ "$(head -1 <<<"$output" | awk '{print $2}')" = PID ]
-    [ "$(tail -n +2 <<<"$output" | awk '{print $2}' | sort -n | tr '\n' ' ')" = \
-        "$(printf '%s\n' "$init" "$agent" "$x" | sort -n | tr '\n' ' ')" ]
+    [ "$(tail -n +2 <<<"$output" | awk '{print $2}' | sort -n)" = "$want" ]
     # a host process is never listed
     ! grep -qw "$$" <<<"$(tail -n +2 <<<"$output" | awk '{print $2}')"
     if command -v runc >/dev/null; then
