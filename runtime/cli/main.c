@@ -59,7 +59,7 @@ static void usage(FILE *out)
           "  --upstream URL             the model API, reached through the broker\n"
           "  --credential-file F | --credential-env VAR   where the broker reads the key\n"
           "  --ca-file F  --header NAME  --header-prefix TEXT  --allow PREFIX...\n"
-          "  --base-url-env VAR...      set to the relay's URL inside\n"
+          "  --base-url-env VAR[=/PATH]... set to the relay's URL (+ PATH) inside\n"
           "  --env K=V...               the agent's environment\n"
           "  --home DIR                 copied (not bound) into the agent's HOME\n"
           "  --artifact ~/PATH...       kept in OUT/artifacts after the run\n"

@@ -426,9 +426,14 @@ static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_
             return rr_fail(err, ENOMEM, "environment");
     egress_base_url(p->egress_port, url, sizeof(url));
     for (size_t i = 0; i < eg->base_url_env.n; i++) {
-        if (env_has(&c->process.env, eg->base_url_env.v[i]))
+        /* NAME or NAME=/path: the relay's URL, with the path after it */
+        const char *spec = eg->base_url_env.v[i];
+        size_t n = strcspn(spec, "=");
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)n, spec);
+        if (env_has(&c->process.env, name))
             continue;
-        snprintf(var, sizeof(var), "%s=%s", eg->base_url_env.v[i], url);
+        snprintf(var, sizeof(var), "%s=%s%s", name, url, spec[n] == '=' ? spec + n + 1 : "");
         if (strv_push(&p->env_owned, var) < 0)
             return rr_fail(err, ENOMEM, "environment");
     }

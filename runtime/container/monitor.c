@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -31,6 +32,7 @@
 #include "runtime/container/home_store.h"
 #include "runtime/container/init.h"
 #include "runtime/container/outdir.h"
+#include "runtime/container/subgid.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -79,21 +81,45 @@ static int write_proc_file(const char *path, const char *text, struct rr_error *
 }
 
 /* Without root, the monitor makes a user namespace where it is root (its own
- * uid mapped to 0), which is what lets it mount the store. */
-static int own_userns(struct rr_error *err)
+ * uid mapped to 0), which is what lets it mount the store. The caller's
+ * supplementary groups are dropped there when newgidmap can map the gids
+ * with setgroups allowed (runtime/container/subgid.h); otherwise the kernel
+ * keeps them (setgroups denied) and one line says so. */
+static int own_userns(int warn_fd, struct rr_error *err)
 {
-    char map[64];
+    char map[64], why[256], line[512];
     uid_t uid = getuid();
     gid_t gid = getgid();
+    struct subgid_helper h;
+    bool helper = subgid_helper_start(&h, why, sizeof(why));
+    struct rr_error herr;
 
-    if (unshare(CLONE_NEWUSER) < 0)
+    if (unshare(CLONE_NEWUSER) < 0) {
+        subgid_helper_abandon(&h);
         return rr_fail(err, errno,
                        "user namespace (unprivileged user namespaces may be disabled: see "
                        "`revrun check`)");
-    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
-        return -1;
+    }
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
-    if (write_proc_file("/proc/self/uid_map", map, err) < 0)
+    if (write_proc_file("/proc/self/uid_map", map, err) < 0) {
+        subgid_helper_abandon(&h);
+        return -1;
+    }
+    if (helper && subgid_helper_map(&h, gid, &herr) == 0) {
+        if (setgroups(0, NULL) < 0)
+            return rr_fail(err, errno, "drop the supplementary groups");
+        return 0;
+    }
+    if (helper)
+        rr_error_text(&herr, why, sizeof(why));
+    if (getgroups(0, NULL) > 0) {
+        snprintf(line, sizeof(line),
+                 "rootless: the agent keeps your supplementary groups (%s): give this user a "
+                 "range in /etc/subgid to drop them",
+                 why);
+        sync_send(warn_fd, SYNC_WARNING, 0, 0, line);
+    }
+    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
         return -1;
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
     return write_proc_file("/proc/self/gid_map", map, err);
@@ -196,7 +222,7 @@ static int prepare(struct monitor *m, struct rr_error *err)
         return -1;
     /* Ubuntu 24.04's AppArmor restriction lets the unshare pass and refuses
      * the id maps: the remedy is named whichever step fails. */
-    if (p->rootless && own_userns(err) < 0)
+    if (p->rootless && own_userns(m->a->cli_fd, err) < 0)
         return rr_wrap(err, "a user namespace of our own (refused here: on Ubuntu 24.04 by "
                             "AppArmor; `revrun check` gives the remedy)");
     if (own_mountns(err) < 0)
