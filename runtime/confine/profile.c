@@ -1428,6 +1428,10 @@ static int engine_root(const struct rr_config *c, const char *bundle, struct pro
         return rr_fail(err, errno ? errno : ENOTDIR, "root.path %s", root);
     p->eng.root_path = root;
     p->root_readonly = c->root.readonly;
+    /* The image's owners as the container's ids (what runc with a user
+     * namespace gives): its root can use its own root filesystem. Writes
+     * land on the image's layer as those owners; nosuid stays on. */
+    p->eng.idmap_root = true;
     if (c->linux.rootfs_propagation != NULL &&
         strstr(c->linux.rootfs_propagation, "shared") != NULL)
         return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" refused (mounts would propagate "
