@@ -8,6 +8,7 @@ CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+AGENTSDIR ?= $(PREFIX)/share/revrun/agents
 PKGS := libseccomp yajl mount libssl libcrypto zlib
 # libgit2 is compiled against but loaded with dlopen when a review first
 # needs it (writeback/git2.h): its load and init would cost every command.
@@ -22,7 +23,7 @@ GIT2_LIBS := $(shell $(PKG_CONFIG) --libs libgit2)
 # -Wformat-truncation is off: snprintf into bounded message buffers truncates on
 # purpose; where a built string reaches a syscall its length is checked.
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes -Wno-format-truncation
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) -fstack-protector-strong -fPIE -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. -DREVRUN_AGENTS_DIR='"$(AGENTSDIR)"' $(WARN) -fstack-protector-strong -fPIE -g
 BASE_LDFLAGS := -pie -Wl,-z,relro,-z,now
 
 ifeq ($(SANITIZE),1)
@@ -98,9 +99,12 @@ check: layout-check $(BUILD)/revrun probes $(TEST_BIN)
 install: revrun
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 revrun $(DESTDIR)$(BINDIR)/revrun
+	install -d $(DESTDIR)$(AGENTSDIR)
+	install -m 0644 agents/*.json $(DESTDIR)$(AGENTSDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/revrun
+	rm -f $(addprefix $(DESTDIR)$(AGENTSDIR)/,$(notdir $(wildcard agents/*.json)))
 
 fuzz:
 	@fuzz/build.sh

@@ -25,7 +25,7 @@ static void egress_free(struct rr_egress *e)
     free(e->credential_env);
     free(e->header);
     free(e->header_prefix);
-    free(e->base_url_env);
+    strv_free(&e->base_url_env);
     free(e->ca_file);
 }
 
@@ -67,5 +67,12 @@ void config_free(struct rr_config *cfg)
     strv_free(&cfg->revrun.best_effort);
     writeback_policy_free(&cfg->revrun.writeback);
     egress_free(&cfg->revrun.egress);
+    free(cfg->revrun.home);
+    for (size_t i = 0; i < cfg->revrun.n_home_files; i++) {
+        free(cfg->revrun.home_files[i].path);
+        free(cfg->revrun.home_files[i].content);
+    }
+    free(cfg->revrun.home_files);
+    strv_free(&cfg->revrun.artifacts);
     *cfg = (struct rr_config){0};
 }

@@ -152,9 +152,20 @@ struct rr_egress {
     char *header;                /* header that carries it upstream, e.g. "x-api-key" */
     char *header_prefix;         /* text before the secret, e.g. "Bearer " (may be NULL) */
     uint16_t port;               /* loopback port inside the container */
-    char *base_url_env;          /* variable set in process.env, e.g. ANTHROPIC_BASE_URL */
+    struct rr_strv base_url_env; /* variables set in process.env, e.g. ANTHROPIC_BASE_URL */
     char *ca_file;               /* trust anchors for the upstream; NULL: the system's */
 };
+
+/* revrun.homeFiles: a file written into the agent's HOME before it starts
+ * (a setting the agent reads, e.g. ~/.codex/config.toml). */
+struct rr_home_file {
+    char *path;    /* relative to HOME: no "..", no empty or "." component */
+    char *content; /* the bytes, as text */
+};
+
+#define RR_HOME_FILES_MAX 64
+#define RR_HOME_FILE_BYTES (64u << 10)
+#define RR_ARTIFACTS_MAX 32
 
 /* Write-back policy: which changes are refused or flagged, and the caps that
  * keep the stage bounded on an attacker-shaped upper. */
@@ -254,6 +265,10 @@ struct rr_config {
         struct rr_strv best_effort;
         struct rr_writeback_policy writeback;
         struct rr_egress egress;
+        char *home;                    /* host dir copied (never bound) into HOME; NULL: none */
+        struct rr_home_file *home_files; /* written into HOME after the copy */
+        size_t n_home_files;
+        struct rr_strv artifacts;      /* "~/..." paths kept in OUT/artifacts after the run */
     } revrun;
 };
 

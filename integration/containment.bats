@@ -221,6 +221,33 @@ assert_identity() {
     assert_no_tagged_process
 }
 
+# A rootless caller with supplementary groups (here ssl-cert and users): the
+# agent's process has none of them, seen from the host's /proc; the broker
+# of its kind and pid 1 neither (they are forked after the monitor dropped them).
+@test "identity (rootless): the caller's supplementary groups are dropped (host /proc Groups empty)" {
+    getent group ssl-cert >/dev/null || skip "no ssl-cert group"
+    grep -q "^revrun-ci:" /etc/subgid 2>/dev/null || skip "no subordinate gid range for the test user"
+    rootless_checkout
+    local rt="$RR_TMP/xdg-$REVRUN_TEST_UID" secs=$((300000 + RANDOM)) pid=
+    mkdir -p "$rt" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$rt" && chmod 0700 "$rt"
+    rr_delegate_cgroups
+    setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --groups=ssl-cert,users \
+        --inh-caps=-all --reset-env -- env HOME="$rt" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin \
+        "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- sleep $secs >"$RR_TMP/grp.out" 2>&1 &
+    KILL_PIDS+=($!)
+    for _ in $(seq 100); do
+        pid=$(pgrep -x -f "sleep $secs" | head -1)
+        [ -n "$pid" ] && break
+        sleep 0.1
+    done
+    [ -n "$pid" ] || { cat "$RR_TMP/grp.out"; return 1; }
+    grep Groups "/proc/$pid/status" >&3
+    groups=$(sed -n 's/^Groups:[[:space:]]*//p' "/proc/$pid/status")
+    kill "$pid"
+    [ "$(stat -c %u "/proc/$pid" 2>/dev/null || echo "$REVRUN_TEST_UID")" = "$REVRUN_TEST_UID" ]
+    [ -z "${groups// /}" ]
+}
+
 @test "identity: a setuid-root binary inside gains nothing" {
     chown 4242:4242 "$RR_TMP/checkout"
     cp "$RR_BIN/ids" "$RR_TMP/checkout/suid-ids"
@@ -432,8 +459,8 @@ EOF
     assert_success
     [ "$(sed -n 1p <<<"$output")" = ESRCH ]
     [ "$(sed -n 2p <<<"$output")" = ENOENT ]
-    # sh, ids and pid 1: nothing else is visible
-    [ "$(kv pids)" -le 3 ]
+    # sh, ids, pid 1 and the NXDOMAIN resolver: nothing else is visible
+    [ "$(kv pids)" -le 4 ]
     kill -0 "$host_pid"
 }
 

@@ -47,6 +47,15 @@ refuse() {
     assert_output_contains "out: symlink target leads out of the tree"
 }
 
+@test "refuse: symlinks apply would refuse though the merged tree keeps them inside, root and rootless" {
+    # README is a file: the kernel stops there (ENOTDIR); apply reads the
+    # target as text, where README/.. is the top and one more .. climbs out
+    refuse user 'ln -s README/../../etc up && mkdir -p sub/a/b && ln -s a/b sub/lnk && ln -s sub/lnk/../../.. back' symlink-escape
+    assert_output_contains 'up: symlink target leads out of the tree when read as text, as apply checks it'
+    assert_output_contains 'back: symlink target leads out of the tree when read as text, as apply checks it'
+    WB_AS_USER=1 wb_expect_refuse symlink-escape
+}
+
 @test "refuse: symlink into .git" {
     refuse user 'ln -s .git/config cfg' symlink-escape
     assert_output_contains "leads into .git"

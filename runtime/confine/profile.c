@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <libmount.h>
+#include <limits.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <stdio.h>
@@ -224,7 +225,6 @@ static const char *const denied_always[] = {
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
     "open_by_handle_at",                                /* escape via file handles */
-    "setns",                                            /* joining other namespaces */
     "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup",
     "settimeofday", "clock_settime", "stime",
     "iopl", "ioperm", "quotactl", "quotactl_fd", "lookup_dcookie",
@@ -269,16 +269,22 @@ static int deny_list(struct profile *p, const char *const *names, size_t n)
 }
 
 /* A syscall fails when any one bit of `bits` is set in argument `arg`. */
-static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+static int deny_bits_as(struct profile *p, const char *name, unsigned arg, uint64_t bits,
+                        bool report)
 {
     for (unsigned b = 0; b < 64; b++) {
         uint64_t bit = 1ULL << b;
         if ((bits & bit) &&
-            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0}) <
+            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0, report}) <
                 0)
             return -1;
     }
     return 0;
+}
+
+static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+{
+    return deny_bits_as(p, name, arg, bits, false);
 }
 
 /* personality: only PER_LINUX (0), PER_LINUX32 (8) and those with
@@ -286,7 +292,7 @@ static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t
  * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
 static int deny_personality(struct profile *p)
 {
-    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0}) < 0)
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0, false}) < 0)
         return -1;
     return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
 }
@@ -300,7 +306,7 @@ static int deny_ioctls(struct profile *p)
 
     for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
         if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
-                                               0xffffffffULL, requests[i], 0, 0}) < 0)
+                                               0xffffffffULL, requests[i], 0, 0, false}) < 0)
             return -1;
     return 0;
 }
@@ -334,7 +340,7 @@ static int deny_socket_families(struct profile *p)
     for (size_t c = 0; c < 2; c++) {
         for (unsigned f = 0; f < 64; f++) {
             struct syscall_rule r = {calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ, 0,
-                                     0xffffffffULL, f, 0, 0};
+                                     0xffffffffULL, f, 0, 0, false};
             if (family_allowed(f))
                 continue;
             if (c == 0 && f == AF_NETLINK_)
@@ -344,7 +350,7 @@ static int deny_socket_families(struct profile *p)
         }
         for (unsigned b = 6; b < 32; b++)
             if (push_rule(p, (struct syscall_rule){calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ,
-                                                   0, 1ULL << b, 1ULL << b, 0, 0}) < 0)
+                                                   0, 1ULL << b, 1ULL << b, 0, 0, false}) < 0)
                 return -1;
     }
     return 0;
@@ -354,6 +360,11 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
 {
     int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
 
+    /* Joining other namespaces: refused always; an agent's attempt is
+     * counted when its own sandbox is what is refused. */
+    if (r == 0)
+        r = push_rule(p, (struct syscall_rule){.name = "setns", .errnum = EPERM,
+                                               .report = p->report_namespaces});
     if (r == 0)
         r = deny_personality(p);
     if (r == 0)
@@ -367,9 +378,9 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
         r = deny_list(p, denied_unless_nested,
                       sizeof(denied_unless_nested) / sizeof(denied_unless_nested[0]));
         if (r == 0)
-            r = deny_bits(p, "unshare", 0, CLONE_NS_FLAGS);
+            r = deny_bits_as(p, "unshare", 0, CLONE_NS_FLAGS, p->report_namespaces);
         if (r == 0)
-            r = deny_bits(p, "clone", 0, CLONE_NS_FLAGS);
+            r = deny_bits_as(p, "clone", 0, CLONE_NS_FLAGS, p->report_namespaces);
         /* clone3 passes its flags in memory, out of the filter's sight: it
          * fails with ENOSYS so that glibc falls back to clone (EPERM would
          * break thread creation in glibc 2.34+). */
@@ -395,9 +406,9 @@ static bool env_has(const struct rr_strv *env, const char *name)
 
 /* With a broker, the agent reaches exactly one endpoint: the relay on
  * loopback, which only talks to the broker on the host. Its address goes
- * into the environment under revrun.egress.baseUrlEnv (unless process.env
- * sets that variable itself). Without one, nothing leaves the loopback-only
- * network namespace. */
+ * into the environment under each of revrun.egress.baseUrlEnv (unless
+ * process.env sets that variable itself). Without one, nothing leaves the
+ * loopback-only network namespace. */
 static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     const struct rr_egress *eg = &c->revrun.egress;
@@ -410,39 +421,24 @@ static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_
         return rr_wrap(err, "revrun.egress");
     p->egress = eg;
     p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
-    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
-        return 0;
     for (size_t i = 0; i < c->process.env.n; i++)
         if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
             return rr_fail(err, ENOMEM, "environment");
     egress_base_url(p->egress_port, url, sizeof(url));
-    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
-    if (strv_push(&p->env_owned, var) < 0)
-        return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < eg->base_url_env.n; i++) {
+        /* NAME or NAME=/path: the relay's URL, with the path after it */
+        const char *spec = eg->base_url_env.v[i];
+        size_t n = strcspn(spec, "=");
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)n, spec);
+        if (env_has(&c->process.env, name))
+            continue;
+        snprintf(var, sizeof(var), "%s=%s%s", name, url, spec[n] == '=' ? spec + n + 1 : "");
+        if (strv_push(&p->env_owned, var) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    }
     p->env = &p->env_owned;
     return 0;
-}
-
-int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
-                       const char *cred_env, struct rr_error *err)
-{
-    struct rr_egress *e = &c->revrun.egress;
-    char var[128], url[64];
-
-    e->mode = RR_EGRESS_BROKER;
-    e->port = EGRESS_DEFAULT_PORT;
-    e->upstream = strdup(upstream);
-    e->header = strdup(EGRESS_DEFAULT_HEADER);
-    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
-    e->credential_file = cred_file ? strdup(cred_file) : NULL;
-    e->credential_env = cred_env ? strdup(cred_env) : NULL;
-    egress_base_url(e->port, url, sizeof(url));
-    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
-    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
-        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
-        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
-        return rr_fail(err, ENOMEM, "egress");
-    return egress_config_validate(e, c->revrun.network, err);
 }
 
 /* ---- judging a config ---- */
@@ -475,6 +471,9 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     if (p->net_host && (c->linux.namespaces & RR_NS_NET))
         return rr_fail(err, 0,
                        "revrun.network is \"host\" but linux.namespaces lists \"network\"");
+    /* Without the host network, nothing can be resolved; saying so at once
+     * (NXDOMAIN) keeps agents from retrying a "temporary" failure. */
+    p->dns_nxdomain = !p->net_host;
     p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                      (p->net_host ? 0 : CLONE_NEWNET);
     return 0;
@@ -725,6 +724,42 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     return judge_options(m, mp, path, false, err);
 }
 
+/* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
+ * the container's /dev); a read-write one is a host path the agent writes
+ * to directly, outside the vetted change set: allowed when written (the
+ * config says it; `--bind ...:rw` says it once more on the command line),
+ * and refused where it would reach the checkout itself (write-back would
+ * be bypassed) or the host's system trees. */
+static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
+                      struct rr_error *err)
+{
+    static const char *const no_dest[] = {"/proc", "/sys", "/dev"};
+    static const char *const no_rw[] = {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin",
+                                        "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot",
+                                        "/run", "/var"};
+    const struct rr_mount *m = &c->mounts[i];
+    const struct mount_plan *mp = &p->mounts[i];
+    char src[PATH_MAX], lower[PATH_MAX];
+
+    for (size_t k = 0; k < sizeof(no_dest) / sizeof(no_dest[0]); k++)
+        if (path_within(m->destination, no_dest[k]))
+            return rr_fail(err, 0, "mounts[%zu].destination: a bind over %s is refused", i,
+                           no_dest[k]);
+    if (mp->attr & MOUNT_ATTR_RDONLY)
+        return 0;
+    if (realpath(m->source, src) == NULL)
+        return rr_fail(err, errno, "mounts[%zu].source %s", i, m->source);
+    if (realpath(c->revrun.lower, lower) == NULL)
+        return rr_fail(err, errno, "revrun.lower %s", c->revrun.lower);
+    if (strcmp(src, "/") == 0 || path_within(src, lower) || path_within(lower, src))
+        return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach the checkout %s",
+                       i, src, lower);
+    for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
+        if (path_within(src, no_rw[k]))
+            return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
+    return 0;
+}
+
 /* revrun.out (`run --out DIR`): the agent writes /out, a tmpfs capped at
  * the upper's size (it wrote 3 GiB into a bound host directory against a
  * 1 GiB upper), never the host directory itself; when it exits, only the
@@ -758,6 +793,8 @@ static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;
         if (judge_mount(c, i, &p->mounts[i], err) < 0)
+            return -1;
+        if (p->mounts[i].kind == MOUNT_BIND && judge_bind(c, i, p, err) < 0)
             return -1;
     }
     return judge_out(c, p, err);
@@ -868,6 +905,48 @@ static int judge_landlock(struct profile *p, struct rr_error *err)
     return 0;
 }
 
+static const char *env_value(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return env->v[i] + n + 1;
+    return NULL;
+}
+
+/* revrun.home, homeFiles, artifacts: HOME must be a tmpfs of the config's
+ * (a bind would make the copy a write to the host); that tmpfs is then made
+ * by the monitor, seeded by copy (never bound: nothing of the seed on the
+ * host can be changed by the agent), and kept until destroy, so the
+ * artifacts can be copied out after the agent has ended. */
+static int judge_home(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const char *home = env_value(&c->process.env, "HOME");
+    struct stat st;
+
+    if (c->revrun.home == NULL && c->revrun.n_home_files == 0 && c->revrun.artifacts.n == 0)
+        return 0;
+    if (home == NULL || home[0] != '/')
+        return rr_fail(err, 0, "revrun.home/homeFiles/artifacts: process.env sets no absolute HOME");
+    for (size_t i = 0; i < p->n_mounts && p->home == NULL; i++)
+        if (p->mounts[i].kind == MOUNT_TMPFS && strcmp(p->mounts[i].destination, home) == 0) {
+            p->mounts[i].home_store = true;
+            p->home = &p->mounts[i];
+        }
+    if (p->home == NULL)
+        return rr_fail(err, 0, "revrun.home/homeFiles/artifacts: HOME (%s) must be a tmpfs mount "
+                               "of the config", home);
+    if (c->revrun.home != NULL && (stat(c->revrun.home, &st) < 0 || !S_ISDIR(st.st_mode)))
+        return rr_fail(err, errno ? errno : ENOTDIR, "revrun.home %s", c->revrun.home);
+    p->home_path = home;
+    p->home_seed = c->revrun.home;
+    p->home_files = c->revrun.home_files;
+    p->n_home_files = c->revrun.n_home_files;
+    p->artifacts = &c->revrun.artifacts;
+    return 0;
+}
+
 /* The checkout: where it is on the host and who owns it. */
 static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
@@ -939,7 +1018,7 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 ||
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 || judge_home(c, p, err) < 0 ||
         judge_git_env(p, err) < 0) {
         profile_free(p);
         return -1;
@@ -951,6 +1030,9 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     p->rlimits = c->process.rlimits;
     p->n_rlimits = c->process.n_rlimits;
     p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    /* An agent whose own sandbox (bwrap, unshare) is refused is told why in
+     * the review's report. */
+    p->report_namespaces = !p->allow_nested_sandboxes;
     if (build_syscall_rules(p, err) < 0) {
         profile_free(p);
         return -1;

@@ -41,6 +41,10 @@ struct syscall_rule {
     uint64_t datum;
     unsigned ne_arg; /* 1 + the index of an argument that must also differ from ne */
     uint64_t ne;
+    /* still refused (EPERM), but through the monitor, which counts the
+     * attempt for the report (seccomp user notification; the kernel
+     * answers ENOSYS if the monitor is gone: refused all the same) */
+    bool report;
 };
 
 /* MOUNT_OUT: /out, a size-capped tmpfs of the monitor's (rootfs_fds.out_mfd)
@@ -81,6 +85,10 @@ struct mount_plan {
     bool is_dev;             /* the /dev tmpfs: revrun adds the minimal device set */
     bool ro_after;           /* read-only once the mounts below it are made (placeholders) */
     const char *fs_source;   /* fresh filesystems: the "source" shown in mountinfo; NULL: none */
+    /* HOME when revrun.home, homeFiles or artifacts are set: this tmpfs is
+     * made by the monitor in its own mount namespace (seeded there) and
+     * bound by pid 1, so that it outlives the agent for the artifacts. */
+    bool home_store;
 };
 
 /* The engine host range: container ids 0..ENGINE_MAP_SIZE-1 become these
@@ -146,6 +154,9 @@ struct profile {
 
     unsigned clone_flags; /* CLONE_NEW* for the container */
     bool net_host;        /* sharing the host network: an explicit widening */
+    /* names resolve to nothing, at once: a resolver on the container's
+     * loopback answering NXDOMAIN, and resolv.conf pointing at it */
+    bool dns_nxdomain;
 
     struct mount_plan *mounts;
     size_t n_mounts;
@@ -174,6 +185,7 @@ struct profile {
      * it, the config's linux.seccomp when present */
     bool allow_nested_sandboxes;
     bool allow_ptrace;
+    bool report_namespaces; /* the agent's namespace attempts are counted (not the helpers') */
     struct syscall_rule *syscall_rules;
     size_t n_syscall_rules;
     const struct rr_seccomp *oci_seccomp;
@@ -191,6 +203,15 @@ struct profile {
     const struct rr_egress *egress;
     uint16_t egress_port;
     struct rr_strv env_owned; /* process.env plus what the profile adds */
+
+    /* HOME: the tmpfs mount at $HOME (a home_store), or NULL; what is
+     * seeded into it and what is kept of it after the run */
+    const struct mount_plan *home;
+    const char *home_path;
+    const char *home_seed;
+    const struct rr_home_file *home_files;
+    size_t n_home_files;
+    const struct rr_strv *artifacts;
 
     /* limits */
     struct rr_resources resources;
@@ -238,11 +259,5 @@ int profile_default_config(struct rr_config *cfg, const char *lower, bool rootle
 int profile_helper_floor(struct profile *p, struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
-
-/* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
- * the brokered model endpoint with revrun's defaults (relay on
- * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
-int profile_add_egress(struct rr_config *cfg, const char *upstream, const char *cred_file,
-                       const char *cred_env, struct rr_error *err);
 
 #endif

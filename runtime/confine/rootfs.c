@@ -127,6 +127,26 @@ static int populate_dev(int root, const char *dev, unsigned allowed, struct rr_e
     return 0;
 }
 
+/* HOME made and seeded by the monitor (runtime/home_store.c): the same
+ * tmpfs, bound here, so what the agent leaves in it outlives this
+ * namespace. */
+static int mount_home_store(int root, const struct mount_plan *m, int home_fd,
+                            struct rr_error *err)
+{
+    _cleanup_close_ int src = -1;
+    _cleanup_close_ int dst = -1;
+
+    if (home_fd < 0)
+        return rr_fail(err, EBADF, "HOME store: not opened");
+    src = rr_clone_tree(home_fd, "", false, m->attr, err);
+    if (src < 0)
+        return rr_wrap(err, "HOME store");
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "HOME store on %s", m->destination);
+    return 0;
+}
+
 /* /out: the monitor's tmpfs, attached as it is. */
 static int mount_out(int root, const struct mount_plan *m, struct rootfs_fds *fds,
                      struct rr_error *err)
@@ -157,9 +177,10 @@ static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fd
         if (m->ro_after && n_later == sizeof(later) / sizeof(later[0]))
             r = rr_fail(err, E2BIG, "too many read-only placeholders");
         if (r == 0)
-            r = m->kind == MOUNT_BIND  ? mount_bind(root, m, opened, err)
-                : m->kind == MOUNT_OUT ? mount_out(root, m, fds, err)
-                                       : mount_fresh(root, m, &keep, err);
+            r = m->home_store          ? mount_home_store(root, m, fds->home_fd, err)
+                : m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
+                : m->kind == MOUNT_OUT  ? mount_out(root, m, fds, err)
+                                        : mount_fresh(root, m, &keep, err);
         if (keep >= 0)
             later[n_later++] = keep;
         if (r == 0 && m->is_dev && populate_dev(root, m->destination, p->dev_allowed, err) < 0)
@@ -340,7 +361,11 @@ static int write_etc(int root, const struct profile *p, struct rr_error *err)
     if (write_new(root, "/etc/passwd", passwd, err) < 0 ||
         write_new(root, "/etc/group", group, err) < 0 ||
         write_new(root, "/etc/hosts", hosts, err) < 0 ||
-        write_new(root, "/etc/hostname", hostname, err) < 0)
+        write_new(root, "/etc/hostname", hostname, err) < 0 ||
+        (p->dns_nxdomain &&
+         write_new(root, "/etc/resolv.conf",
+                   "# revrun: every name is NXDOMAIN here (egress/dns.h)\n"
+                   "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n", err) < 0))
         return rr_wrap(err, "/etc");
     return 0;
 }

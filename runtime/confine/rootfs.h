@@ -14,6 +14,7 @@ struct rootfs_fds {
     int checkout_mfd; /* or its view made already (fuse backend), attached as is; -1: none */
     int upper_fd;
     int work_fd;
+    int home_fd;    /* O_PATH of the HOME store (profile home_store), or -1 */
     int out_mfd; /* the /out tmpfs (MOUNT_OUT), a detached mount of the monitor's; -1: none */
     /* engine mode: the image (root.path) as a detached mount, and per mount
      * of the plan the bind source opened by the caller (-1: none) */

@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +29,10 @@
 #include "runtime/container/backend.h"
 #include "runtime/container/console.h"
 #include "runtime/container/egress_wire.h"
+#include "runtime/container/home_store.h"
 #include "runtime/container/init.h"
 #include "runtime/container/outdir.h"
+#include "runtime/container/subgid.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -54,7 +58,16 @@ struct monitor {
     int agent_status;
     bool timed_out;
     char exec_error[SYNC_TEXT_MAX];
+    /* the agent's seccomp listener: namespace attempts, answered EPERM */
+    int notify_fd;
+    uint64_t ns_refused;
+    char ns_first[32];
 };
+
+/* Counting stops here and the listener is closed: from then on the kernel
+ * answers ENOSYS itself (still refused), and an agent looping on unshare
+ * costs the monitor nothing more. */
+#define NS_REFUSED_MAX 10000u
 
 /* ---- namespaces of the monitor itself ---- */
 
@@ -68,21 +81,45 @@ static int write_proc_file(const char *path, const char *text, struct rr_error *
 }
 
 /* Without root, the monitor makes a user namespace where it is root (its own
- * uid mapped to 0), which is what lets it mount the store. */
-static int own_userns(struct rr_error *err)
+ * uid mapped to 0), which is what lets it mount the store. The caller's
+ * supplementary groups are dropped there when newgidmap can map the gids
+ * with setgroups allowed (runtime/container/subgid.h); otherwise the kernel
+ * keeps them (setgroups denied) and one line says so. */
+static int own_userns(int warn_fd, struct rr_error *err)
 {
-    char map[64];
+    char map[64], why[256], line[512];
     uid_t uid = getuid();
     gid_t gid = getgid();
+    struct subgid_helper h;
+    bool helper = subgid_helper_start(&h, why, sizeof(why));
+    struct rr_error herr;
 
-    if (unshare(CLONE_NEWUSER) < 0)
+    if (unshare(CLONE_NEWUSER) < 0) {
+        subgid_helper_abandon(&h);
         return rr_fail(err, errno,
                        "user namespace (unprivileged user namespaces may be disabled: see "
                        "`revrun check`)");
-    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
-        return -1;
+    }
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
-    if (write_proc_file("/proc/self/uid_map", map, err) < 0)
+    if (write_proc_file("/proc/self/uid_map", map, err) < 0) {
+        subgid_helper_abandon(&h);
+        return -1;
+    }
+    if (helper && subgid_helper_map(&h, gid, &herr) == 0) {
+        if (setgroups(0, NULL) < 0)
+            return rr_fail(err, errno, "drop the supplementary groups");
+        return 0;
+    }
+    if (helper)
+        rr_error_text(&herr, why, sizeof(why));
+    if (getgroups(0, NULL) > 0) {
+        snprintf(line, sizeof(line),
+                 "rootless: the agent keeps your supplementary groups (%s): give this user a "
+                 "range in /etc/subgid to drop them",
+                 why);
+        sync_send(warn_fd, SYNC_WARNING, 0, 0, line);
+    }
+    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
         return -1;
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
     return write_proc_file("/proc/self/gid_map", map, err);
@@ -157,6 +194,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .checkout_mfd = backend_view(&m->backend),
                     .upper_fd = m->store.upper_fd,
                     .work_fd = m->store.work_fd,
+                    .home_fd = -1,
                     .out_mfd = m->out_mfd},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
@@ -184,7 +222,7 @@ static int prepare(struct monitor *m, struct rr_error *err)
         return -1;
     /* Ubuntu 24.04's AppArmor restriction lets the unshare pass and refuses
      * the id maps: the remedy is named whichever step fails. */
-    if (p->rootless && own_userns(err) < 0)
+    if (p->rootless && own_userns(m->a->cli_fd, err) < 0)
         return rr_wrap(err, "a user namespace of our own (refused here: on Ubuntu 24.04 by "
                             "AppArmor; `revrun check` gives the remedy)");
     if (own_mountns(err) < 0)
@@ -196,6 +234,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (overlay_store_mount(here, STORE_DIR, p->upper_size, p->lower_mode,
                             p->rootless ? (uid_t)-1 : p->host_uid,
                             p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
+        return -1;
+    if (home_store_make(here, p, err) < 0)
         return -1;
     /* Compiled here, loaded by the agent's process just before exec. */
     if (seccomp_compile(p, &m->seccomp, err) < 0 || seccomp_compile_helper(&m->helper_seccomp, err) < 0)
@@ -318,6 +358,8 @@ static void record_exit(struct monitor *m, int init_status)
     e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
+    e.ns_refused = m->ns_refused;
+    e.ns_refused_syscall = m->ns_first[0] ? m->ns_first : NULL;
     /* A failed write (a full disk) leaves `state` without an exit code, but
      * an attached run is told all the same. */
     statedir_write_exit(m->a->state_dir, &e, &err);
@@ -326,16 +368,56 @@ static void record_exit(struct monitor *m, int init_status)
         sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
 }
 
+static void close_notify(struct monitor *m)
+{
+    if (m->notify_fd >= 0)
+        close(m->notify_fd);
+    m->notify_fd = -1;
+}
+
+/* One namespace attempt: refused with EPERM, as the filter would without a
+ * listener, and counted. */
+static void on_notify(struct monitor *m)
+{
+    struct seccomp_notif *req = NULL;
+    struct seccomp_notif_resp *resp = NULL;
+
+    if (seccomp_notify_alloc(&req, &resp) < 0)
+        return;
+    if (seccomp_notify_receive(m->notify_fd, req) == 0) {
+        resp->id = req->id;
+        resp->error = -EPERM;
+        resp->val = 0;
+        resp->flags = 0;
+        seccomp_notify_respond(m->notify_fd, resp);
+        if (m->ns_refused++ == 0) {
+            char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+            snprintf(m->ns_first, sizeof(m->ns_first), "%s", name ? name : "?");
+            free(name);
+        }
+        if (m->ns_refused >= NS_REFUSED_MAX)
+            close_notify(m);
+    }
+    seccomp_notify_free(req, resp);
+}
+
 static void on_init_message(struct monitor *m)
 {
     struct sync_msg msg;
-    int r = sync_recv(m->init_fd, &msg);
+    int passed = -1;
+    int r = sync_recv_fd(m->init_fd, &msg, &passed);
 
     if (r <= 0) {
         close(m->init_fd);
         m->init_fd = -1;
         return;
     }
+    if (msg.type == SYNC_NOTIFY_FD && passed >= 0 && m->notify_fd < 0) {
+        m->notify_fd = passed;
+        return;
+    }
+    if (passed >= 0)
+        close(passed);
     if (msg.type == SYNC_STARTED && m->a->p->timeout_seconds > 0 && m->timer_fd >= 0) {
         struct itimerspec its = {.it_value.tv_sec = (time_t)m->a->p->timeout_seconds};
         timerfd_settime(m->timer_fd, 0, &its, NULL);
@@ -375,17 +457,22 @@ static int on_signal(struct monitor *m)
 static void event_loop(struct monitor *m)
 {
     for (;;) {
-        struct pollfd pfd[4] = {
+        struct pollfd pfd[5] = {
             {.fd = m->sig_fd, .events = POLLIN},
             {.fd = m->init_fd, .events = POLLIN},
             {.fd = m->timer_fd, .events = POLLIN},
             {.fd = m->a->attached ? m->a->cli_fd : -1, .events = POLLIN},
+            {.fd = m->notify_fd, .events = POLLIN},
         };
-        if (poll(pfd, 4, -1) < 0) {
+        if (poll(pfd, 5, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return;
         }
+        if (pfd[4].revents & POLLIN)
+            on_notify(m);
+        else if (pfd[4].revents & (POLLHUP | POLLERR | POLLNVAL))
+            close_notify(m); /* every process under the filter is gone */
         if ((pfd[0].revents & POLLIN) && on_signal(m))
             break;
         if (pfd[1].revents & (POLLIN | POLLHUP))
@@ -467,7 +554,8 @@ static int handshake(struct monitor *m, struct rr_error *err)
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
     struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
-                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1};
+                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1,
+                        .notify_fd = -1};
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;
