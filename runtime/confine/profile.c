@@ -1510,6 +1510,17 @@ static int engine_root(const struct rr_config *c, const char *bundle, struct pro
         return rr_fail(err, errno ? errno : ENOTDIR, "root.path %s", root);
     p->eng.root_path = root;
     p->root_readonly = c->root.readonly;
+    /* The image's owners as the container's ids (what runc with a user
+     * namespace gives): its root can use its own root filesystem. Writes
+     * land on the image's layer as those owners; nosuid stays on. */
+    {
+        char real[4096];
+        p->eng.idmap_root = realpath(root, real) != NULL && strcmp(real, "/") != 0;
+    }
+    if (!p->eng.idmap_root &&
+        note(p, "root.path: the host's own root is not idmapped (its files keep their host "
+                "owners)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
     if (c->linux.rootfs_propagation != NULL &&
         strstr(c->linux.rootfs_propagation, "shared") != NULL)
         return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" refused (mounts would propagate "

@@ -116,7 +116,7 @@ struct engine_plan {
     struct rr_strv sysctl_joined;   /* written host side, in a joined namespace */
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
-    bool cgroup_rw;
+    bool idmap_root;                /* the image through the container's mapping */
 };
 
 struct profile {

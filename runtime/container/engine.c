@@ -329,6 +329,28 @@ static int write_map(pid_t pid, const char *file, const struct rr_id_mapping *m,
     return write_proc(pid, file, text, err);
 }
 
+/* The image seen through the container's mapping, as a user-namespaced
+ * runc gives it: its root's files appear as the container's root, whose
+ * writes land as the image's owners on disk. A filesystem that cannot be
+ * idmapped keeps the host's owners (the container's root is then a
+ * stranger to the image's root-owned files), said in one line. */
+static void idmap_root(struct engine *e)
+{
+    char path[64];
+    _cleanup_close_ int ns = -1;
+    struct mount_attr ma = {.attr_set = MOUNT_ATTR_IDMAP};
+
+    snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)e->child);
+    ns = open(path, O_RDONLY | O_CLOEXEC);
+    if (ns >= 0) {
+        ma.userns_fd = (uint64_t)ns;
+        if (rr_mount_setattr(e->root_mfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma) == 0)
+            return;
+    }
+    log_msg(LOG_INFO, "tightened: root.path: not idmapped (%s): the image's files keep their "
+                      "host owners", strerror(errno));
+}
+
 /* What the host side sets on the process before it takes a step: its id
  * maps, its cgroup, its rlimits (root may raise a hard limit, the
  * container may not), its OOM score. */
@@ -342,6 +364,8 @@ static int place_child(struct engine *e, struct rr_error *err)
         return rr_wrap(err, "user namespace");
     if (cgroup_join(&e->cg, e->child, err) < 0)
         return -1;
+    if (p->eng.idmap_root)
+        idmap_root(e);
     for (size_t i = 0; i < p->n_rlimits; i++) {
         struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
         if (prlimit(e->child, p->rlimits[i].resource, &rl, NULL) < 0)
