@@ -15,7 +15,7 @@
 load helpers
 
 IMG_CTR=docker.io/library/rrbusybox:test
-IMG_LOCAL=localhost/rrbusybox:test
+IMG_LOCAL=localhost/rrbusybox:engines
 NS=revrun-test
 DOCKER=/usr/bin/docker # Debian's docker.io (a /usr/local/bin/docker may be another client)
 # podman's default nofile (1048576) can exceed this host's hard limit.
@@ -38,7 +38,7 @@ setup_file() {
         podman import "$ENG_DIR/img/rootfs.tar" "$IMG_LOCAL" >/dev/null 2>&1 || true
     fi
     if "$DOCKER" info >/dev/null 2>&1; then
-        "$DOCKER" import "$ENG_DIR/img/rootfs.tar" rrbusybox:test >/dev/null 2>&1 || true
+        "$DOCKER" import "$ENG_DIR/img/rootfs.tar" rrbusybox:engines >/dev/null 2>&1 || true
         local path
         path=$(docker_runtime_path)
         if [ -n "$path" ]; then
@@ -51,6 +51,8 @@ setup_file() {
 
 teardown_file() {
     ctr -n "$NS" image rm "$IMG_CTR" >/dev/null 2>&1 || true
+    podman rmi -f "$IMG_LOCAL" >/dev/null 2>&1 || true
+    "$DOCKER" rmi rrbusybox:engines >/dev/null 2>&1 || true
     rm -rf "$ENG_DIR"
 }
 
@@ -132,7 +134,7 @@ run_on() {
     docker)
         NAMES+=("docker:$name")
         run timeout 60 "$DOCKER" run --runtime "$(docker_rt "$runtime")" --rm --name "$name" \
-            "${flags[@]}" rrbusybox:test "$@"
+            "${flags[@]}" rrbusybox:engines "$@"
         ;;
     esac
 }
@@ -340,7 +342,7 @@ nothing_left() {
 @test "docker: run -d, stop, rm: the process is gone, nothing left" {
     need docker
     NAMES+=("docker:dbg")
-    run "$DOCKER" run --runtime revrun-test -d --name dbg rrbusybox:test sleep 600
+    run "$DOCKER" run --runtime revrun-test -d --name dbg rrbusybox:engines sleep 600
     [ "$status" = 0 ]
     local id pid
     id=$("$DOCKER" inspect -f '{{.Id}}' dbg)
@@ -395,7 +397,7 @@ nothing_left() {
 @test "docker: a second container joins the first's network namespace (by path)" {
     need docker
     NAMES+=("docker:dn1" "docker:dn2")
-    "$DOCKER" run --runtime revrun-test -d --name dn1 rrbusybox:test sleep 600
+    "$DOCKER" run --runtime revrun-test -d --name dn1 rrbusybox:engines sleep 600
     local pid want
     pid=$("$DOCKER" inspect -f '{{.State.Pid}}' dn1)
     want=$(readlink "/proc/$pid/ns/net")

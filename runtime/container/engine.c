@@ -30,6 +30,7 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
@@ -131,9 +132,23 @@ static int record(struct engine *e, pid_t pid, struct rr_error *err)
     struct rr_state s = {0};
     struct proc_ref ref = {0, 0};
     char created[64];
+    int r;
 
     if (pid > 0 && proc_ref_of(pid, &ref, err) < 0)
         return -1;
+    /* what `state` reports as runc does: the image root and annotations */
+    s.rootfs = (char *)e->p.eng.root_path;
+    for (size_t i = 0; i < e->cfg->annotations.n; i++) {
+        const char *kv = e->cfg->annotations.v[i], *eq = strchr(kv, '=');
+        char key[1024];
+        if (eq == NULL || (size_t)(eq - kv) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+        if (state_add_annotation(&s, key, eq + 1) < 0) {
+            r = rr_fail(err, ENOMEM, "state");
+            goto out;
+        }
+    }
     rr_now_rfc3339(created, sizeof(created));
     snprintf(s.id, sizeof(s.id), "%s", e->o->id);
     s.bundle = (char *)e->bundle;
@@ -146,7 +161,12 @@ static int record(struct engine *e, pid_t pid, struct rr_error *err)
         s.cgroup = e->cg.path;
         s.cgroup_version = (char *)cgroup_version_name(e->cg.version);
     }
-    return statedir_write_state(e->dir_fd, &s, err);
+    r = statedir_write_state(e->dir_fd, &s, err);
+out:
+    for (size_t i = 0; i < 2 * s.n_annotations; i++)
+        free(s.annotations[i]);
+    free(s.annotations);
+    return r;
 }
 
 static int make_state(struct engine *e, struct rr_error *err)
@@ -482,6 +502,16 @@ static int steps(struct engine *e, struct rr_error *err)
 
     if (profile_build_engine(e->cfg, e->bundle, PROFILE_POLICY_FILE, &e->p, err) < 0)
         return -1;
+    /* --systemd-cgroup: slice:prefix:name, placed where systemd would */
+    if (e->ctx->systemd_cgroup && e->cfg->linux.cgroups_path != NULL &&
+        strchr(e->cfg->linux.cgroups_path, ':') != NULL) {
+        if (cgroup_systemd_path(e->cfg->linux.cgroups_path, e->p.cgroups_buf,
+                                sizeof(e->p.cgroups_buf), err) < 0)
+            return -1;
+        e->p.cgroups_path = e->p.cgroups_buf;
+        log_msg(LOG_INFO, "linux.cgroupsPath %s (systemd) is cgroup %s", e->cfg->linux.cgroups_path,
+                e->p.cgroups_path);
+    }
     for (size_t i = 0; i < e->p.notes.n; i++)
         log_msg(LOG_INFO, "tightened: %s", e->p.notes.v[i]);
     if (e->p.terminal != (e->o->console_socket != NULL))
