@@ -14,7 +14,8 @@ CLI does real work against it.
 
 The conversation (when the prompt holds "revrun-agent-test workdir=DIR"):
 write NOTES.md, edit hello.txt ("world" -> "revrun"), run one shell command
-(`git status --short; git diff; echo SHELL-OK`), then a final answer. Each
+(`git status --short; git diff`, a name lookup, `echo SHELL-OK`), then
+a final answer. Each
 step is chosen from the history the request carries (how many tool results
 came back), so retries and parallel side requests (titles, routing,
 token counts) do not derail it. A tool result that reports an error ends the
@@ -45,7 +46,11 @@ counter = [0]
 
 NOTES = "Reviewed by the revrun agent suite.\n"
 OLD, NEW = "world", "revrun"
-SHELL = "git status --short; git diff; echo SHELL-OK"
+# The shell step also asks the sandbox's resolver for a name: "dns -2"
+# (EAI_NONAME, an NXDOMAIN answer) is what revrun promises inside.
+SHELL = ("git status --short; git diff; python3 -c \"import socket\n"
+         "try: socket.getaddrinfo('model-api.example', 443); print('dns resolved')\n"
+         "except socket.gaierror as e: print('dns', e.errno)\"; echo SHELL-OK")
 DONE = "Review finished: NOTES.md written, hello.txt edited."
 MARKER = re.compile(r"revrun-agent-test workdir=(/[A-Za-z0-9._/-]*)")
 WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
