@@ -42,6 +42,9 @@ ag_need() {
 # checkout (a git repository with hello.txt), the upstream.
 ag_setup() {
     eg_setup # RR_TMP, EG (pids, key), an egress_upstream we do not use
+    # --agent NAME finds agents/ one up from the binary, as in a build tree
+    cp -r "$REPO_ROOT/agents" "$RR_TMP/agents"
+    chmod -R a+rX "$RR_TMP/agents"
     AG="$RR_TMP/ag"
     mkdir -p "$AG"
     cp "$EG_CERTS/ca.pem" "$AG/ca.pem"
