@@ -67,7 +67,7 @@ claude_review() {
     [ "$(ag_result '["nestedSandbox"]["refused"]')" -ge 1 ]
     grep -q 'nested sandbox: .* refused' "$AG/out/summary.txt"
     grep -q -- '--nested-sandboxes' "$AG/out/summary.txt"
-    ! grep -q 'SHELL-OK' "$AG/up.rec"
+    ! grep -q 'SHELL-42' "$AG/up.rec"
 }
 
 # Allowed, it works inside revrun, but it leaves its mount placeholders
@@ -80,7 +80,7 @@ claude_review() {
     echo '{"sandbox": {"enabled": true}}' >"$AG/home/.claude/settings.json"
     claude_review --home "$AG/home" --nested-sandboxes
     [ "$status" -eq 2 ]
-    ag_expect_shell_ran
+    ag_expect_shell_ran nodns
     [ "$(ag_result '.get("nestedSandbox", {}).get("refused", 0)')" = 0 ]
     grep -q '^REFUSED \.git/' "$AG/out/summary.txt"
     ! grep '^REFUSED' "$AG/out/summary.txt" | grep -v '^REFUSED \.git/'
@@ -119,7 +119,7 @@ codex_review() {
     codex_review --nested-sandboxes -- --sandbox workspace-write
     assert_success
     ag_expect_changeset
-    ag_expect_shell_ran
+    ag_expect_shell_ran nodns
     [ "$(ag_result '.get("nestedSandbox", {}).get("refused", 0)')" = 0 ]
 }
 

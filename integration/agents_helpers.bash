@@ -79,6 +79,8 @@ ag_teardown() {
         cat "$AG/out/summary.txt" >&2 2>/dev/null || true
         echo "--- egress log" >&2
         cat "$AG/out/egress.log" >&2 2>/dev/null || true
+        echo "--- what the shell step sent back" >&2
+        grep -ao '.\{0,300\}SHELL-42.\{0,40\}' "$AG/up.rec" 2>/dev/null | tail -n 1 >&2 || true
     fi
     eg_teardown
 }
@@ -97,7 +99,8 @@ ag_review() {
 ag_review_rootless() {
     local name=$1
     shift
-    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$AG"
+    mkdir -p "$RR_TMP/ustate"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$AG" "$RR_TMP/ustate"
     run as_user "$RR_BIN/revrun" --root "$RR_TMP/ustate" review --agent "$name" \
         --agent-dir "$AG_DIR" --upstream "https://localhost:$AG_PORT" \
         --credential-file "$AG/key" --ca-file "$AG/ca.pem" --lower "$AG/lower" \
@@ -141,13 +144,17 @@ ag_expect_key() {
 }
 
 # The shell step ran inside, over the overlay, and its output came back to
-# the model: git saw the two changes, the name lookup got NXDOMAIN.
+# the model: git saw the two changes (the diff's index line names both
+# blobs), the name lookup got NXDOMAIN (EAI_NONAME, not EAI_AGAIN). Each
+# string is one only the command's output holds, not its text or a tool's
+# input. With "nodns", the lookup is not judged (an agent's own sandbox
+# runs the command in a network namespace of its own).
 ag_expect_shell_ran() {
-    grep -q 'SHELL-OK' "$AG/up.rec"
+    grep -q 'SHELL-42' "$AG/up.rec"
     grep -q ' M hello.txt' "$AG/up.rec"
     grep -q '?? NOTES.md' "$AG/up.rec"
-    grep -q '+hello revrun' "$AG/up.rec"
-    grep -q 'dns -2' "$AG/up.rec"
+    grep -q 'index 3b18e51\.\.2f005b4' "$AG/up.rec"
+    [ "${1:-}" = nodns ] || grep -q 'dns -2' "$AG/up.rec"
     ! grep -q 'SCRIPT-ABORTED' "$AG/up.rec"
 }
 

@@ -14,7 +14,8 @@ CLI does real work against it.
 
 The conversation (when the prompt holds "revrun-agent-test workdir=DIR"):
 write NOTES.md, edit hello.txt ("world" -> "revrun"), run one shell command
-(`git status --short; git diff`, a name lookup, `echo SHELL-OK`), then
+(`git status --short; git diff`, a name lookup, `echo SHELL-$((6*7))`:
+its output, never its text, holds "SHELL-42"), then
 a final answer. Each
 step is chosen from the history the request carries (how many tool results
 came back), so retries and parallel side requests (titles, routing,
@@ -50,7 +51,7 @@ OLD, NEW = "world", "revrun"
 # (EAI_NONAME, an NXDOMAIN answer) is what revrun promises inside.
 SHELL = ("git status --short; git diff; python3 -c \"import socket\n"
          "try: socket.getaddrinfo('model-api.example', 443); print('dns resolved')\n"
-         "except socket.gaierror as e: print('dns', e.errno)\"; echo SHELL-OK")
+         "except socket.gaierror as e: print('dns', e.errno)\"; echo SHELL-$((6*7))")
 DONE = "Review finished: NOTES.md written, hello.txt edited."
 MARKER = re.compile(r"revrun-agent-test workdir=(/[A-Za-z0-9._/-]*)")
 WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
