@@ -80,7 +80,8 @@ ag_teardown() {
         echo "--- egress log" >&2
         cat "$AG/out/egress.log" >&2 2>/dev/null || true
         echo "--- what the shell step sent back" >&2
-        grep -ao '.\{0,300\}SHELL-42.\{0,40\}' "$AG/up.rec" 2>/dev/null | tail -n 1 >&2 || true
+        python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); i=d.rfind(b"git status --short")
+print(d[i:i+900].decode("utf-8","replace") if i >= 0 else "(no shell step)")' "$AG/up.rec" >&2 || true
     fi
     eg_teardown
 }
