@@ -49,7 +49,9 @@ NOTES = "Reviewed by the revrun agent suite.\n"
 OLD, NEW = "world", "revrun"
 # The shell step also asks the sandbox's resolver for a name: "dns -2"
 # (EAI_NONAME, an NXDOMAIN answer) is what revrun promises inside.
-SHELL = ("git status --short; git diff; python3 -c \"import socket\n"
+# --no-ext-diff: Gemini CLI runs commands with diff.external set to "",
+# which git 2.39 tries to run.
+SHELL = ("git status --short; git diff --no-ext-diff; python3 -c \"import socket\n"
          "try: socket.getaddrinfo('model-api.example', 443); print('dns resolved')\n"
          "except socket.gaierror as e: print('dns', e.errno)\"; printf 'SHELL-%s\\n' 42")
 DONE = "Review finished: NOTES.md written, hello.txt edited."
