@@ -8,15 +8,22 @@ CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-PKGS := libseccomp yajl mount libssl libcrypto
+AGENTSDIR ?= $(PREFIX)/share/revrun/agents
+PKGS := libseccomp yajl mount libssl libcrypto zlib
+# libgit2 is compiled against but loaded with dlopen when a review first
+# needs it (writeback/git2.h): its load and init would cost every command.
+# The unit tests link it, to make repositories.
+GIT2_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libgit2)/libgit2.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libgit2) \
+	$(if $(GIT2_SONAME),-DWB_LIBGIT2_SONAME='"$(GIT2_SONAME)"')
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
+GIT2_LIBS := $(shell $(PKG_CONFIG) --libs libgit2)
 
 # -Wformat-truncation is off: snprintf into bounded message buffers truncates on
 # purpose; where a built string reaches a syscall its length is checked.
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes -Wno-format-truncation
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) -fstack-protector-strong -fPIE -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. -DREVRUN_AGENTS_DIR='"$(AGENTSDIR)"' $(WARN) -fstack-protector-strong -fPIE -g
 BASE_LDFLAGS := -pie -Wl,-z,relro,-z,now
 
 ifeq ($(SANITIZE),1)
@@ -66,7 +73,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(LIB_OBJ) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(LIB_OBJ) $(PKG_LIBS) $(GIT2_LIBS)
 
 probes: $(PROBE_BIN)
 
@@ -92,9 +99,12 @@ check: layout-check $(BUILD)/revrun probes $(TEST_BIN)
 install: revrun
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 revrun $(DESTDIR)$(BINDIR)/revrun
+	install -d $(DESTDIR)$(AGENTSDIR)
+	install -m 0644 agents/*.json $(DESTDIR)$(AGENTSDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/revrun
+	rm -f $(addprefix $(DESTDIR)$(AGENTSDIR)/,$(notdir $(wildcard agents/*.json)))
 
 fuzz:
 	@fuzz/build.sh

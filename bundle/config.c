@@ -1,4 +1,5 @@
 #include "bundle/config.h"
+#include "bundle/config_engine.h"
 
 #include <stdlib.h>
 
@@ -24,7 +25,7 @@ static void egress_free(struct rr_egress *e)
     free(e->credential_env);
     free(e->header);
     free(e->header_prefix);
-    free(e->base_url_env);
+    strv_free(&e->base_url_env);
     free(e->ca_file);
 }
 
@@ -45,6 +46,8 @@ void config_free(struct rr_config *cfg)
     free(cfg->process.rlimits);
     free(cfg->root.path);
     free(cfg->hostname);
+    free(cfg->domainname);
+    engine_config_free(cfg);
     for (size_t i = 0; i < cfg->n_mounts; i++) {
         free(cfg->mounts[i].destination);
         free(cfg->mounts[i].type);
@@ -60,8 +63,16 @@ void config_free(struct rr_config *cfg)
     free(cfg->linux.cgroups_path);
     free(cfg->revrun.lower);
     free(cfg->revrun.checkout_path);
+    free(cfg->revrun.out);
     strv_free(&cfg->revrun.best_effort);
     writeback_policy_free(&cfg->revrun.writeback);
     egress_free(&cfg->revrun.egress);
+    free(cfg->revrun.home);
+    for (size_t i = 0; i < cfg->revrun.n_home_files; i++) {
+        free(cfg->revrun.home_files[i].path);
+        free(cfg->revrun.home_files[i].content);
+    }
+    free(cfg->revrun.home_files);
+    strv_free(&cfg->revrun.artifacts);
     *cfg = (struct rr_config){0};
 }

@@ -92,12 +92,47 @@ struct rr_seccomp {
 
 #define RR_UNSET (-1) /* int64 resource values not given */
 
+/* An OCI hook: a program of the engine's, run by revrun on the host side
+ * (or in the container's namespaces for createContainer/startContainer)
+ * with the container's state on stdin. */
+struct rr_hook {
+    char *path;
+    struct rr_strv args;
+    struct rr_strv env;
+    int64_t timeout; /* seconds; RR_UNSET: none */
+};
+
+enum rr_hook_kind {
+    RR_HOOK_PRESTART,
+    RR_HOOK_CREATE_RUNTIME,
+    RR_HOOK_CREATE_CONTAINER,
+    RR_HOOK_START_CONTAINER,
+    RR_HOOK_POSTSTART,
+    RR_HOOK_POSTSTOP,
+    RR_HOOK_KINDS,
+};
+
+/* linux.resources.devices[]: one cgroup device rule. */
+struct rr_device_rule {
+    bool allow;
+    char type;      /* 'a', 'c' or 'b' */
+    int64_t major;  /* -1: any */
+    int64_t minor;  /* -1: any */
+    char access[4]; /* subset of "rwm" */
+};
+
 struct rr_resources {
     int64_t memory_limit; /* bytes */
     int64_t memory_swap;  /* bytes, memory + swap as OCI defines it */
     int64_t pids_limit;
     int64_t cpu_quota; /* microseconds per period */
     int64_t cpu_period;
+    /* engine mode (an engine's config) */
+    int64_t cpu_shares;   /* RR_UNSET or 0: not given */
+    int64_t blkio_weight; /* RR_UNSET or 0: not given */
+    bool disable_oom_killer;
+    struct rr_device_rule *devices;
+    size_t n_devices;
 };
 
 enum rr_backend { RR_BACKEND_AUTO, RR_BACKEND_NATIVE, RR_BACKEND_FUSE };
@@ -117,9 +152,20 @@ struct rr_egress {
     char *header;                /* header that carries it upstream, e.g. "x-api-key" */
     char *header_prefix;         /* text before the secret, e.g. "Bearer " (may be NULL) */
     uint16_t port;               /* loopback port inside the container */
-    char *base_url_env;          /* variable set in process.env, e.g. ANTHROPIC_BASE_URL */
+    struct rr_strv base_url_env; /* variables set in process.env, e.g. ANTHROPIC_BASE_URL */
     char *ca_file;               /* trust anchors for the upstream; NULL: the system's */
 };
+
+/* revrun.homeFiles: a file written into the agent's HOME before it starts
+ * (a setting the agent reads, e.g. ~/.codex/config.toml). */
+struct rr_home_file {
+    char *path;    /* relative to HOME: no "..", no empty or "." component */
+    char *content; /* the bytes, as text */
+};
+
+#define RR_HOME_FILES_MAX 64
+#define RR_HOME_FILE_BYTES (64u << 10)
+#define RR_ARTIFACTS_MAX 32
 
 /* Write-back policy: which changes are refused or flagged, and the caps that
  * keep the stage bounded on an attacker-shaped upper. */
@@ -132,6 +178,9 @@ struct rr_writeback_policy {
     uint32_t max_depth;
     uint32_t max_name_bytes;
     uint32_t max_path_bytes;
+    /* revrun.writeback.ignored: "include" exports what the checkout's ignore
+     * rules leave out of the change (false, "exclude", the default) */
+    bool include_ignored;
 };
 
 /* Names that revrun.bestEffort may list: limits that may be skipped (with a
@@ -152,6 +201,18 @@ struct rr_config {
         size_t n_rlimits;
         bool no_new_privileges;
         bool has_no_new_privileges; /* the key was present */
+        /* engine mode only (a review config refuses these) */
+        uint32_t *additional_gids;
+        size_t n_additional_gids;
+        bool has_umask;
+        uint32_t umask;
+        bool has_oom_score_adj;
+        int64_t oom_score_adj;
+        bool has_capabilities;
+        struct rr_strv caps[5]; /* bounding, effective, inheritable, permitted, ambient */
+        char *apparmor_profile;
+        char *selinux_label;
+        uint32_t console_height, console_width; /* 0: not given */
     } process;
 
     struct {
@@ -160,6 +221,7 @@ struct rr_config {
     } root;
 
     char *hostname;
+    char *domainname; /* engine mode */
 
     struct rr_mount *mounts;
     size_t n_mounts;
@@ -175,13 +237,26 @@ struct rr_config {
         struct rr_strv masked_paths;
         struct rr_strv readonly_paths;
         char *cgroups_path; /* NULL: revrun's default */
+        /* engine mode only */
+        char *ns_path[7];          /* by RR_NS_* bit index: join this namespace */
+        struct rr_strv sysctl;     /* "key=value" */
+        char *rootfs_propagation;
+        char *mount_label;
     } linux;
+
+    /* An engine's config: no `revrun` section. Its fields are honoured or
+     * tightened to revrun's floor by profile_build_engine(). */
+    bool engine;
+    struct rr_hook *hooks[RR_HOOK_KINDS];
+    size_t n_hooks[RR_HOOK_KINDS];
+    struct rr_strv annotations; /* "key=value", for the hooks' state */
 
     struct {
         char *lower;         /* host path of the checkout (absolute) */
         char *checkout_path; /* where it appears inside (absolute) */
         enum rr_backend overlay;
         uint64_t upper_size;      /* bytes the agent may write into the upper */
+        char *out;                /* host directory handed the agent's /out at its exit, or NULL */
         uint64_t timeout_seconds; /* wall clock from start; 0: none */
         uint64_t min_free_space;  /* create refuses below this much free under the state root */
         bool nested_sandboxes;    /* allow new user/pid/mount namespaces inside */
@@ -190,8 +265,16 @@ struct rr_config {
         struct rr_strv best_effort;
         struct rr_writeback_policy writeback;
         struct rr_egress egress;
+        char *home;                    /* host dir copied (never bound) into HOME; NULL: none */
+        struct rr_home_file *home_files; /* written into HOME after the copy */
+        size_t n_home_files;
+        struct rr_strv artifacts;      /* "~/..." paths kept in OUT/artifacts after the run */
     } revrun;
 };
+
+/* Names of the capability sets in process.capabilities, in rr_config order. */
+extern const char *const rr_cap_set_names[5];
+extern const char *const rr_hook_kind_names[RR_HOOK_KINDS];
 
 /* Parse a config tree. Unknown keys are refused everywhere except
  * `annotations`: a field revrun would silently ignore could be one that was

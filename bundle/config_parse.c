@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "bundle/config.h"
+#include "bundle/config_engine.h"
 #include "bundle/jfield.h"
 #include "common/cleanup.h"
 
@@ -143,18 +144,27 @@ static int parse_process(const struct json_node *proc, struct rr_config *cfg,
     static const char *const keys[] = {"terminal", "user",         "args",
                                        "env",      "cwd",          "capabilities",
                                        "rlimits",  "noNewPrivileges", NULL};
+    /* Every member of the runtime spec's process: an engine's config is
+     * judged field by field, not refused for having one. */
+    static const char *const engine_keys[] = {
+        "terminal", "consoleSize", "user", "args", "commandLine", "env", "cwd", "capabilities",
+        "rlimits", "noNewPrivileges", "apparmorProfile", "oomScoreAdj", "selinuxLabel",
+        "scheduler", "ioPriority", "execCPUAffinity", NULL};
     const char *path = "process";
     const struct json_node *n;
     char p[JPATH_MAX];
 
-    if (jf_only_keys(proc, path, keys, err) < 0)
+    if (jf_only_keys(proc, path, cfg->engine ? engine_keys : keys, err) < 0)
+        return -1;
+    if (cfg->engine && engine_parse_process_extra(proc, cfg, err) < 0)
         return -1;
     if (jf_bool(proc, "terminal", path, &cfg->process.terminal, NULL, err) < 0)
         return -1;
     n = json_get(proc, "user");
     if (n == NULL)
         return rr_fail(err, 0, "process.user: required");
-    if (parse_user(n, "process.user", cfg, err) < 0)
+    if ((cfg->engine ? engine_parse_user(n, "process.user", cfg, err)
+                     : parse_user(n, "process.user", cfg, err)) < 0)
         return -1;
     if (jf_strv(proc, "args", path, &cfg->process.args, err) < 0)
         return -1;
@@ -167,7 +177,8 @@ static int parse_process(const struct json_node *proc, struct rr_config *cfg,
         jf_check_abs_path(cfg->process.cwd, "process.cwd", err) < 0)
         return -1;
     n = json_get(proc, "capabilities");
-    if (n != NULL && parse_capabilities(n, "process.capabilities", err) < 0)
+    if (n != NULL && (cfg->engine ? engine_parse_capabilities(n, "process.capabilities", cfg, err)
+                                  : parse_capabilities(n, "process.capabilities", err)) < 0)
         return -1;
     n = json_get(proc, "rlimits");
     jpath_key(p, path, "rlimits");
@@ -208,13 +219,21 @@ static int parse_mounts(const struct json_node *arr, struct rr_config *cfg, stru
         cfg->n_mounts++;
         if (jf_only_keys(m, p, keys, err) < 0 ||
             jf_string(m, "destination", p, true, &out->destination, err) < 0 ||
-            jf_string(m, "type", p, true, &out->type, err) < 0 ||
+            jf_string(m, "type", p, !cfg->engine, &out->type, err) < 0 ||
             jf_string(m, "source", p, false, &out->source, err) < 0 ||
             jf_strv(m, "options", p, &out->options, err) < 0)
             return -1;
         jpath_key(dp, p, "destination");
         if (jf_check_abs_path(out->destination, dp, err) < 0)
             return -1;
+        /* The spec lets a bind go without a type: "bind" or "rbind" among
+         * the options says what it is. */
+        if (out->type == NULL &&
+            (strv_contains(&out->options, "bind") || strv_contains(&out->options, "rbind")) &&
+            (out->type = strdup("bind")) == NULL)
+            return rr_fail(err, ENOMEM, "%s", p);
+        if (out->type == NULL)
+            return rr_fail(err, 0, "%s.type: required unless the options say bind or rbind", p);
         if (strcmp(out->type, "bind") == 0) {
             jpath_key(dp, p, "source");
             if (out->source == NULL)
@@ -243,8 +262,10 @@ static int parse_namespaces(const struct json_node *arr, struct rr_config *cfg,
         jpath_index(p, path, i);
         if (jf_only_keys(ns, p, keys, err) < 0 || jf_string(ns, "type", p, true, &type, err) < 0)
             return -1;
-        if (json_get(ns, "path") != NULL)
+        if (json_get(ns, "path") != NULL && !cfg->engine)
             return rr_fail(err, 0, "%s.path: joining an existing namespace is not supported", p);
+        if (cfg->engine && strcmp(type, "time") == 0)
+            return rr_fail(err, 0, "%s.type: refused: revrun does not make time namespaces", p);
         for (k = 0; k < sizeof(ns_names) / sizeof(ns_names[0]); k++)
             if (strcmp(ns_names[k].name, type) == 0)
                 break;
@@ -252,6 +273,13 @@ static int parse_namespaces(const struct json_node *arr, struct rr_config *cfg,
             return rr_fail(err, 0, "%s.type: unknown namespace type", p);
         if (cfg->linux.namespaces & ns_names[k].bit)
             return rr_fail(err, 0, "%s: %s listed twice", p, type);
+        if (json_get(ns, "path") != NULL) {
+            char pp[JPATH_MAX];
+            jpath_key(pp, p, "path");
+            if (jf_string(ns, "path", p, true, &cfg->linux.ns_path[k], err) < 0 ||
+                jf_check_abs_path(cfg->linux.ns_path[k], pp, err) < 0)
+                return -1;
+        }
         cfg->linux.namespaces |= ns_names[k].bit;
     }
     return 0;
@@ -291,13 +319,28 @@ static int parse_resources(const struct json_node *res, struct rr_config *cfg,
                            struct rr_error *err)
 {
     static const char *const keys[] = {"memory", "pids", "cpu", NULL};
-    static const char *const mem_keys[] = {"limit", "swap", NULL};
+    static const char *const mem_keys_r[] = {"limit", "swap", NULL};
     static const char *const pids_keys[] = {"limit", NULL};
-    static const char *const cpu_keys[] = {"quota", "period", NULL};
+    static const char *const cpu_keys_r[] = {"quota", "period", NULL};
+    const char *const *mem_keys = mem_keys_r, *const *cpu_keys = cpu_keys_r;
+    static const char *const e_keys[] = {"devices", "memory", "cpu", "pids", "blockIO",
+                                         "hugepageLimits", "network", "rdma", "unified", NULL};
+    static const char *const e_mem_keys[] = {"limit", "swap", "reservation", "kernel",
+                                             "kernelTCP", "swappiness", "disableOOMKiller",
+                                             "useHierarchy", "checkBeforeUpdate", NULL};
+    static const char *const e_cpu_keys[] = {"quota", "period", "shares", "realtimeRuntime",
+                                             "realtimePeriod", "cpus", "mems", "idle", "burst",
+                                             NULL};
     struct rr_resources *r = &cfg->linux.resources;
     const struct json_node *n;
 
-    if (jf_only_keys(res, "linux.resources", keys, err) < 0)
+    if (cfg->engine) {
+        mem_keys = e_mem_keys;
+        cpu_keys = e_cpu_keys;
+    }
+    if (jf_only_keys(res, "linux.resources", cfg->engine ? e_keys : keys, err) < 0)
+        return -1;
+    if (cfg->engine && engine_parse_resources_extra(res, cfg, err) < 0)
         return -1;
     if ((n = json_get(res, "memory")) != NULL &&
         (jf_only_keys(n, "linux.resources.memory", mem_keys, err) < 0 ||
@@ -327,10 +370,16 @@ static int parse_linux(const struct json_node *lx, struct rr_config *cfg, struct
     static const char *const keys[] = {"namespaces",   "uidMappings",   "gidMappings",
                                        "resources",    "seccomp",       "maskedPaths",
                                        "readonlyPaths", "cgroupsPath",  NULL};
+    static const char *const engine_keys[] = {
+        "namespaces", "uidMappings", "gidMappings", "resources", "seccomp", "maskedPaths",
+        "readonlyPaths", "cgroupsPath", "devices", "sysctl", "rootfsPropagation", "mountLabel",
+        "intelRdt", "personality", "timeOffsets", "memoryPolicy", "netDevices", NULL};
     const char *path = "linux";
     const struct json_node *n;
 
-    if (jf_only_keys(lx, path, keys, err) < 0)
+    if (jf_only_keys(lx, path, cfg->engine ? engine_keys : keys, err) < 0)
+        return -1;
+    if (cfg->engine && engine_parse_linux_extra(lx, cfg, err) < 0)
         return -1;
     if ((n = json_get(lx, "namespaces")) != NULL && parse_namespaces(n, cfg, err) < 0)
         return -1;
@@ -367,6 +416,7 @@ static int parse_linux(const struct json_node *lx, struct rr_config *cfg, struct
 }
 
 int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struct rr_error *err);
+int config_engine_defaults(struct rr_config *cfg, struct rr_error *err);
 
 static int parse_annotations(const struct json_node *a, struct rr_error *err)
 {
@@ -384,7 +434,9 @@ static int parse_annotations(const struct json_node *a, struct rr_error *err)
 static void config_init(struct rr_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->linux.resources = (struct rr_resources){RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET};
+    cfg->linux.resources = (struct rr_resources){RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET,
+                                                 .cpu_shares = RR_UNSET,
+                                                 .blkio_weight = RR_UNSET};
 }
 
 int config_from_json(const struct json_node *root, struct rr_config *cfg, struct rr_error *err)
@@ -392,10 +444,21 @@ int config_from_json(const struct json_node *root, struct rr_config *cfg, struct
     static const char *const keys[] = {"ociVersion", "process", "root",        "hostname",
                                        "mounts",     "linux",   "annotations", "revrun",
                                        NULL};
+    static const char *const engine_keys[] = {"ociVersion", "process", "root",  "hostname",
+                                              "domainname", "mounts",  "hooks", "linux",
+                                              "annotations", NULL};
     const struct json_node *n;
 
     config_init(cfg);
-    if (jf_only_keys(root, "", keys, err) < 0)
+    /* No `revrun` section: an engine's config (containerd drops unknown
+     * top-level keys, so an engine cannot send one). */
+    cfg->engine = root->type == JSON_OBJECT && json_get(root, "revrun") == NULL;
+    if (jf_only_keys(root, "", cfg->engine ? engine_keys : keys, err) < 0)
+        goto fail;
+    if (cfg->engine && json_get(root, "domainname") != NULL &&
+        jf_string(root, "domainname", "", false, &cfg->domainname, err) < 0)
+        goto fail;
+    if (cfg->engine && (n = json_get(root, "hooks")) != NULL && engine_parse_hooks(n, cfg, err) < 0)
         goto fail;
     if (jf_string(root, "ociVersion", "", true, &cfg->oci_version, err) < 0)
         goto fail;
@@ -420,9 +483,12 @@ int config_from_json(const struct json_node *root, struct rr_config *cfg, struct
         goto fail;
     if ((n = json_get(root, "linux")) != NULL && parse_linux(n, cfg, err) < 0)
         goto fail;
-    if ((n = json_get(root, "annotations")) != NULL && parse_annotations(n, err) < 0)
+    if ((n = json_get(root, "annotations")) != NULL &&
+        (parse_annotations(n, err) < 0 ||
+         (cfg->engine && engine_parse_annotations(n, cfg, err) < 0)))
         goto fail;
-    if (config_parse_revrun(json_get(root, "revrun"), cfg, err) < 0)
+    if (cfg->engine ? config_engine_defaults(cfg, err) < 0
+                    : config_parse_revrun(json_get(root, "revrun"), cfg, err) < 0)
         goto fail;
     return 0;
 fail:

@@ -42,8 +42,10 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
 {
     static const char *const keys[] = {"protect",      "warn",         "maxFiles",
                                        "maxFileBytes", "maxTotalBytes", "maxDepth",
-                                       "maxNameBytes", "maxPathBytes", NULL};
+                                       "maxNameBytes", "maxPathBytes", "ignored",  NULL};
+    static const char *const ignored[] = {"exclude", "include", NULL};
     const char *path = "revrun.writeback";
+    int include = p->include_ignored;
 
     if (jf_only_keys(wb, path, keys, err) < 0 || jf_strv(wb, "protect", path, &p->protect, err) < 0 ||
         jf_strv(wb, "warn", path, &p->warn, err) < 0 ||
@@ -52,8 +54,10 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
         jf_size(wb, "maxTotalBytes", path, &p->max_total_bytes, err) < 0 ||
         jf_u32(wb, "maxDepth", path, false, &p->max_depth, err) < 0 ||
         jf_u32(wb, "maxNameBytes", path, false, &p->max_name_bytes, err) < 0 ||
-        jf_u32(wb, "maxPathBytes", path, false, &p->max_path_bytes, err) < 0)
+        jf_u32(wb, "maxPathBytes", path, false, &p->max_path_bytes, err) < 0 ||
+        parse_enum(wb, "ignored", path, ignored, &include, err) < 0)
         return -1;
+    p->include_ignored = include == 1;
     if (p->max_depth == 0 || p->max_name_bytes == 0 || p->max_path_bytes == 0 || p->max_files == 0)
         return rr_fail(err, 0, "%s: caps must be above zero", path);
     return 0;
@@ -78,7 +82,7 @@ static int parse_egress(const struct json_node *eg, struct rr_egress *e, struct 
         jf_string(eg, "header", path, false, &e->header, err) < 0 ||
         jf_string(eg, "headerPrefix", path, false, &e->header_prefix, err) < 0 ||
         jf_u32(eg, "port", path, false, &port, err) < 0 ||
-        jf_string(eg, "baseUrlEnv", path, false, &e->base_url_env, err) < 0 ||
+        jf_strv_or_string(eg, "baseUrlEnv", path, &e->base_url_env, err) < 0 ||
         jf_string(eg, "caFile", path, false, &e->ca_file, err) < 0)
         return -1;
     if (e->ca_file != NULL && jf_check_abs_path(e->ca_file, "revrun.egress.caFile", err) < 0)
@@ -103,6 +107,77 @@ static int parse_egress(const struct json_node *eg, struct rr_egress *e, struct 
     if (e->allow.n == 0 && strv_push(&e->allow, "/v1/") < 0)
         return rr_fail(err, ENOMEM, "%s", path);
     return 0;
+}
+
+/* homeFiles: {"relative/path": "content", ...}, capped. */
+int config_parse_home_files(const struct json_node *hf, const char *path,
+                            struct rr_home_file **out, size_t *n_out, struct rr_error *err)
+{
+    struct rr_home_file *v;
+
+    if (jf_expect(hf, JSON_OBJECT, path, err) < 0)
+        return -1;
+    if (hf->u.object.n > RR_HOME_FILES_MAX)
+        return rr_fail(err, 0, "%s: at most %d files", path, RR_HOME_FILES_MAX);
+    v = calloc(hf->u.object.n + 1, sizeof(*v));
+    if (v == NULL)
+        return rr_fail(err, ENOMEM, "%s", path);
+    *out = v;
+    for (size_t i = 0; i < hf->u.object.n; i++) {
+        const struct json_node *val = hf->u.object.values[i];
+        char p[JPATH_MAX];
+        jpath_key(p, path, hf->u.object.keys[i]);
+        if (jf_check_rel_path(hf->u.object.keys[i], p, err) < 0 ||
+            jf_expect(val, JSON_STRING, p, err) < 0)
+            return -1;
+        if (val->u.string.len > RR_HOME_FILE_BYTES)
+            return rr_fail(err, 0, "%s: at most %u bytes", p, RR_HOME_FILE_BYTES);
+        (*n_out)++;
+        v[i].path = strdup(hf->u.object.keys[i]);
+        v[i].content = strdup(val->u.string.s);
+        if (v[i].path == NULL || v[i].content == NULL)
+            return rr_fail(err, ENOMEM, "%s", p);
+    }
+    return 0;
+}
+
+/* artifacts: "~/rel/path" each; only HOME outlives the agent long enough
+ * to be copied, so nothing else can be named. */
+int config_parse_artifacts(const struct json_node *obj, const char *parent, struct rr_strv *a,
+                           struct rr_error *err)
+{
+    char path[JPATH_MAX];
+
+    jpath_key(path, parent, "artifacts");
+    if (jf_strv(obj, "artifacts", parent, a, err) < 0)
+        return -1;
+    if (a->n > RR_ARTIFACTS_MAX)
+        return rr_fail(err, 0, "%s: at most %d paths", path, RR_ARTIFACTS_MAX);
+    for (size_t i = 0; i < a->n; i++) {
+        char p[JPATH_MAX];
+        jpath_index(p, path, i);
+        if (strncmp(a->v[i], "~/", 2) != 0)
+            return rr_fail(err, 0, "%s: must start with \"~/\" (a path in the agent's HOME)",
+                           p);
+        if (jf_check_rel_path(a->v[i] + 2, p, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_home(const struct json_node *rv, struct rr_config *cfg, struct rr_error *err)
+{
+    const struct json_node *n;
+
+    if (jf_string(rv, "home", "revrun", false, &cfg->revrun.home, err) < 0 ||
+        (cfg->revrun.home != NULL &&
+         jf_check_abs_path(cfg->revrun.home, "revrun.home", err) < 0))
+        return -1;
+    if ((n = json_get(rv, "homeFiles")) != NULL &&
+        config_parse_home_files(n, "revrun.homeFiles", &cfg->revrun.home_files,
+                                &cfg->revrun.n_home_files, err) < 0)
+        return -1;
+    return config_parse_artifacts(rv, "revrun", &cfg->revrun.artifacts, err);
 }
 
 static int parse_best_effort(const struct json_node *rv, struct rr_config *cfg,
@@ -140,7 +215,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     static const char *const keys[] = {"lower",   "checkoutPath", "overlay",    "upperSize",
                                        "timeout", "nestedSandboxes", "ptrace", "network",
                                        "bestEffort", "writeback", "egress", "minFreeSpace",
-                                       NULL};
+                                       "home", "homeFiles", "artifacts", "out", NULL};
     static const char *const backends[] = {"auto", "native", "fuse", NULL};
     static const char *const networks[] = {"none", "host", NULL};
     const char *path = "revrun";
@@ -155,6 +230,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         jf_string(rv, "lower", path, true, &cfg->revrun.lower, err) < 0 ||
         jf_check_abs_path(cfg->revrun.lower, "revrun.lower", err) < 0 ||
         jf_string(rv, "checkoutPath", path, false, &cfg->revrun.checkout_path, err) < 0 ||
+        jf_string(rv, "out", path, false, &cfg->revrun.out, err) < 0 ||
         parse_enum(rv, "overlay", path, backends, &backend, err) < 0 ||
         jf_size(rv, "upperSize", path, &cfg->revrun.upper_size, err) < 0 ||
         jf_u64(rv, "timeout", path, &cfg->revrun.timeout_seconds, NULL, err) < 0 ||
@@ -162,12 +238,14 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         jf_bool(rv, "nestedSandboxes", path, &cfg->revrun.nested_sandboxes, NULL, err) < 0 ||
         jf_bool(rv, "ptrace", path, &cfg->revrun.ptrace, NULL, err) < 0 ||
         parse_enum(rv, "network", path, networks, &network, err) < 0 ||
-        parse_best_effort(rv, cfg, err) < 0)
+        parse_best_effort(rv, cfg, err) < 0 || parse_home(rv, cfg, err) < 0)
         return -1;
     cfg->revrun.overlay = (enum rr_backend)backend;
     cfg->revrun.network = (enum rr_network)network;
     if (cfg->revrun.checkout_path != NULL &&
         jf_check_abs_path(cfg->revrun.checkout_path, "revrun.checkoutPath", err) < 0)
+        return -1;
+    if (cfg->revrun.out != NULL && jf_check_abs_path(cfg->revrun.out, "revrun.out", err) < 0)
         return -1;
     if (json_get(rv, "upperSize") != NULL && cfg->revrun.upper_size < (1u << 20))
         return rr_fail(err, 0, "revrun.upperSize: at least 1M");
@@ -177,4 +255,18 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     if ((n = json_get(rv, "egress")) != NULL && parse_egress(n, &cfg->revrun.egress, err) < 0)
         return -1;
     return apply_defaults(cfg, err);
+}
+
+int config_engine_defaults(struct rr_config *cfg, struct rr_error *err);
+
+/* An engine's config has no review settings: no checkout, no write-back.
+ * The defaults keep every later stage's invariants (a policy, a state-root
+ * free-space floor) without adding anything the engine did not ask for. */
+int config_engine_defaults(struct rr_config *cfg, struct rr_error *err)
+{
+    if (writeback_policy_defaults(&cfg->revrun.writeback, err) < 0)
+        return -1;
+    cfg->revrun.min_free_space = DEFAULT_MIN_FREE;
+    cfg->revrun.upper_size = DEFAULT_UPPER_SIZE;
+    return 0;
 }

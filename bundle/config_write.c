@@ -233,6 +233,7 @@ static void w_writeback(struct json_writer *w, const struct rr_writeback_policy 
     json_w_kv_uint(w, "maxDepth", p->max_depth);
     json_w_kv_uint(w, "maxNameBytes", p->max_name_bytes);
     json_w_kv_uint(w, "maxPathBytes", p->max_path_bytes);
+    json_w_kv_string(w, "ignored", p->include_ignored ? "include" : "exclude");
     json_w_end_object(w);
 }
 
@@ -252,8 +253,10 @@ static void w_egress(struct json_writer *w, const struct rr_egress *e)
         if (e->header_prefix != NULL)
             json_w_kv_string(w, "headerPrefix", e->header_prefix);
         json_w_kv_uint(w, "port", e->port);
-        if (e->base_url_env != NULL)
-            json_w_kv_string(w, "baseUrlEnv", e->base_url_env);
+        if (e->base_url_env.n == 1)
+            json_w_kv_string(w, "baseUrlEnv", e->base_url_env.v[0]);
+        else if (e->base_url_env.n > 1)
+            w_strv(w, "baseUrlEnv", &e->base_url_env);
         if (e->ca_file != NULL)
             json_w_kv_string(w, "caFile", e->ca_file);
     }
@@ -270,6 +273,8 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_string(w, "checkoutPath", c->revrun.checkout_path);
     json_w_kv_string(w, "overlay", backends[c->revrun.overlay]);
     json_w_kv_uint(w, "upperSize", c->revrun.upper_size);
+    if (c->revrun.out != NULL)
+        json_w_kv_string(w, "out", c->revrun.out);
     json_w_kv_uint(w, "timeout", c->revrun.timeout_seconds);
     json_w_kv_uint(w, "minFreeSpace", c->revrun.min_free_space);
     json_w_kv_bool(w, "nestedSandboxes", c->revrun.nested_sandboxes);
@@ -278,6 +283,17 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     w_strv(w, "bestEffort", &c->revrun.best_effort);
     w_writeback(w, &c->revrun.writeback);
     w_egress(w, &c->revrun.egress);
+    if (c->revrun.home != NULL)
+        json_w_kv_string(w, "home", c->revrun.home);
+    if (c->revrun.n_home_files > 0) {
+        json_w_key(w, "homeFiles");
+        json_w_begin_object(w);
+        for (size_t i = 0; i < c->revrun.n_home_files; i++)
+            json_w_kv_string(w, c->revrun.home_files[i].path, c->revrun.home_files[i].content);
+        json_w_end_object(w);
+    }
+    if (c->revrun.artifacts.n > 0)
+        w_strv(w, "artifacts", &c->revrun.artifacts);
     json_w_end_object(w);
 }
 

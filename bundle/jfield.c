@@ -188,6 +188,20 @@ int jf_strv(const struct json_node *obj, const char *key, const char *path, stru
     return 0;
 }
 
+int jf_strv_or_string(const struct json_node *obj, const char *key, const char *path,
+                      struct rr_strv *out, struct rr_error *err)
+{
+    char p[JPATH_MAX];
+    const struct json_node *n = member(obj, key, path, p);
+
+    if (n == NULL || n->type != JSON_STRING)
+        return jf_strv(obj, key, path, out, err);
+    strv_free(out);
+    if (strv_push(out, n->u.string.s) < 0)
+        return rr_fail(err, ENOMEM, "%s", p);
+    return 0;
+}
+
 int jf_size(const struct json_node *obj, const char *key, const char *path, uint64_t *out,
             struct rr_error *err)
 {
@@ -223,6 +237,32 @@ int jf_check_abs_path(const char *value, const char *path, struct rr_error *err)
         if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
             return rr_fail(err, 0, "%s: \".\" and \"..\" components are not allowed", path);
         c += len;
+    }
+    return 0;
+}
+
+int jf_check_rel_path(const char *value, const char *path, struct rr_error *err)
+{
+    const char *c = value;
+
+    if (value[0] == '\0' || value[0] == '/')
+        return rr_fail(err, 0, "%s: must be a relative path", path);
+    if (strlen(value) > 1024)
+        return rr_fail(err, 0, "%s: path is too long", path);
+    for (const unsigned char *b = (const unsigned char *)value; *b != '\0'; b++)
+        if (*b < 0x20 || *b == 0x7f)
+            return rr_fail(err, 0, "%s: control characters are not allowed", path);
+    while (*c != '\0') {
+        size_t len = strcspn(c, "/");
+        if (len == 0 || len > 255 || (len == 1 && c[0] == '.') ||
+            (len == 2 && c[0] == '.' && c[1] == '.'))
+            return rr_fail(err, 0, "%s: empty, \".\", \"..\" or over-long components are not "
+                                   "allowed", path);
+        c += len;
+        if (*c == '/' && c[1] == '\0')
+            return rr_fail(err, 0, "%s: no trailing slash", path);
+        if (*c == '/')
+            c++;
     }
     return 0;
 }

@@ -36,6 +36,19 @@ int jf_u64(const struct json_node *obj, const char *key, const char *path, uint6
            bool *present, struct rr_error *err);
 int jf_strv(const struct json_node *obj, const char *key, const char *path, struct rr_strv *out,
             struct rr_error *err);
+/* A list of strings that may also be written as one string. */
+int jf_strv_or_string(const struct json_node *obj, const char *key, const char *path,
+                      struct rr_strv *out, struct rr_error *err);
+/* A relative path below a directory revrun writes into (HOME): components
+ * of printable bytes, none empty, "." or "..", at most 255 bytes each and
+ * 1024 in all. */
+int jf_check_rel_path(const char *value, const char *path, struct rr_error *err);
+/* revrun.homeFiles and revrun.artifacts (also a preset's homeFiles and
+ * artifacts: one rule for both). */
+int config_parse_home_files(const struct json_node *hf, const char *path,
+                            struct rr_home_file **out, size_t *n_out, struct rr_error *err);
+int config_parse_artifacts(const struct json_node *obj, const char *parent, struct rr_strv *out,
+                           struct rr_error *err);
 /* A size: an integer of bytes or a string like "512M". */
 int jf_size(const struct json_node *obj, const char *key, const char *path, uint64_t *out,
             struct rr_error *err);

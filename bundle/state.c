@@ -169,6 +169,10 @@ int exit_to_json(const struct rr_exit *e, char **out, struct rr_error *err)
         json_w_key(w, "error");
         json_w_bytes(w, e->error, strlen(e->error));
     }
+    if (e->ns_refused > 0) {
+        json_w_kv_uint(w, "nestedRefused", e->ns_refused);
+        kv_opt(w, "nestedRefusedSyscall", e->ns_refused_syscall);
+    }
     json_w_end_object(w);
     r = json_writer_finish(w, out, NULL, err);
     json_writer_free(w);
@@ -187,7 +191,9 @@ int exit_from_json(const char *text, size_t len, struct rr_exit *e, struct rr_er
         jf_bool(root, "timedOut", "", &e->timed_out, NULL, err) < 0 ||
         jf_bool(root, "oomKilled", "", &e->oom_killed, NULL, err) < 0 ||
         jf_string(root, "finished", "", false, &e->finished, err) < 0 ||
-        jf_string(root, "error", "", false, &e->error, err) < 0) {
+        jf_string(root, "error", "", false, &e->error, err) < 0 ||
+        jf_u64(root, "nestedRefused", "", &e->ns_refused, NULL, err) < 0 ||
+        jf_string(root, "nestedRefusedSyscall", "", false, &e->ns_refused_syscall, err) < 0) {
         rr_wrap(err, "exit.json");
         goto out;
     }
@@ -203,5 +209,6 @@ void exit_free(struct rr_exit *e)
 {
     free(e->finished);
     free(e->error);
+    free(e->ns_refused_syscall);
     memset(e, 0, sizeof(*e));
 }

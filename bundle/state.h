@@ -36,6 +36,8 @@ struct rr_exit {
     bool oom_killed;
     char *finished;      /* RFC 3339 */
     char *error;         /* why the process could not be started, or NULL */
+    uint64_t ns_refused;       /* namespace attempts (unshare, clone, setns) refused */
+    char *ns_refused_syscall;  /* the first of them, or NULL */
 };
 
 /* [A-Za-z0-9][A-Za-z0-9_.-]{0,63} */

@@ -66,11 +66,25 @@ static void fs_context_reason(int fd, struct rr_error *err)
 int rr_make_fs(const char *fstype, const char *const *opts, size_t n_opts, unsigned attr,
                struct rr_error *err)
 {
+    return rr_make_fs_src(fstype, NULL, opts, n_opts, attr, err);
+}
+
+int rr_make_fs_src(const char *fstype, const char *source, const char *const *opts,
+                   size_t n_opts, unsigned attr, struct rr_error *err)
+{
     _cleanup_close_ int fs = rr_fsopen(fstype, FSOPEN_CLOEXEC);
     int mfd;
 
     if (fs < 0)
         return rr_fail(err, errno, "fsopen %s", fstype);
+    /* What mountinfo shows as the mount's source (an engine's "shm",
+     * "tmpfs", "proc"); informational for these filesystems. */
+    if (source != NULL && source[0] != '\0' &&
+        rr_fsconfig(fs, FSCONFIG_SET_STRING, "source", source, 0) < 0) {
+        rr_fail(err, errno, "%s source %s", fstype, source);
+        fs_context_reason(fs, err);
+        return -1;
+    }
     for (size_t i = 0; i < n_opts; i++) {
         char key[128];
         const char *eq = strchr(opts[i], '=');
@@ -107,6 +121,11 @@ int rr_clone_tree(int dfd, const char *path, bool recursive, uint64_t attr, stru
                      (path[0] == '\0' ? AT_EMPTY_PATH : 0);
     struct mount_attr ma = {.attr_set = attr};
     int fd = rr_open_tree(dfd, path, flags);
+
+    /* The atime mode is a field, not a flag: setting one means clearing
+     * the field first, or the kernel refuses (EINVAL). */
+    if (attr & MOUNT_ATTR__ATIME)
+        ma.attr_clr = MOUNT_ATTR__ATIME;
 
     if (fd < 0)
         return rr_fail(err, errno, "open_tree");

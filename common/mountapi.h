@@ -27,6 +27,9 @@ int rr_attach(int mfd, int target, struct rr_error *err);
  * explanation (read from the context) is added to the error. */
 int rr_make_fs(const char *fstype, const char *const *opts, size_t n_opts, unsigned attr,
                struct rr_error *err);
+/* The same with a "source" (NULL: none). */
+int rr_make_fs_src(const char *fstype, const char *source, const char *const *opts,
+                   size_t n_opts, unsigned attr, struct rr_error *err);
 
 /* Clone the tree at dfd/path (AT_EMPTY_PATH when path is "") as a detached
  * bind mount with attr set (recursively when recursive). */

@@ -132,6 +132,9 @@ struct eg_slice eg_target_path(struct eg_slice target);
 
 /* Case-insensitive comparison of a slice with a NUL-terminated name. */
 bool eg_slice_ieq(struct eg_slice s, const char *name);
+/* The same, an '_' in s also matching a '-' in name: upstreams in the
+ * CGI/WSGI tradition fold x_api_key into X-Api-Key. */
+bool eg_slice_ieq_fold(struct eg_slice s, const char *name);
 
 /* The one header of that name, or NULL (the first if there are several). */
 const struct eg_header *eg_request_header(const struct eg_request *req, const char *name);

@@ -2,6 +2,7 @@
  * CRLF-terminated lines only, and field lines that cannot be read two ways. */
 #include "egress/http_head.h"
 
+#include <ctype.h>
 #include <string.h>
 
 bool eg_is_tchar(unsigned char c)
@@ -31,6 +32,20 @@ bool eg_is_field_value(const char *s, size_t n)
 bool eg_slice_ieq(struct eg_slice s, const char *name)
 {
     return strlen(name) == s.n && strncasecmp(s.p, name, s.n) == 0;
+}
+
+bool eg_slice_ieq_fold(struct eg_slice s, const char *name)
+{
+    if (strlen(name) != s.n)
+        return false;
+    for (size_t i = 0; i < s.n; i++) {
+        char a = s.p[i], b = name[i];
+        if (a == '_' && b == '-')
+            continue;
+        if (tolower((unsigned char)a) != tolower((unsigned char)b))
+            return false;
+    }
+    return true;
 }
 
 int eg_next_line(const char *buf, size_t len, size_t pos, size_t *line_len, size_t *next)

@@ -107,6 +107,13 @@ static int parse_framing(struct eg_request *req, const struct eg_limits *lim,
     size_t n_te = count_fields(req, "transfer-encoding");
 
     req->body = EG_BODY_NONE;
+    /* Content_Length, Transfer_Encoding: the broker frames by the dashed
+     * field, an upstream folding '_' into '-' by this one: two lengths. */
+    for (size_t i = 0; i < req->n_headers; i++)
+        if (memchr(req->headers[i].name.p, '_', req->headers[i].name.n) != NULL &&
+            (eg_slice_ieq_fold(req->headers[i].name, "content-length") ||
+             eg_slice_ieq_fold(req->headers[i].name, "transfer-encoding")))
+            return eg_refuse(why, 400, "an underscore spelling of a framing field");
     if (n_cl > 0 && n_te > 0)
         return eg_refuse(why, 400, "both Content-Length and Transfer-Encoding");
     if (n_cl > 1)

@@ -23,14 +23,16 @@ static bool ws_stripped(struct eg_slice name)
     return eg_slice_ieq(name, "sec-websocket-extensions");
 }
 
+/* Underscore spellings too (x_api_key, Proxy_Authorization): an upstream
+ * that folds '_' into '-' would take them for the field itself. */
 bool eg_header_is_stripped(struct eg_slice name, const char *cred_header)
 {
-    if (cred_header != NULL && eg_slice_ieq(name, cred_header))
+    if (cred_header != NULL && eg_slice_ieq_fold(name, cred_header))
         return true;
-    if (name.n >= 6 && strncasecmp(name.p, "proxy-", 6) == 0)
+    if (name.n >= 6 && eg_slice_ieq_fold((struct eg_slice){name.p, 6}, "proxy-"))
         return true;
     for (size_t i = 0; i < sizeof(stripped) / sizeof(stripped[0]); i++)
-        if (eg_slice_ieq(name, stripped[i]))
+        if (eg_slice_ieq_fold(name, stripped[i]))
             return true;
     return false;
 }

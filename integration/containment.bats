@@ -221,6 +221,33 @@ assert_identity() {
     assert_no_tagged_process
 }
 
+# A rootless caller with supplementary groups (here ssl-cert and users): the
+# agent's process has none of them, seen from the host's /proc; the broker
+# of its kind and pid 1 neither (they are forked after the monitor dropped them).
+@test "identity (rootless): the caller's supplementary groups are dropped (host /proc Groups empty)" {
+    getent group ssl-cert >/dev/null || skip "no ssl-cert group"
+    grep -q "^revrun-ci:" /etc/subgid 2>/dev/null || skip "no subordinate gid range for the test user"
+    rootless_checkout
+    local rt="$RR_TMP/xdg-$REVRUN_TEST_UID" secs=$((300000 + RANDOM)) pid=
+    mkdir -p "$rt" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$rt" && chmod 0700 "$rt"
+    rr_delegate_cgroups
+    setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --groups=ssl-cert,users \
+        --inh-caps=-all --reset-env -- env HOME="$rt" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin \
+        "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- sleep $secs >"$RR_TMP/grp.out" 2>&1 &
+    KILL_PIDS+=($!)
+    for _ in $(seq 100); do
+        pid=$(pgrep -x -f "sleep $secs" | head -1)
+        [ -n "$pid" ] && break
+        sleep 0.1
+    done
+    [ -n "$pid" ] || { cat "$RR_TMP/grp.out"; return 1; }
+    grep Groups "/proc/$pid/status" >&3
+    groups=$(sed -n 's/^Groups:[[:space:]]*//p' "/proc/$pid/status")
+    kill "$pid"
+    [ "$(stat -c %u "/proc/$pid" 2>/dev/null || echo "$REVRUN_TEST_UID")" = "$REVRUN_TEST_UID" ]
+    [ -z "${groups// /}" ]
+}
+
 @test "identity: a setuid-root binary inside gains nothing" {
     chown 4242:4242 "$RR_TMP/checkout"
     cp "$RR_BIN/ids" "$RR_TMP/checkout/suid-ids"
@@ -316,6 +343,30 @@ assert_identity() {
 
 # ---- writes ----
 
+# A rootless caller in the ssl-cert group (which may read the host's TLS
+# keys): /etc/ssl/private is not in the sandbox, the certificates are.
+@test "secrets (rootless): /etc/ssl/private stays out even for a caller in its group; certificates are there" {
+    getent group ssl-cert >/dev/null || skip "no ssl-cert group"
+    [ -d /etc/ssl/private ] || skip "no /etc/ssl/private"
+    local key="/etc/ssl/private/revrun-$TAG.pem"
+    echo "PRIVATE-KEY-$TAG" >"$key"
+    chown root:ssl-cert "$key"
+    chmod 0640 "$key"
+    CANARIES+=("$key")
+    rootless_checkout
+    local rt="$RR_TMP/xdg-$REVRUN_TEST_UID"
+    mkdir -p "$rt" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$rt" && chmod 0700 "$rt"
+    rr_delegate_cgroups
+    run setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --groups=ssl-cert \
+        --inh-caps=-all --reset-env -- env HOME="$rt" XDG_RUNTIME_DIR="$rt" PATH=/usr/bin:/bin \
+        "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- \
+        sh -c "cat $key; echo private=\$(ls /etc/ssl/private 2>&1 >/dev/null | grep -c 'No such file'); echo certs=\$(ls /etc/ssl/certs | wc -l)"
+    assert_success
+    [[ "$output" != *"PRIVATE-KEY-$TAG"* ]]
+    [ "$(kv private)" = 1 ]
+    [ "$(kv certs)" -gt 0 ]
+}
+
 @test "writes: only the upper, the out-dir and the agent's tmpfs take writes; no host file changes" {
     # a host directory bound read-only, where the host's permissions would
     # let anyone write
@@ -408,8 +459,8 @@ EOF
     assert_success
     [ "$(sed -n 1p <<<"$output")" = ESRCH ]
     [ "$(sed -n 2p <<<"$output")" = ENOENT ]
-    # sh, ids and pid 1: nothing else is visible
-    [ "$(kv pids)" -le 3 ]
+    # sh, ids, pid 1 and the NXDOMAIN resolver: nothing else is visible
+    [ "$(kv pids)" -le 4 ]
     kill -0 "$host_pid"
 }
 
@@ -517,6 +568,66 @@ EOF
     fi
 }
 
+# The /dev nodes are the host's own inodes, bound: the agent may read and
+# write the devices, never change the inodes (utimensat moved the host's
+# /dev/null mtime).
+@test "devices: /dev nodes are read-only binds: writes to the devices work, the host inodes' times never change" {
+    before=$(stat -c '%y %Z' /dev/null /dev/zero /dev/full /dev/urandom)
+    run rr_run sh -c 'for d in null zero full urandom; do touch /dev/$d 2>/dev/null; echo touch.$d=$?; done
+        echo x >/dev/null && echo null-write=ok; echo zero=$(head -c 3 /dev/zero | wc -c)'
+    assert_success
+    [ "$(kv null-write)" = ok ] && [ "$(kv zero)" = 3 ]
+    [ "$(kv touch.null)" = 1 ] && [ "$(kv touch.urandom)" = 1 ]
+    [ "$(stat -c '%y %Z' /dev/null /dev/zero /dev/full /dev/urandom)" = "$before" ]
+}
+
+# ---- the out-dir ----
+
+# What the agent leaves in /out reaches the host directory only as regular
+# files and directories: a symlink to a host secret (for an uploader or a
+# root consumer to follow), a fifo (to hang it), a socket are not handed
+# over, and each is reported.
+out_dir_vetted() {
+    run "$@" sh -c 'echo hi >/out/a; mkdir -p /out/d/e; echo x >/out/d/e/run; chmod 0755 /out/d/e/run;
+        ln -s /etc/shadow /out/shadow; ln -s a /out/d/rel; mkfifo /out/fifo;
+        python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/out/d/sock\")"; echo done'
+    assert_success
+    assert_output_contains done
+    [ "$(cat "$RR_TMP/out/a")" = hi ] && [ -x "$RR_TMP/out/d/e/run" ]
+    [ "$(cd "$RR_TMP/out" && find . -mindepth 1 \( -type f -o -type d \) | sort | tr '\n' ' ')" = \
+        "./a ./d ./d/e ./d/e/run " ]
+    [ -z "$(find "$RR_TMP/out" -mindepth 1 ! -type f ! -type d)" ]
+    assert_output_contains "/out/shadow is a symlink: not handed over"
+    assert_output_contains "/out/d/rel is a symlink: not handed over"
+    assert_output_contains "/out/fifo is a fifo: not handed over"
+    assert_output_contains "/out/d/sock is a socket: not handed over"
+    [ "$(stat -c %U "$RR_TMP/out/a")" = "$(stat -c %U "$RR_TMP/out")" ]
+}
+
+@test "out-dir: only regular files and directories are handed over; symlinks, fifos and sockets are reported" {
+    out_dir_vetted rr_run
+}
+
+@test "out-dir (rootless): only regular files and directories are handed over" {
+    rootless_checkout
+    out_dir_vetted rr_run_rootless
+}
+
+# /out is capped like the upper (revrun.upperSize), whatever the host
+# directory's filesystem would take.
+@test "out-dir: /out is capped at revrun.upperSize; the host directory gets no more" {
+    make_bundle 'c["mounts"] = [m for m in c["mounts"] if m["destination"] != "/out"]' \
+        'c["revrun"]["out"] = "'"$RR_TMP/out"'"' 'c["revrun"]["upperSize"] = "16M"' \
+        "$(args '["sh", "-c", "for i in 1 2 3; do head -c 6M /dev/zero >/out/f$i || echo full=$i; done; echo done"]')"
+    run rr_bundle run cap-$X
+    assert_success
+    assert_output_contains done
+    [ "$(kv full)" = 3 ]
+    total=$(find "$RR_TMP/out" -type f -printf '%s\n' | awk '{t += $1} END {print t}')
+    echo "handed over $total bytes" >&3
+    [ "$total" -le $((16 << 20)) ]
+}
+
 # ---- socket families ----
 
 # Only AF_UNIX, AF_INET, AF_INET6 and netlink's NETLINK_ROUTE open; every
@@ -573,7 +684,8 @@ for _ in range(600):
         break
     time.sleep(0.1)
 EOF
-    rr_run $P/vsock-hold >"$RR_TMP/hold.out" &
+    make_bundle "$(args "[\"$P/vsock-hold\"]")"
+    (cd "$RR_TMP/bundle" && rr run vs-$X >"$RR_TMP/hold.out") &
     KILL_PIDS+=($!)
     for _ in $(seq 600); do
         [ -e "$RR_TMP/out/ready" ] && break
@@ -676,7 +788,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 
 @test "terminal: no controlling terminal by default; nothing reaches the operator's terminal through TIOCSTI" {
     run python3 -c "$PTY_RUN" "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- \
-        sh -c "$P/ids; echo tiocsti=\$($P/try tiocsti 0); echo reopen=\$($P/try reopen-tiocsti 0)"
+        sh -c "$P/ids; echo tiocsti=\$($P/try tiocsti 1); echo reopen=\$($P/try reopen-tiocsti 1)"
     assert_success
     [ "$(kv tty_nr)" = 0 ]
     [ "$(kv devtty)" = ENXIO ]
@@ -708,6 +820,31 @@ with open(out, "wb") as f:
         f.write(d)
         f.flush()
 '
+
+# The operator types at the shell (a password) while a backgrounded run's
+# agent has the shell's terminal as its stdio: what is typed stays in the
+# terminal's input queue for the shell, the agent reads nothing of it.
+PTY_TYPED=$(sed 's/^tty.setraw(slave).*/&\nos.write(master, b"hunter2-typed\\n")/' <<<"$PTY_RUN")
+
+@test "terminal: without process.terminal, the caller's terminal is no input for the agent (stdin /dev/null, stdout write-only)" {
+    script read-stdio <<'EOF'
+#!/usr/bin/python3
+import os
+for fd in (0, 1, 2):
+    try:
+        os.set_blocking(fd, False)
+        print("fd%d=%r" % (fd, os.read(fd, 100)))
+    except OSError as e:
+        print("fd%d=%s" % (fd, e.errno))
+EOF
+    run python3 -c "$PTY_TYPED" "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- $P/read-stdio
+    assert_success
+    [[ "$output" != *"fd0=b'hunter2"* && "$output" != *"fd1=b'hunter2"* && "$output" != *"fd2=b'hunter2"* ]]
+    [ "$(kv fd0)" = "b''" ]
+    [ "$(kv fd1)" = 9 ] && [ "$(kv fd2)" = 9 ] # EBADF: write-only
+    [ "$(kv injected)" = "b'hunter2-typed\\n'" ]
+    assert_output_contains "the agent gets /dev/null as stdin"
+}
 
 @test "terminal: process.terminal gives a fresh pty through --console-socket; TIOCSTI on it fails" {
     python3 -c "$CONSOLE_RECV" "$RR_TMP/console.sock" "$RR_TMP/console.out" &
@@ -1000,6 +1137,89 @@ EOF
     [ "${last:-0}" -le 64 ]
     [ "$(python3 -c "import json;print(json.load(open('$RR_ROOT/m1-$X/exit.json'))['oomKilled'])")" = True ]
     rr destroy m1-$X
+}
+
+# Unread TCP buffers are memory the agent holds: 100 loopback connections,
+# each filled until the kernel says no, in a container of 64 MiB. cgroup v2
+# charges them to memory.max; v1 counts them apart, bounded only by
+# memory.kmem.tcp.limit_in_bytes (unbounded, 1.1 GB were held).
+@test "limits: unread TCP socket buffers stay within the memory limit (v1: kmem.tcp)" {
+    script hold-tcp <<'EOF'
+#!/usr/bin/python3
+import os, socket, sys, time
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(128)
+port = srv.getsockname()[1]
+conns, held, chunk = [], 0, b"x" * 65536
+for i in range(100):
+    try:
+        c = socket.create_connection(("127.0.0.1", port)); a, _ = srv.accept()
+    except OSError as e:
+        print("connect", i, e.errno); break
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32 << 20)
+    c.setblocking(False)
+    conns.append((c, a))
+    while True:
+        try:
+            held += c.send(chunk)
+        except OSError:
+            break
+print("held=%d" % held, flush=True)
+open("/out/ready", "w").close()
+for _ in range(600):
+    if os.path.exists("/out/go"):
+        break
+    time.sleep(0.1)
+EOF
+    make_bundle 'c["linux"]["resources"]["memory"] = {"limit": 64 << 20, "swap": 64 << 20}' \
+        "$(args "[\"$P/hold-tcp\"]")"
+    (cd "$RR_TMP/bundle" && rr run tcp-$X >"$RR_TMP/tcp.out" 2>&1) &
+    KILL_PIDS+=($!)
+    for _ in $(seq 600); do
+        [ -e "$RR_TMP/out/ready" ] && break
+        sleep 0.1
+    done
+    cg=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cgroup'])" "$RR_ROOT/tcp-$X/state.json")
+    f=/sys/fs/cgroup/memory$cg/memory.kmem.tcp.max_usage_in_bytes
+    [ -e "$f" ] && tcp_max=$(cat "$f")
+    touch "$RR_TMP/out/go"
+    wait "${KILL_PIDS[-1]}" || true
+    output=$(cat "$RR_TMP/tcp.out")
+    echo "held $(kv held) bytes${tcp_max:+, kmem.tcp max usage $tcp_max}" >&3
+    [ -n "$(kv held)" ]
+    [ "$(kv held)" -le $(((64 << 20) + (8 << 20))) ]
+    [ -z "${tcp_max:-}" ] || [ "$tcp_max" -le $(((64 << 20) + (1 << 20))) ]
+}
+
+# A caller whose hard limits are below the config's (a CI runner, a service
+# unit): the container could not raise them, so create says which limit and
+# the remedy before anything exists; nothing is left either way.
+@test "limits: a hard RLIMIT_NOFILE below the config's, or below what revrun needs, is refused with the remedy; nothing is left" {
+    run prlimit --nofile=1024:1024 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- echo RAN
+    assert_failure
+    [ "$status" -ne 126 ]
+    assert_output_contains "process.rlimits: RLIMIT_NOFILE hard 4096 is above this caller's hard limit (1024)"
+    assert_output_contains "ulimit -Hn"
+    [[ "$output" != *RAN* ]]
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    # so few files that a create would fail half way on EMFILE
+    run prlimit --nofile=12:12 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" --id emfile-$X -- echo RAN
+    assert_failure
+    assert_output_contains "RLIMIT_NOFILE is 12 here; revrun needs at least 64"
+    [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ]
+    [ -z "$(find /sys/fs/cgroup -type d -name "emfile-$X" 2>/dev/null)" ]
+    # and with room enough, it runs
+    run prlimit --nofile=4096:4096 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- echo RAN
+    assert_success
+    assert_output_contains RAN
+}
+
+@test "limits (rootless): a hard RLIMIT_NOFILE below the config's is refused with the remedy" {
+    rootless_checkout
+    run as_user prlimit --nofile=1024:1024 "$RR_BIN/revrun" run --lower "$RR_TMP/checkout" -- echo RAN
+    assert_failure
+    assert_output_contains "RLIMIT_NOFILE hard 4096 is above this caller's hard limit (1024)"
+    [ -z "$(ls -A "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun" 2>/dev/null)" ]
 }
 
 @test "limits: a disk fill stops at the upper's cap with ENOSPC; the host's disk is untouched" {

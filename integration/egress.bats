@@ -155,6 +155,27 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
     eg_expect_recorded 0
 }
 
+# An upstream in the CGI/WSGI tradition folds '_' into '-': x_api_key would
+# be its X-Api-Key, Content_Length its framing.
+@test "egress: underscore spellings of credential fields are stripped, of framing fields refused" {
+    eg_send "${POST_HEAD}x_api_key: $EG_DUMMY\r\nProxy_Authorization: Basic $EG_DUMMY-2\r\nX_Api-Key: $EG_DUMMY-3\r\nContent-Length: 2\r\n\r\n{}"
+    assert_success
+    eg_expect_status 200
+    eg_expect_recorded 1
+    ! grep -q DUMMY "$EG/up.rec"
+    [ "$(grep -ci 'x.api.key' "$EG/up.rec")" = 1 ]
+    local s
+    for s in "${POST_HEAD}Content-Length: 2\r\nContent_Length: 40\r\n\r\n{}" \
+        "${POST_HEAD}Transfer_Encoding: chunked\r\n\r\n0\r\n\r\n"; do
+        eg_send "$s"
+        eg_expect_status 400 || {
+            echo "shape: $s" >&2
+            return 1
+        }
+    done
+    eg_expect_recorded 1
+}
+
 @test "egress: a valid chunked body is forwarded; bytes after a body are not" {
     eg_send "${POST_HEAD}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
     eg_expect_status 200

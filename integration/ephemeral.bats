@@ -97,6 +97,52 @@ assert_clean() {
     assert_clean
 }
 
+# revrun inside a container whose pid 1 does not reap (or a slow init): after
+# kill -9 of a running review, its monitor is a zombie nobody has reaped yet.
+# A zombie is gone: sweep, right away, cleans the container.
+@test "sweep treats a zombie monitor as gone: kill -9 of a review under a non-reaping parent" {
+    mkdir -p "$RR_TMP/rout"
+    run python3 - "$RR_BIN/revrun" "$RR_ROOT" "$RR_TMP/checkout" "$RR_TMP/rout" <<'PY'
+import ctypes, os, signal, subprocess, sys, time
+rv, root, lower, out = sys.argv[1:]
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER; we reap nothing
+p = subprocess.Popen([rv, "--root", root, "review", "--lower", lower, "--out", out, "--",
+                      "sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(300):
+    if os.path.isdir(root) and any(e.name.startswith("review") for e in os.scandir(root)) and \
+            os.path.exists(os.path.join(root, next(e.name for e in os.scandir(root)), "state.json")):
+        break
+    time.sleep(0.1)
+time.sleep(1)
+os.kill(p.pid, signal.SIGKILL)
+mon = None
+for _ in range(100):
+    z = [l.split() for l in os.popen("ps -eo pid,ppid,stat,comm").read().splitlines()[1:]]
+    mon = [x for x in z if x[3] == "revrun-monitor" and x[1] == str(os.getpid()) and x[2].startswith("Z")]
+    if mon:
+        break
+    time.sleep(0.05)
+print("zombie-monitor=%s" % ("yes" if mon else "no"))
+r = subprocess.run([rv, "--root", root, "sweep"], capture_output=True, text=True)
+print("sweep=%d %s" % (r.returncode, (r.stdout + r.stderr).strip()))
+print("left=%s" % " ".join(os.listdir(root)))
+while True:  # now reap, so the test leaves no zombie behind
+    try:
+        os.waitpid(-1, 0)
+    except ChildProcessError:
+        break
+PY
+    echo "$output" >&3
+    assert_success
+    grep -qx "zombie-monitor=yes" <<<"$output"
+    assert_output_contains "its monitor is gone"
+    grep -qx "left=" <<<"$output"
+    # its cgroup and mounts went with it (judged by its ID: other runs may share the host)
+    id=$(sed -n 's/^sweep=0 swept \([^:]*\):.*/\1/p' <<<"$output")
+    [ -n "$id" ] && [ -z "$(find /sys/fs/cgroup -type d -name "$id" 2>/dev/null)" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
 @test "sweep leaves healthy containers and young leftovers alone" {
     make_bundle sleep 1000
     cd "$RR_TMP/bundle"

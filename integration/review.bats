@@ -71,6 +71,17 @@ assert_nothing_left() {
     assert_nothing_left
 }
 
+@test "review: summary.txt holds no raw control byte from content" {
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c \
+        'printf "echo safe\r# rm -rf ~\n\033]0;pwned\007\033[2J\000 \302\233 \342\200\256\n" > a.txt; printf "x\rz\n" > c.txt'
+    [ "$status" -eq 0 ]
+    [ "$(result "$RR_TMP/out" '["verdict"]')" = accept ]
+    grep -q "a.txt" "$RR_TMP/out/summary.txt"
+    # only printable ASCII, TAB and LF: no CR, ESC, BEL, NUL, C1 or bidi from the files
+    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$RR_TMP/out/summary.txt"
+    assert_nothing_left
+}
+
 @test "review: a refused change set exits 2, names the reason and exports nothing" {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c 'mkfifo pipe'
     [ "$status" -eq 2 ]

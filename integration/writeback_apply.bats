@@ -236,6 +236,99 @@ PY
     diff <(wb_view "$WB/git") <(wb_merged_view)
 }
 
+# The patch as git apply takes it, on a clean git checkout of the base.
+wb_git_apply() {
+    cp -a "$WB/lower" "$WB/git"
+    rm -rf "$WB/git/.git"
+    git() { command git -c safe.directory='*' -c user.name=t -c user.email=t@t -C "$WB/git" "$@"; }
+    git init -q
+    git add -A
+    git commit -qm base
+    git apply --check "$1"
+    git apply "$1"
+    rm -rf "$WB/git/.git" "$WB/lower/.git"
+    diff <(wb_view "$WB/git") <(wb_merged_view)
+}
+
+@test "patch: content a terminal would act on is shown as a binary patch with its reason, never raw" {
+    printf 'ok\r\nline\n' >"$WB/lower/crlf.txt" # the checkout's own CR: the old side
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/crlf.txt"
+    wb_agent user 'printf "echo safe\r# rm -rf ~\n" > cr.sh &&
+        printf "x\033[2J\033]0;t\007y\n" > esc.txt &&
+        { head -c 9000 /dev/zero | tr "\0" a; printf "\000late nul\n"; } > nul.txt &&
+        printf "csi \302\233 31m\n" > c1.txt && printf "raw \233 31m\n" > c1raw.txt &&
+        printf "if (admin) { \342\200\256 } \342\201\246 // x \342\201\251\n" > bidi.c &&
+        printf "bad \377 utf8\n" > bad.txt && printf "vt \013 ff \014\n" > ctl.txt &&
+        printf "ok\nline\n" > crlf.txt && printf "plain\tand tab\n" > fine.txt'
+    # to a file: a NUL would not survive a shell variable
+    wb_revrun diff --patch $(wb_pair) >"$WB/change.patch"
+    output=$(cat "$WB/change.patch")
+    for want in 'cr.sh: the new content holds a carriage return' \
+        'esc.txt: the new content holds an escape character (ESC)' \
+        'nul.txt: the new content holds a NUL byte' \
+        'c1.txt: the new content holds a C1 control character' \
+        'c1raw.txt: the new content holds a C1 control character (raw byte)' \
+        'bidi.c: the new content holds a bidirectional control (Trojan Source: it reorders what is shown)' \
+        'bad.txt: the new content holds bytes that are not UTF-8' \
+        'ctl.txt: the new content holds a C0 control character' \
+        'crlf.txt: the old content holds a carriage return'; do
+        assert_output_contains "# revrun: $want: unsafe to print, shown as a binary patch"
+    done
+    assert_output_contains '+plain	and tab'
+    # not one byte a terminal acts on or that reorders the text (names and
+    # base85 are ASCII): no control but TAB and LF, nothing above 0x7e
+    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$WB/change.patch"
+    wb_git_apply "$WB/change.patch"
+}
+
+@test "patch: memory stays bounded: 100 MiB of newlines, new, under a 64 MiB address-space cap" {
+    wb_agent user 'head -c 104857600 /dev/zero | tr "\0" "\n" > big'
+    prlimit --as=$((64 << 20)) "$RR_BIN/revrun" diff --patch $(wb_pair) >"$WB/big.patch"
+    grep -q '^@@ -0,0 +1,104857600 @@$' "$WB/big.patch"
+    [ "$(grep -c '^+$' "$WB/big.patch")" -eq 104857600 ]
+}
+
+@test "patch: memory stays bounded: 16 MiB of newlines, one changed, under a 64 MiB address-space cap; git apply takes it" {
+    head -c $((16 << 20)) /dev/zero | tr '\0' '\n' >"$WB/lower/nl"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/nl"
+    wb_agent user 'python3 -c "
+import sys
+n = 16 << 20
+f = open(\"nl\", \"wb\")
+f.write(b\"\n\" * (n // 2) + b\"changed\n\" + b\"\n\" * (n - n // 2 - 8))
+f.close()"'
+    prlimit --as=$((64 << 20)) "$RR_BIN/revrun" diff --patch $(wb_pair) >"$WB/nl.patch"
+    # one line changed in the middle, seven gone at the end: two hunks
+    [ "$(grep -c '^@@' "$WB/nl.patch")" -eq 2 ]
+    [ "$(grep -c '^+changed$' "$WB/nl.patch")" -eq 1 ]
+    [ "$(grep -c '^-$' "$WB/nl.patch")" -eq 8 ]
+    wb_git_apply "$WB/nl.patch"
+}
+
+@test "patch: a long edited file stays a correct diff past the window (git apply gives the new file)" {
+    python3 -c '
+import random, sys
+random.seed(7)
+lines = ["line %d %d\n" % (i, random.randint(0, 9)) for i in range(30000)]
+open(sys.argv[1], "w").writelines(lines)
+new = list(lines)
+for k in range(400):
+    i = random.randrange(len(new)); r = random.random()
+    if r < 0.3: del new[i]
+    elif r < 0.6: new.insert(i, "ins %d\n" % k)
+    else: new[i] = "chg %d\n" % k
+new[10000:15000] = ["block %d\n" % j for j in range(4000)]
+open(sys.argv[2], "w").writelines(new)' "$WB/lower/long.txt" "$WB/long.new"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/long.txt" "$WB/long.new"
+    wb_agent user "cat $WB/long.new > long.txt"
+    run wb_revrun diff --patch $(wb_pair)
+    assert_success
+    printf '%s\n' "$output" >"$WB/long.patch"
+    # near the minimal diff (9,466 lines changed), not a rewrite of the rest
+    [ "$(grep -c '^[-+][^-+]' "$WB/long.patch")" -lt 12000 ]
+    wb_git_apply "$WB/long.patch"
+}
+
 @test "canary: --deny-content refuses a secret in content, a symlink target or a name" {
     printf 'sk-live-0123456789\nghp_TOKENVALUE\n' >"$WB/secrets"
     wb_agent user 'echo "token=sk-live-0123456789" > leak.txt'

@@ -47,6 +47,15 @@ refuse() {
     assert_output_contains "out: symlink target leads out of the tree"
 }
 
+@test "refuse: symlinks apply would refuse though the merged tree keeps them inside, root and rootless" {
+    # README is a file: the kernel stops there (ENOTDIR); apply reads the
+    # target as text, where README/.. is the top and one more .. climbs out
+    refuse user 'ln -s README/../../etc up && mkdir -p sub/a/b && ln -s a/b sub/lnk && ln -s sub/lnk/../../.. back' symlink-escape
+    assert_output_contains 'up: symlink target leads out of the tree when read as text, as apply checks it'
+    assert_output_contains 'back: symlink target leads out of the tree when read as text, as apply checks it'
+    WB_AS_USER=1 wb_expect_refuse symlink-escape
+}
+
 @test "refuse: symlink into .git" {
     refuse user 'ln -s .git/config cfg' symlink-escape
     assert_output_contains "leads into .git"
@@ -228,6 +237,40 @@ xwhiteout_planted() {
 @test "refuse: nested .git (an embedded repository), any spelling" {
     refuse user 'mkdir -p sub/.git && echo ref > sub/.git/HEAD' git
     refuse user 'mkdir -p other/.GIT' git
+}
+
+@test "refuse: a bare repository the agent made (git init --bare), root and rootless" {
+    refuse user 'git init -q --bare tools/cache.git && git -C tools/cache.git config core.fsmonitor "touch /tmp/pwned"' embedded-repo
+    assert_output_contains 'tools/cache.git: looks like a git directory'
+    WB_AS_USER=1 wb_expect_refuse embedded-repo
+}
+
+@test "refuse: a hand-made git directory in any spelling macOS or Windows resolves" {
+    refuse user 'mkdir -p a/objects a/refs && echo "ref: refs/heads/main" > a/HEAD &&
+        mkdir -p b/OBJECTS b/Refs && echo "ref: refs/heads/main" > b/head &&
+        mkdir c && echo "ref: refs/heads/main" > c/HEAD && echo ../.git > c/commondir' embedded-repo
+    assert_output_contains 'a: looks like a git directory'
+    assert_output_contains 'b: looks like a git directory'
+    assert_output_contains 'c: looks like a git directory'
+}
+
+@test "refuse: HEAD added beside a checkout's objects/ and refs/, or a change inside a checkout's bare repository" {
+    mkdir -p "$WB/lower/fixture/objects" "$WB/lower/fixture/refs" "$WB/lower/bare/objects" "$WB/lower/bare/refs"
+    echo 'ref: refs/heads/main' >"$WB/lower/bare/HEAD"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/fixture" "$WB/lower/bare"
+    refuse user 'echo "ref: refs/heads/main" > fixture/HEAD && printf "[core]\n\tfsmonitor = evil\n" > bare/config' embedded-repo
+    assert_output_contains 'fixture: looks like a git directory'
+    assert_output_contains 'bare: looks like a git directory'
+    WB_AS_USER=1 wb_expect_refuse embedded-repo
+}
+
+@test "accept: parts of a git directory that do not make one, and a checkout's bare repository left alone" {
+    mkdir -p "$WB/lower/bare/objects" "$WB/lower/bare/refs"
+    echo 'ref: refs/heads/main' >"$WB/lower/bare/HEAD"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB/lower/bare"
+    wb_agent user 'mkdir -p x/objects x/refs && echo data > x/objects/o && mkdir y && echo main > y/HEAD && mkdir -p y/refs &&
+        mkdir -p z/objects z/refs z/HEAD && echo more >> README'
+    wb_expect_accept
 }
 
 @test "refuse: protected glob (.gitmodules)" {

@@ -40,7 +40,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -52,6 +54,34 @@
 
 /* Looked for in this order; never the agent's PATH nor the caller's. */
 static const char *const trusted_dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};
+
+/* Inside a user namespace a file whose owner is not mapped here (host root
+ * for a distribution's files) shows as the overflow uid: no one in here can
+ * write it. Only when that uid is not also a real one of this namespace. */
+static bool owner_unmapped(uid_t uid)
+{
+    char buf[4096];
+    _cleanup_close_ int fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
+    _cleanup_close_ int map = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+    unsigned long overflow;
+    char *line, *save = NULL;
+
+    if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+        return false;
+    buf[n] = '\0';
+    overflow = strtoul(buf, NULL, 10);
+    if (uid != overflow || map < 0 || (n = read(map, buf, sizeof(buf) - 1)) <= 0)
+        return false;
+    buf[n] = '\0';
+    for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        unsigned long in, out, count;
+        if (sscanf(line, "%lu %lu %lu", &in, &out, &count) != 3 ||
+            (overflow >= in && overflow - in < count))
+            return false;
+    }
+    return true;
+}
 
 /* A file that anyone but its owner could replace is not run as the daemon
  * that sees every byte the agent writes. */
@@ -65,7 +95,7 @@ static int check_binary(int fd, const char *path, struct rr_error *err)
         return rr_fail(err, EACCES, "fuse-overlayfs %s: not an executable file", path);
     if (st.st_mode & 022)
         return rr_fail(err, EPERM, "fuse-overlayfs %s: writable by group or others", path);
-    if (st.st_uid != 0 && st.st_uid != geteuid())
+    if (st.st_uid != 0 && st.st_uid != geteuid() && !owner_unmapped(st.st_uid))
         return rr_fail(err, EPERM, "fuse-overlayfs %s: owned by uid %u, neither root nor you", path,
                        (unsigned)st.st_uid);
     return 0;

@@ -296,7 +296,18 @@ static bool egress_eq(const struct rr_egress *a, const struct rr_egress *b)
            strv_eq(&a->allow, &b->allow) && str_eq(a->credential_file, b->credential_file) &&
            str_eq(a->credential_env, b->credential_env) && str_eq(a->header, b->header) &&
            str_eq(a->header_prefix, b->header_prefix) && a->port == b->port &&
-           str_eq(a->base_url_env, b->base_url_env);
+           strv_eq(&a->base_url_env, &b->base_url_env);
+}
+
+static bool home_files_eq(const struct rr_config *a, const struct rr_config *b)
+{
+    if (a->revrun.n_home_files != b->revrun.n_home_files)
+        return false;
+    for (size_t i = 0; i < a->revrun.n_home_files; i++)
+        if (!str_eq(a->revrun.home_files[i].path, b->revrun.home_files[i].path) ||
+            !str_eq(a->revrun.home_files[i].content, b->revrun.home_files[i].content))
+            return false;
+    return true;
 }
 
 static bool revrun_eq(const struct rr_config *a, const struct rr_config *b)
@@ -315,7 +326,8 @@ static bool revrun_eq(const struct rr_config *a, const struct rr_config *b)
            x->max_files == y->max_files && x->max_file_bytes == y->max_file_bytes &&
            x->max_total_bytes == y->max_total_bytes && x->max_depth == y->max_depth &&
            x->max_name_bytes == y->max_name_bytes && x->max_path_bytes == y->max_path_bytes &&
-           egress_eq(&a->revrun.egress, &b->revrun.egress);
+           egress_eq(&a->revrun.egress, &b->revrun.egress) && str_eq(a->revrun.home, b->revrun.home) &&
+           home_files_eq(a, b) && strv_eq(&a->revrun.artifacts, &b->revrun.artifacts);
 }
 
 /* Every field of the struct, so that a writer that drops one is caught. */
@@ -418,7 +430,10 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
          "{\"mode\": \"broker\", \"upstream\": \"https://a.example:8443\", \"allow\": [\"/x/\", "
          "\"/y\"],"
          " \"credentialFile\": \"/run/key\", \"header\": \"authorization\","
-         " \"headerPrefix\": \"Bearer \", \"port\": 65535, \"baseUrlEnv\": \"BASE\"}"},
+         " \"headerPrefix\": \"Bearer \", \"port\": 65535, \"baseUrlEnv\": [\"BASE\", \"B2\"]}"},
+        {"revrun.home", "\"/srv/seed\""},
+        {"revrun.homeFiles", "{\".x/config.toml\": \"a = 1\\n\", \"b\": \"\"}"},
+        {"revrun.artifacts", "[\"~/.x/sessions\", \"~/log\"]"},
     };
 
     for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
@@ -434,6 +449,8 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
     if (!CHECK(cfg_loaded))
         return;
     CHECK(cfg.process.rlimits[0].soft == UINT64_MAX);
+    CHECK(cfg.revrun.n_home_files == 2 && cfg.revrun.artifacts.n == 2 &&
+          cfg.revrun.egress.base_url_env.n == 2);
     CHECK(round_trips(&cfg));
     CHECK(config_to_json(&cfg, &first, &err) == 0);
     /* linux.seccomp is written back: a snapshot does not lose it. */
@@ -574,7 +591,6 @@ TEST(required_members)
         {"root", NULL, "root: required"},
         {"root.path", NULL, "root.path: required"},
         {"root.path", "\"\"", "root.path: must not be empty"},
-        {"revrun", NULL, "revrun: required"},
         {"revrun.lower", NULL, "revrun.lower: required"},
         {"mounts[1].destination", NULL, "mounts[1].destination: required"},
         {"mounts[1].type", NULL, "mounts[1].type: required"},

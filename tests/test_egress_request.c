@@ -189,3 +189,14 @@ TEST(caps_head_target_fields_and_body)
     eg_limits_default(&lim);
     CHECK(lim.max_head == 16384 && lim.max_headers == 100 && lim.max_body == 32u << 20);
 }
+
+/* Content_Length / Transfer_Encoding: a second framing an upstream that
+ * folds '_' into '-' would honour, so the request is refused. */
+TEST(refuses_underscore_spellings_of_framing_fields)
+{
+    CHECK(status_of("POST /v1/ HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                    "Content_Length: 50\r\n\r\n") == 400);
+    CHECK(status_of("POST /v1/ HTTP/1.1\r\nHost: x\r\nTransfer_Encoding: chunked\r\n\r\n") == 400);
+    CHECK(status_of("POST /v1/ HTTP/1.1\r\nHost: x\r\ncontent_length: 0\r\n\r\n") == 400);
+    CHECK(status_of("POST /v1/ HTTP/1.1\r\nHost: x\r\nX_Custom_Field: 1\r\n\r\n") == 0);
+}

@@ -155,3 +155,16 @@ TEST(guard_holds_only_a_possible_start_of_the_secret)
     CHECK(eg_guard_scan(secret, s, buf, strlen(buf), &send) == 0 && send == 2);
     CHECK(eg_guard_scan(secret, s, "", 0, &send) == 0 && send == 0);
 }
+
+/* Upstreams in the CGI/WSGI tradition read x_api_key as X-Api-Key: the
+ * underscore spellings of every stripped field are stripped too. */
+TEST(underscore_spellings_of_stripped_fields_are_stripped)
+{
+    static const char *const names[] = {"x_api_key", "X_Api-Key", "proxy_authorization",
+                                        "Proxy_Anything", "keep_alive", "accept_encoding"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        CHECK(eg_header_is_stripped((struct eg_slice){names[i], strlen(names[i])}, NULL));
+    CHECK(eg_header_is_stripped((struct eg_slice){"my_key", 6}, "my-key"));
+    CHECK(!eg_header_is_stripped((struct eg_slice){"x_api_keys", 10}, "x-api-key"));
+    CHECK(!eg_header_is_stripped((struct eg_slice){"anthropic_beta", 14}, "x-api-key"));
+}

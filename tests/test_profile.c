@@ -22,6 +22,17 @@ static struct rr_error err;
 static bool built;
 
 /* A fresh default config; rootless picks the identity the spec writes. */
+/* A host directory of no importance, for binds (read-write ones of system
+ * trees or of the checkout are refused). */
+static const char *hostdir(void)
+{
+    static char dir[] = "/tmp/revrun-test-host.XXXXXX";
+
+    if (dir[sizeof(dir) - 2] == 'X' && mkdtemp(dir) == NULL)
+        tap_note("mkdtemp failed");
+    return dir;
+}
+
 static void fresh(bool rootless)
 {
     if (built)
@@ -402,33 +413,33 @@ TEST(bind_mounts_are_read_only_unless_rw_and_always_nosuid_nodev)
     size_t at;
 
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", NULL);
+    at = add_mount("/mnt", "bind", hostdir(), NULL);
     mp = plan_of(at, false);
     CHECK(mp && mp->kind == MOUNT_BIND && mp->attr == (base | MOUNT_ATTR_RDONLY) && !mp->recursive);
-    CHECK(mp && strcmp(mp->source, "/usr") == 0 && strcmp(mp->destination, "/mnt") == 0);
+    CHECK(mp && strcmp(mp->source, hostdir()) == 0 && strcmp(mp->destination, "/mnt") == 0);
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", plain);
+    at = add_mount("/mnt", "bind", hostdir(), plain);
     mp = plan_of(at, false);
     CHECK(mp && mp->attr == (base | MOUNT_ATTR_RDONLY) && !mp->recursive);
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", rbind);
+    at = add_mount("/mnt", "bind", hostdir(), rbind);
     mp = plan_of(at, false);
     CHECK(mp && mp->attr == (base | MOUNT_ATTR_RDONLY) && mp->recursive);
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", rw);
+    at = add_mount("/mnt", "bind", hostdir(), rw);
     mp = plan_of(at, false);
     CHECK(mp && mp->attr == base && mp->recursive);
     /* The last of "ro" and "rw" wins, as with mount(8). */
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", rw_ro);
+    at = add_mount("/mnt", "bind", hostdir(), rw_ro);
     mp = plan_of(at, false);
     CHECK(mp && mp->attr == (base | MOUNT_ATTR_RDONLY));
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", ro_rw);
+    at = add_mount("/mnt", "bind", hostdir(), ro_rw);
     mp = plan_of(at, false);
     CHECK(mp && mp->attr == base);
     fresh(false);
-    at = add_mount("/mnt", "bind", "/usr", flags);
+    at = add_mount("/mnt", "bind", hostdir(), flags);
     mp = plan_of(at, false);
     CHECK(mp && mp->attr == (base | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOATIME |
                              MOUNT_ATTR_NODIRATIME));
@@ -557,13 +568,48 @@ static int landlock_access_of(const char *path)
     return -1;
 }
 
+TEST(binds_stay_off_proc_sys_dev_and_rw_ones_off_the_checkout_and_system_trees)
+{
+    static const char *const rw[] = {"rbind", "rw", NULL};
+    static const char *const ro[] = {"rbind", "ro", NULL};
+    char parent[4096];
+
+    fresh(false);
+    snprintf(parent, sizeof(parent), "%s", lower);
+    *strrchr(parent, '/') = '\0';
+    add_mount("/proc/x", "bind", hostdir(), ro);
+    CHECK(refused(false, "a bind over /proc is refused"));
+    fresh(false);
+    add_mount("/dev/x", "bind", hostdir(), ro);
+    CHECK(refused(false, "a bind over /dev is refused"));
+    fresh(false);
+    add_mount("/sys", "bind", hostdir(), ro);
+    CHECK(refused(false, "a bind over /sys is refused"));
+    fresh(false);
+    add_mount("/data", "bind", lower, rw);
+    CHECK(refused(false, "would reach the checkout"));
+    fresh(false);
+    add_mount("/data", "bind", parent, rw);
+    CHECK(refused(false, "would reach the checkout"));
+    fresh(false);
+    add_mount("/data", "bind", "/usr/lib", rw);
+    CHECK(refused(false, "may only be bound read-only"));
+    fresh(false);
+    add_mount("/data", "bind", "/usr/lib", ro);
+    add_mount("/co", "bind", lower, ro);
+    CHECK(accepted(false));
+    fresh(false);
+    add_mount("/data", "bind", hostdir(), rw);
+    CHECK(accepted(false));
+}
+
 TEST(landlock_writes_only_the_overlay_tmpfs_and_rw_binds)
 {
     static const char *const rw[] = {"bind", "rw", NULL};
     static const char *const ro[] = {"bind", "ro", NULL};
 
     fresh(false);
-    add_mount("/out", "bind", "/usr", rw);
+    add_mount("/out", "bind", hostdir(), rw);
     add_mount("/ro", "bind", "/usr", ro);
     CHECK(accepted(false));
     CHECK(prof.landlock == LANDLOCK_BEST_EFFORT); /* the default spec's choice */

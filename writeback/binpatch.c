@@ -81,3 +81,77 @@ int wb_binpatch_literal(FILE *out, const unsigned char *data, size_t len, struct
     free(z);
     return 0;
 }
+
+/* The literal's zlib stream, cut into base85 lines of 52 bytes as it goes. */
+struct lit {
+    FILE *out;
+    unsigned char line[52];
+    size_t n;
+    uint32_t s1, s2; /* adler32 */
+};
+
+static void lit_put(struct lit *l, const unsigned char *p, size_t len)
+{
+    char text[80];
+
+    while (len > 0) {
+        size_t take = sizeof(l->line) - l->n < len ? sizeof(l->line) - l->n : len;
+        memcpy(l->line + l->n, p, take);
+        l->n += take;
+        p += take;
+        len -= take;
+        if (l->n == sizeof(l->line)) {
+            wb_base85_line(l->line, l->n, text);
+            fprintf(l->out, "%s\n", text);
+            l->n = 0;
+        }
+    }
+}
+
+static void lit_data(struct lit *l, const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        l->s1 = (l->s1 + p[i]) % 65521;
+        l->s2 = (l->s2 + l->s1) % 65521;
+    }
+    lit_put(l, p, len);
+}
+
+int wb_binpatch_literal_from(FILE *out, uint64_t len, wb_binpatch_read_fn rd, void *ctx,
+                             struct rr_error *err)
+{
+    static const unsigned char zhead[2] = {0x78, 0x01};
+    struct lit l = {.out = out, .s1 = 1};
+    unsigned char buf[16384], tail[4];
+    char text[80];
+    uint64_t off = 0;
+
+    fprintf(out, "literal %ju\n", (uintmax_t)len);
+    lit_put(&l, zhead, sizeof(zhead));
+    do {
+        uint64_t chunk = len - off > STORED_MAX ? STORED_MAX : len - off;
+        unsigned char hdr[5] = {off + chunk == len ? 1 : 0, (unsigned char)(chunk & 0xff),
+                                (unsigned char)(chunk >> 8), (unsigned char)(~chunk & 0xff),
+                                (unsigned char)((~chunk >> 8) & 0xff)};
+        lit_put(&l, hdr, sizeof(hdr));
+        for (uint64_t done = 0; done < chunk;) {
+            size_t n = chunk - done < sizeof(buf) ? (size_t)(chunk - done) : sizeof(buf);
+            if (rd(ctx, off + done, buf, n, err) < 0)
+                return -1;
+            lit_data(&l, buf, n);
+            done += n;
+        }
+        off += chunk;
+    } while (off < len);
+    tail[0] = (unsigned char)(l.s2 >> 8);
+    tail[1] = (unsigned char)l.s2;
+    tail[2] = (unsigned char)(l.s1 >> 8);
+    tail[3] = (unsigned char)l.s1;
+    lit_put(&l, tail, sizeof(tail));
+    if (l.n > 0) {
+        wb_base85_line(l.line, l.n, text);
+        fprintf(out, "%s\n", text);
+    }
+    fputc('\n', out);
+    return 0;
+}

@@ -250,5 +250,6 @@ void wb_changeset_free(struct wb_changeset *cs)
     free(cs->v);
     wb_notes_free(&cs->refused);
     wb_notes_free(&cs->warned);
+    wb_gitinfo_free(&cs->git);
     *cs = (struct wb_changeset){0};
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "writeback/gitinfo.h"
 #include "writeback/hash.h"
 
 enum wb_type { WB_T_NONE, WB_T_FILE, WB_T_DIR, WB_T_SYMLINK };
@@ -64,6 +65,7 @@ struct wb_changeset {
     size_t n, cap;
     struct wb_notes refused;
     struct wb_notes warned;
+    struct wb_gitinfo git; /* beside the set, never in it nor in its digest */
 };
 
 const char *wb_kind_name(enum wb_kind k);

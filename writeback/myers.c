@@ -38,9 +38,11 @@ int wb_lines_split(const char *text, size_t len, struct wb_line **out, size_t *n
     return 0;
 }
 
+/* Lines without text (s NULL) are compared by length and keyed hash alone. */
 static bool same(const struct wb_line *x, const struct wb_line *y)
 {
-    return x->hash == y->hash && x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
+    return x->hash == y->hash && x->len == y->len &&
+           (x->s == NULL || y->s == NULL || memcmp(x->s, y->s, x->len) == 0);
 }
 
 struct script {
@@ -64,9 +66,10 @@ static int emit(struct script *s, enum wb_edit_op op, size_t a, size_t b)
 
 /* Forward search, keeping V of every round to walk back. Returns the number
  * of edits D, or -1 when more than WB_MYERS_MAX_D are needed. */
-static long search(const struct wb_line *a, long n, const struct wb_line *b, long m, long **vs)
+static long search(const struct wb_line *a, long n, const struct wb_line *b, long m, long max_d,
+                   long **vs)
 {
-    long max = n + m < WB_MYERS_MAX_D ? n + m : WB_MYERS_MAX_D;
+    long max = n + m < max_d ? n + m : max_d;
 
     for (long d = 0; d <= max; d++) {
         long *v = vs[d] = malloc((size_t)(2 * d + 1) * sizeof(long));
@@ -118,19 +121,21 @@ static int backtrack(long **vs, long d, long n, long m, struct script *rev, size
 }
 
 static int middle(const struct wb_line *a, size_t na, const struct wb_line *b, size_t nb,
-                  size_t off, struct script *s)
+                  size_t off, long max_d, struct script *s, bool *capped)
 {
-    long **vs = calloc(WB_MYERS_MAX_D + 2, sizeof(long *));
+    long **vs = calloc((size_t)max_d + 2, sizeof(long *));
     struct script rev = {0};
     long d;
     int r = 0;
 
     if (vs == NULL)
         return -1;
-    d = search(a + off, (long)na, b + off, (long)nb, vs);
+    d = search(a + off, (long)na, b + off, (long)nb, max_d, vs);
     if (d == -2) {
         r = -1;
     } else if (d < 0) { /* too many edits: replace the whole middle */
+        if (capped)
+            *capped = true;
         for (size_t i = 0; i < na && r == 0; i++)
             r = emit(s, WB_DEL, off + i, off);
         for (size_t j = 0; j < nb && r == 0; j++)
@@ -139,7 +144,7 @@ static int middle(const struct wb_line *a, size_t na, const struct wb_line *b, s
         for (size_t i = rev.n; i > 0 && r == 0; i--)
             r = emit(s, rev.v[i - 1].op, rev.v[i - 1].a, rev.v[i - 1].b);
     }
-    for (long i = 0; i <= WB_MYERS_MAX_D + 1; i++)
+    for (long i = 0; i <= max_d + 1; i++)
         free(vs[i]);
     free(vs);
     free(rev.v);
@@ -148,6 +153,13 @@ static int middle(const struct wb_line *a, size_t na, const struct wb_line *b, s
 
 int wb_myers(const struct wb_line *a, size_t na, const struct wb_line *b, size_t nb,
              struct wb_edit **out, size_t *n, struct rr_error *err)
+{
+    return wb_myers_bounded(a, na, b, nb, WB_MYERS_MAX_D, out, n, NULL, err);
+}
+
+int wb_myers_bounded(const struct wb_line *a, size_t na, const struct wb_line *b, size_t nb,
+                     long max_d, struct wb_edit **out, size_t *n, bool *capped,
+                     struct rr_error *err)
 {
     struct script s = {0};
     size_t pre = 0, suf = 0;
@@ -160,7 +172,7 @@ int wb_myers(const struct wb_line *a, size_t na, const struct wb_line *b, size_t
     for (size_t i = 0; i < pre && r == 0; i++)
         r = emit(&s, WB_EQ, i, i);
     if (r == 0)
-        r = middle(a, na - pre - suf, b, nb - pre - suf, pre, &s);
+        r = middle(a, na - pre - suf, b, nb - pre - suf, pre, max_d, &s, capped);
     for (size_t i = 0; i < suf && r == 0; i++)
         r = emit(&s, WB_EQ, na - suf + i, nb - suf + i);
     if (r < 0) {

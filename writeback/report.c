@@ -57,6 +57,108 @@ static int put_notes(FILE *out, const char *label, const struct wb_notes *notes)
     return 0;
 }
 
+static int put_texts(FILE *out, const struct wb_text *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        _cleanup_free_ char *e = rr_escape_dup(t[i].s, t[i].len);
+        if (e == NULL)
+            return -1;
+        fprintf(out, "    %s\n", e);
+    }
+    return 0;
+}
+
+static int put_ignored(FILE *out, const struct wb_gitinfo *gi)
+{
+    for (size_t i = 0; i < gi->n_ignored_first; i++) {
+        const struct wb_text *t = &gi->ignored_first[i];
+        _cleanup_free_ char *e = rr_escape_dup(t->s, t->len);
+        if (e == NULL)
+            return -1;
+        if (t->len > 0 && t->s[t->len - 1] == '/')
+            fprintf(out, "    %s (%ju file%s)\n", e, (uintmax_t)gi->ignored_first_files[i],
+                    gi->ignored_first_files[i] == 1 ? "" : "s");
+        else
+            fprintf(out, "    %s\n", e);
+    }
+    return 0;
+}
+
+static int put_git(FILE *out, const struct wb_gitinfo *gi)
+{
+    if (!gi->repo)
+        return 0;
+    if (gi->scratch > 0)
+        fprintf(out, "\nthe agent changed %s%ju file%s under .git (not part of the change set)\n",
+                gi->scratch_more ? "at least " : "", (uintmax_t)gi->scratch,
+                gi->scratch == 1 ? "" : "s");
+    if (gi->n_commits > 0 || gi->commits_off_base) {
+        fprintf(out, "\nthe agent's commit%s %s (newest first; not applied, the worktree is):\n",
+                gi->n_commits == 1 ? "" : "s",
+                gi->commits_off_base ? "(its HEAD is not on top of the checkout's)"
+                                     : "on top of the checkout's HEAD");
+        if (put_texts(out, gi->commits, gi->n_commits) < 0)
+            return -1;
+        if (gi->commits_more)
+            fprintf(out, "    ... and more\n");
+    }
+    if (gi->ignored > 0) {
+        fprintf(out,
+                "\n%ju ignored file%s left out by the checkout's ignore rules (not exported; "
+                "revrun.writeback.ignored \"include\" keeps them):\n",
+                (uintmax_t)gi->ignored, gi->ignored == 1 ? "" : "s");
+        if (put_ignored(out, gi) < 0)
+            return -1;
+        if (gi->ignored_names > gi->n_ignored_first)
+            fprintf(out, "    ... and %ju more\n",
+                    (uintmax_t)(gi->ignored_names - gi->n_ignored_first));
+    }
+    if (gi->problem[0] != '\0') {
+        _cleanup_free_ char *e = rr_escape_dup(gi->problem, strlen(gi->problem));
+        fprintf(out, "\nnote: %s\n", e ? e : "?");
+    }
+    return 0;
+}
+
+static void json_texts(struct json_writer *w, const char *key, const struct wb_text *t, size_t n)
+{
+    json_w_key(w, key);
+    json_w_begin_array(w);
+    for (size_t i = 0; i < n; i++)
+        wb_json_text(w, t[i].s, t[i].len);
+    json_w_end_array(w);
+}
+
+void wb_report_git_json(struct json_writer *w, const struct wb_gitinfo *gi)
+{
+    if (!gi->repo)
+        return;
+    json_w_key(w, "git");
+    json_w_begin_object(w);
+    json_w_key(w, "ignored");
+    json_w_begin_object(w);
+    json_w_kv_uint(w, "count", gi->ignored);
+    json_texts(w, "first", gi->ignored_first, gi->n_ignored_first);
+    json_w_kv_bool(w, "exported", gi->include_ignored);
+    json_w_end_object(w);
+    json_w_key(w, "gitDir");
+    json_w_begin_object(w);
+    json_w_kv_uint(w, "changed", gi->scratch);
+    json_w_kv_bool(w, "atLeast", gi->scratch_more);
+    json_w_end_object(w);
+    json_w_key(w, "commits");
+    json_w_begin_object(w);
+    json_texts(w, "subjects", gi->commits, gi->n_commits);
+    json_w_kv_bool(w, "more", gi->commits_more);
+    json_w_kv_bool(w, "onCheckoutHead", !gi->commits_off_base);
+    json_w_end_object(w);
+    if (gi->problem[0] != '\0') {
+        json_w_key(w, "note");
+        wb_json_text(w, gi->problem, strlen(gi->problem));
+    }
+    json_w_end_object(w);
+}
+
 int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *err)
 {
     char hex[WB_SHA256_HEX];
@@ -67,6 +169,8 @@ int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *er
     for (size_t i = 0; i < cs->n; i++)
         if (put_change(out, &cs->v[i]) < 0)
             return rr_fail(err, ENOMEM, "report");
+    if (put_git(out, &cs->git) < 0)
+        return rr_fail(err, ENOMEM, "report");
     if (cs->warned.n > 0)
         fprintf(out, "\n!!! %zu warning%s: review these paths closely\n", cs->warned.n,
                 cs->warned.n == 1 ? "" : "s");
@@ -115,6 +219,7 @@ int wb_report_json(FILE *out, const struct wb_changeset *cs, struct rr_error *er
     wb_json_changes(w, cs);
     json_notes(w, "reasons", &cs->refused);
     json_notes(w, "warnings", &cs->warned);
+    wb_report_git_json(w, &cs->git);
     json_w_end_object(w);
     r = json_writer_finish(w, &doc, &len, err);
     json_writer_free(w);

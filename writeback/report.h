@@ -12,4 +12,9 @@
 int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *err);
 int wb_report_json(FILE *out, const struct wb_changeset *cs, struct rr_error *err);
 
+/* The "git" member (ignored paths, the agent's .git churn and commits) of a
+ * report or result object; nothing when the checkout is not a repository. */
+struct json_writer;
+void wb_report_git_json(struct json_writer *w, const struct wb_gitinfo *gi);
+
 #endif

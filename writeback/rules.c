@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "writeback/embedded.h"
 #include "writeback/glob.h"
 #include "writeback/manifest.h"
 #include "writeback/merged.h"
@@ -65,10 +66,21 @@ static int check_symlink(struct wb_scan *s, const struct wb_change *c, struct rr
         return 0;
     if (wb_resolve_symlink(c->path, c->path_len, c->new.target, wb_merged_lookup, s, &res, err) < 0)
         return -1;
+    if (res != WB_RES_INSIDE)
+        return wb_note_add(&s->cs.refused, c->path, c->path_len, "symlink-escape", err,
+                           "symlink target %s", wb_resolve_text(res));
+    /* apply re-checks the target as text, ".." taking back the component
+     * before it whatever that is (wb_rules_recheck): a target that climbs
+     * through a checkout file ("README/../../x") or back out of a link it
+     * followed ("sub/lnk/../../..") must be refused here, or an accepted
+     * set would be refused at apply */
+    if (wb_resolve_symlink(c->path, c->path_len, c->new.target, NULL, NULL, &res, err) < 0)
+        return -1;
     if (res == WB_RES_INSIDE)
         return 0;
     return wb_note_add(&s->cs.refused, c->path, c->path_len, "symlink-escape", err,
-                       "symlink target %s", wb_resolve_text(res));
+                       "symlink target %s when read as text, as apply checks it",
+                       wb_resolve_text(res));
 }
 
 /* Every directory above a changed path must be a directory in the merged
@@ -123,12 +135,32 @@ int wb_rules_run(struct wb_scan *s, struct rr_error *err)
     for (size_t i = 0; i < s->cs.n; i++)
         if (check_change(s, &s->cs.v[i], &ok_len, &ok_path, err) < 0)
             return -1;
+    if (wb_rules_embedded(s, err) < 0)
+        return -1;
     return wb_rules_collisions(s, err);
+}
+
+/* Whatever the rules above let through must pass what apply checks on the
+ * loaded manifest too (wb_rules_recheck): a set diff and export accept is
+ * never refused by apply for a reason the stage could see. The rules are
+ * meant to refuse all of it first, with their own codes; this is the net
+ * under them ("apply-recheck"). */
+static int apply_would_take(struct wb_scan *s, struct rr_error *err)
+{
+    struct rr_error why;
+
+    if (wb_changeset_refused(&s->cs) || wb_rules_recheck(&s->cs, s->pol, &why) == 0)
+        return 0;
+    if (why.errnum != 0)
+        return rr_fail(err, why.errnum, "%s", why.msg);
+    return wb_note_add(&s->cs.refused, NULL, 0, "apply-recheck", err,
+                       "apply would refuse the set: %s", why.msg);
 }
 
 int wb_vet(const struct wb_scan_input *in, struct wb_scan *out, struct rr_error *err)
 {
-    if (wb_scan_run(in, out, err) < 0 || wb_rules_run(out, err) < 0)
+    if (wb_scan_run(in, out, err) < 0 || wb_rules_run(out, err) < 0 ||
+        apply_would_take(out, err) < 0)
         return -1;
     wb_notes_sort(&out->cs.refused);
     wb_notes_sort(&out->cs.warned);

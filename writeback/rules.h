@@ -1,7 +1,8 @@
 /* The rules that look at the change set as a whole (rules.c, collide.c),
  * run after the walk: caps on the number of changes, .git and the
  * operator's protect and warn globs, symlinks resolved through the merged
- * tree, parents that are symlinks, and names that collide on a
+ * tree, parents that are symlinks, embedded repositories (embedded.c),
+ * and names that collide on a
  * case-insensitive or normalising checkout. Refusals and warnings are added
  * to s->cs. */
 #ifndef REVRUN_WB_RULES_H

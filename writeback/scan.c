@@ -13,6 +13,9 @@
 
 #include "common/cleanup.h"
 #include "writeback/fsutil.h"
+#include "writeback/gitclass.h"
+#include "writeback/gitfile.h"
+#include "writeback/gitlog.h"
 #include "writeback/markers.h"
 #include "writeback/names.h"
 #include "writeback/scan_entry.h"
@@ -26,6 +29,10 @@ struct uframe {
     size_t plen;
     char **names;
     size_t n, i;
+    /* git: the dir-add of this directory (or SIZE_MAX), the change count
+     * when it was entered, and whether something below it was ignored */
+    size_t dir_change, cs_mark, drops_mark;
+    bool ignored_below;
 };
 
 struct walk {
@@ -120,6 +127,121 @@ int sc_index(struct scanner *sc, size_t len, enum wb_upper_kind kind, bool opaqu
     return 0;
 }
 
+/* ---- git: what the checkout's ignore rules leave out ---- */
+
+static int cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return (a > b) - (a < b);
+}
+
+static bool git_rules(const struct scanner *sc)
+{
+    return sc->git != NULL && !sc->pol->include_ignored;
+}
+
+/* Is sc->path[0..len) left out? Then it is counted (and its directory knows
+ * something below was), and only indexed for the merged lookups. */
+static int git_ignored(struct scanner *sc, struct uframe *f, size_t len, bool in_lower,
+                       bool *ignored)
+{
+    *ignored = false;
+    if (!git_rules(sc))
+        return 0;
+    if (wb_git_ignored(sc->git, sc->path, len, false, in_lower, ignored, sc->err) < 0)
+        return -1;
+    if (!*ignored)
+        return 0;
+    f->ignored_below = true;
+    return wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, false, 1, sc->err);
+}
+
+/* A new directory the rules ignore as a whole, with nothing below it
+ * tracked: not walked (a node_modules tree may hold more entries than the
+ * walk allows), its files only counted. Indexed as opaque, so the merged
+ * lookups see nothing below it, as the target will. */
+static int git_ignored_dir(struct scanner *sc, struct uframe *f, int fd, size_t len,
+                           bool *ignored)
+{
+    uint64_t n;
+    bool more;
+
+    *ignored = false;
+    if (!git_rules(sc))
+        return 0;
+    if (wb_git_ignored(sc->git, sc->path, len, true, false, ignored, sc->err) < 0)
+        return -1;
+    if (!*ignored)
+        return 0;
+    if (wb_git_count(fd, WB_SCRATCH_CAP, &n, &more, sc->err) < 0)
+        return rr_wrap(sc->err, "%s", sc->path);
+    f->ignored_below = true;
+    if (wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, true, n, sc->err) < 0)
+        return -1;
+    return sc_index(sc, len, WB_U_DIR, true, NULL);
+}
+
+static int git_drop(struct scanner *sc, size_t idx)
+{
+    if (sc->n_drops == sc->cap_drops) {
+        size_t ncap = sc->cap_drops ? sc->cap_drops * 2 : 64;
+        size_t *nv = realloc(sc->drops, ncap * sizeof(*nv));
+        if (nv == NULL)
+            return rr_fail(sc->err, ENOMEM, "change set");
+        sc->drops = nv;
+        sc->cap_drops = ncap;
+    }
+    sc->drops[sc->n_drops++] = idx;
+    return 0;
+}
+
+/* Leaving a new directory: git has no directories, so one that holds no
+ * change but ignored ones (build/ with only x.o) is no change either. */
+static int git_leave(struct scanner *sc, struct walk *w)
+{
+    struct uframe *f = &w->stack[w->depth - 1];
+    size_t below = sc->out->cs.n - f->cs_mark - (sc->n_drops - f->drops_mark);
+    int r = 0;
+
+    if (f->dir_change != SIZE_MAX && below == 0 && f->ignored_below)
+        r = git_drop(sc, f->dir_change);
+    if (f->ignored_below && w->depth > 1)
+        w->stack[w->depth - 2].ignored_below = true;
+    if (sc->git != NULL)
+        wb_git_leave(sc->git);
+    return r;
+}
+
+/* The changes the rules left out go; the order is restored by the sort. */
+static void git_compact(struct scanner *sc)
+{
+    struct wb_changeset *cs = &sc->out->cs;
+    size_t out = 0, d = 0;
+
+    if (sc->n_drops == 0)
+        return;
+    qsort(sc->drops, sc->n_drops, sizeof(size_t), cmp_size);
+    for (size_t i = 0; i < cs->n; i++) {
+        if (d < sc->n_drops && sc->drops[d] == i) {
+            d++;
+            wb_obj_free(&cs->v[i].base);
+            wb_obj_free(&cs->v[i].new);
+            free(cs->v[i].path);
+            continue;
+        }
+        cs->v[out++] = cs->v[i];
+    }
+    cs->n = out;
+}
+
+/* The scratch .git of a checkout that is a repository: the agent's to use,
+ * never applied, so not walked as part of the change; counted afterwards. */
+static bool git_scratch_dir(const struct scanner *sc, const struct uframe *f, const char *name,
+                            const struct stat *st)
+{
+    return sc->git != NULL && f->plen == 0 && strcmp(name, ".git") == 0 && S_ISDIR(st->st_mode);
+}
+
 static bool kernel_format(const struct scanner *sc)
 {
     return sc->in->format != WB_FORMAT_FUSE_OVERLAYFS;
@@ -211,8 +333,14 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
 {
     struct wb_obj new = {.type = WB_T_FILE, .exec = (e->st->st_mode & S_IXUSR) != 0};
     struct wb_content c;
+    bool ignored;
     int kind;
 
+    /* Build output is left out before it is read or counted against a cap. */
+    if (base->type == WB_T_NONE && git_ignored(sc, f, e->len, false, &ignored) < 0)
+        return -1;
+    if (base->type == WB_T_NONE && ignored)
+        return sc_index(sc, e->len, WB_U_FILE, false, NULL);
     if ((uint64_t)e->st->st_size > sc->pol->max_file_bytes)
         return sc_refuse(sc, e->len, "file-cap", "%ju bytes, over the per-file cap of %ju",
                          (uintmax_t)e->st->st_size, (uintmax_t)sc->pol->max_file_bytes);
@@ -228,6 +356,11 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
     new.size = c.size;
     memcpy(new.sha256, c.sha256, WB_SHA256_LEN);
     kind = wb_kind_of(base, &new);
+    /* A checkout file the rules ignore counts only if an index tracks it. */
+    if (kind >= 0 && base->type != WB_T_NONE && git_ignored(sc, f, e->len, true, &ignored) < 0)
+        return -1;
+    if (kind >= 0 && base->type != WB_T_NONE && ignored)
+        return sc_index(sc, e->len, WB_U_FILE, false, NULL);
     if (kind >= 0 && (sc->total_bytes += c.size) > sc->pol->max_total_bytes && !sc->total_refused) {
         sc->total_refused = true;
         if (sc_refuse(sc, 0, "total-cap", "new content over the cap of %ju bytes in all",
@@ -246,11 +379,18 @@ static int new_symlink(struct scanner *sc, struct uframe *f, const struct sc_ent
     struct wb_obj new = {.type = WB_T_SYMLINK};
     const char *why;
     size_t tlen;
+    bool ignored;
 
     if (wb_readlink(f->ufd, e->name, sc->pol->max_path_bytes, &target, &tlen, sc->err) < 0)
         return sc->err->errnum == ENAMETOOLONG
                    ? sc_refuse(sc, e->len, "symlink", "target longer than the path cap")
                    : rr_wrap(sc->err, "%s", sc->path);
+    /* A venv's bin/python -> /usr/bin/python3 is left out before it is judged. */
+    if ((base->type != WB_T_SYMLINK || strcmp(base->target, target) != 0) &&
+        git_ignored(sc, f, e->len, base->type != WB_T_NONE, &ignored) < 0)
+        return -1;
+    if ((base->type != WB_T_SYMLINK || strcmp(base->target, target) != 0) && ignored)
+        return sc_index(sc, e->len, WB_U_SYMLINK, false, target);
     if ((why = wb_target_problem(target, tlen, sc->pol)) != NULL)
         return sc_refuse(sc, e->len, wb_problem_code(why, "symlink"), "%s", why);
     if (wb_deny_match(sc->in->deny, target, tlen) &&
@@ -275,7 +415,7 @@ static bool fuse_opaque(const struct scanner *sc, int dirfd)
 }
 
 static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool visible,
-                    const struct stat *st, size_t len)
+                    const struct stat *st, size_t len, size_t dir_change)
 {
     struct uframe *nf;
 
@@ -289,10 +429,21 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
                           .lfd = lfd,
                           .lower_visible = visible,
                           .sgid = (st->st_mode & S_ISGID) != 0,
-                          .plen = len};
+                          .plen = len,
+                          .dir_change = dir_change,
+                          .cs_mark = sc->out->cs.n,
+                          .drops_mark = sc->n_drops};
+    if (sc->git != NULL &&
+        wb_git_enter(sc->git, sc->path, len, *ufd, visible ? lfd : -1, sc->err) < 0) {
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
     if (wb_read_names(*ufd, sc->walk_cap, &nf->names, &nf->n, sc->err) < 0) {
         if (lfd >= 0)
             close(lfd);
+        if (sc->git != NULL)
+            wb_git_leave(sc->git);
         return sc_names_failed(sc, len);
     }
     rr_steal_fd(ufd);
@@ -304,8 +455,14 @@ static int new_dir(struct scanner *sc, struct walk *w, struct uframe *f, struct 
                    int *fd, const struct sc_marks *m, const struct wb_obj *base)
 {
     struct wb_obj new = {.type = WB_T_DIR};
-    bool opaque = m->opaque || fuse_opaque(sc, *fd);
+    bool opaque = m->opaque || fuse_opaque(sc, *fd), ignored;
+    size_t dir_change = SIZE_MAX;
     int lfd = -1;
+
+    if (base->type == WB_T_NONE && git_ignored_dir(sc, f, *fd, e->len, &ignored) < 0)
+        return -1;
+    if (base->type == WB_T_NONE && ignored)
+        return 0;
 
     if (kernel_format(sc) && !opaque && f->lower_visible && base->type != WB_T_NONE &&
         base->type != WB_T_DIR &&
@@ -319,12 +476,15 @@ static int new_dir(struct scanner *sc, struct walk *w, struct uframe *f, struct 
         close(lfd);
         return -1;
     }
+    if (base->type == WB_T_NONE)
+        dir_change = sc->out->cs.n;
     if (sc_index(sc, e->len, WB_U_DIR, opaque, NULL) < 0 || sc_change(sc, e->len, base, &new) < 0) {
         if (lfd >= 0)
             close(lfd);
         return -1;
     }
-    return push_dir(sc, w, fd, lfd, f->lower_visible && !opaque && lfd >= 0, e->st, e->len);
+    return push_dir(sc, w, fd, lfd, f->lower_visible && !opaque && lfd >= 0, e->st, e->len,
+                    dir_change);
 }
 
 /* The checkout's directory here has setgid, or the parent passes it down. */
@@ -422,6 +582,8 @@ static int visit(struct scanner *sc, struct walk *w)
         return sc_refuse(sc, f->plen, "path", "a path below is longer than the cap");
     if (fstatat(f->ufd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return rr_fail(sc->err, errno, "upper %s", sc->path);
+    if (git_scratch_dir(sc, f, name, &st))
+        return 0;
     if (wb_name_is_wh_marker(name))
         return kernel_format(sc) ? sc_refuse(sc, len, "foreign-marker",
                                              "a .wh. name is another format's whiteout marker")
@@ -466,7 +628,7 @@ static int push_top(struct scanner *sc, struct walk *w)
         close(lfd);
         return -1;
     }
-    return push_dir(sc, w, &ufd, lfd, true, &st, 0);
+    return push_dir(sc, w, &ufd, lfd, true, &st, 0, SIZE_MAX);
 }
 
 static int walk_upper(struct scanner *sc)
@@ -478,10 +640,10 @@ static int walk_upper(struct scanner *sc)
         return rr_fail(sc->err, ENOMEM, "walking the upper");
     r = push_top(sc, &w);
     while (r == 0 && w.depth > 0 && !sc->out->stopped) {
-        if (w.stack[w.depth - 1].i == w.stack[w.depth - 1].n)
-            pop(&w);
-        else
+        if (w.stack[w.depth - 1].i < w.stack[w.depth - 1].n)
             r = visit(sc, &w);
+        else if ((r = git_leave(sc, &w)) == 0)
+            pop(&w);
     }
     while (w.depth > 0)
         pop(&w);
@@ -500,6 +662,32 @@ const struct wb_upper_entry *wb_scan_find(const struct wb_scan *s, const char *p
     struct wb_upper_entry key = {.path = (char *)path, .len = len};
 
     return bsearch(&key, s->idx, s->n_idx, sizeof(key), cmp_idx);
+}
+
+/* A checkout that is a git repository gets git's idea of the change. */
+static int git_open(struct scanner *sc)
+{
+    struct wb_gitinfo *gi = &sc->out->cs.git;
+
+    if (!wb_git_is_repo(sc->out->lower_fd))
+        return 0;
+    gi->repo = true;
+    gi->include_ignored = sc->pol->include_ignored;
+    if (wb_git_open(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, &sc->git, sc->err) < 0)
+        return rr_wrap(sc->err, "the checkout's git rules");
+    return 0;
+}
+
+/* What the agent did in .git: counted, and its commits' subjects kept. */
+static int git_after(struct scanner *sc)
+{
+    struct wb_gitinfo *gi = &sc->out->cs.git;
+
+    snprintf(gi->problem, sizeof(gi->problem), "%s", wb_git_problem(sc->git));
+    if (wb_git_scratch(sc->out->upper_fd, gi, sc->err) < 0 ||
+        wb_git_commits(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, gi, sc->err) < 0)
+        return rr_wrap(sc->err, "the agent's .git");
+    return 0;
 }
 
 static int dup_dir(int fd)
@@ -525,8 +713,14 @@ int wb_scan_run(const struct wb_scan_input *in, struct wb_scan *out, struct rr_e
     sc.path_cap = (size_t)pol->max_path_bytes + 512;
     if ((sc.path = malloc(sc.path_cap)) == NULL)
         r = rr_fail(err, ENOMEM, "scan");
-    else
+    else if ((r = git_open(&sc)) == 0)
         r = walk_upper(&sc);
+    if (r == 0)
+        git_compact(&sc);
+    if (r == 0 && sc.git != NULL)
+        r = git_after(&sc);
+    wb_git_close(sc.git);
+    free(sc.drops);
     free(sc.path);
     wb_changeset_sort(&out->cs);
     if (out->n_idx > 1)

@@ -17,6 +17,9 @@ struct scanner {
     size_t entries, walk_cap;
     uint64_t total_bytes;
     bool total_refused;
+    struct wb_git *git; /* the checkout's repository, or NULL: no git rules */
+    size_t *drops;      /* changes (indices) that the ignore rules leave out */
+    size_t n_drops, cap_drops;
     struct rr_error *err;
 };
 

@@ -31,6 +31,6 @@ void check_egress(struct check_report *r)
         return;
     }
     check_add(r, CHECK_OK, true, "egress", NULL, "broker to %s, relay at 127.0.0.1:%u%s%s",
-              eg->upstream, (unsigned)p->egress_port, eg->base_url_env ? ", " : "",
-              eg->base_url_env ? eg->base_url_env : "");
+              eg->upstream, (unsigned)p->egress_port, eg->base_url_env.n ? ", " : "",
+              eg->base_url_env.n ? eg->base_url_env.v[0] : "");
 }

@@ -101,8 +101,14 @@ static void check_dev_fuse(struct check_report *r)
     int e = errno;
 
     if (stat("/dev/fuse", &st) < 0) {
-        check_add(r, needs_fuse(r) ? CHECK_FAIL : CHECK_WARN, needs_fuse(r), "/dev/fuse",
-                  "load the fuse module (sudo modprobe fuse)", "%s", strerror(errno));
+        int e2 = errno;
+        /* inside a container, the engine did not pass the device */
+        if (r->facts.in_container)
+            check_add_step(r, needs_fuse(r) ? CHECK_FAIL : CHECK_WARN, needs_fuse(r),
+                           "/dev/fuse", CAUSE_NO_FUSE, "%s", strerror(e2));
+        else
+            check_add(r, needs_fuse(r) ? CHECK_FAIL : CHECK_WARN, needs_fuse(r), "/dev/fuse",
+                      "load the fuse module (sudo modprobe fuse)", "%s", strerror(e2));
         return;
     }
     check_add(r, ok ? CHECK_OK : (needs_fuse(r) ? CHECK_FAIL : CHECK_WARN), needs_fuse(r),
@@ -137,8 +143,12 @@ static void summarize(struct check_report *r, bool fuse_ok)
                   "\"Backends and host shapes\"); \"native\" cannot mount here");
     else
         check_add(r, CHECK_FAIL, auto_needed, "backends",
-                  "install fuse-overlayfs and make /dev/fuse usable (above), or run on Linux "
-                  "6.6+ where overlayfs mounts in user namespaces over tmpfs",
+                  r->facts.kernel_major > 6 ||
+                          (r->facts.kernel_major == 6 && r->facts.kernel_minor >= 6)
+                      ? "install fuse-overlayfs and make /dev/fuse usable, or lift what refuses "
+                        "the native overlay (the lines above)"
+                      : "install fuse-overlayfs and make /dev/fuse usable (above), or run on "
+                        "Linux 6.6+ where overlayfs mounts in user namespaces over tmpfs",
                   "none: neither overlay can mount here");
 }
 
@@ -158,8 +168,15 @@ static bool check_mount(struct check_report *r, const struct overlay_fuse_bin *b
     }
     if (r->rootless && err.errnum == EACCES)
         remedy = DEV_FUSE_REMEDY;
-    check_add(r, need ? CHECK_FAIL : CHECK_WARN, need, "fuse overlay", remedy, "%s",
-              rr_error_text(&err, text, sizeof(text)));
+    unsigned causes = check_cause_of(r, strstr(err.msg, "mount namespace") ? STEP_MOUNT_NS
+                                                                           : STEP_FUSE,
+                                     err.errnum);
+    if (causes != 0)
+        check_add_step(r, need ? CHECK_FAIL : CHECK_WARN, need, "fuse overlay", causes, "%s",
+                       rr_error_text(&err, text, sizeof(text)));
+    else
+        check_add(r, need ? CHECK_FAIL : CHECK_WARN, need, "fuse overlay", remedy, "%s",
+                  rr_error_text(&err, text, sizeof(text)));
     return false;
 }
 

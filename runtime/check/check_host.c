@@ -97,29 +97,53 @@ int check_enter_userns(char *msg, size_t len)
 
 /* ---- kernel ---- */
 
+/* A kernel feature missing: on a kernel that has it (the version says so),
+ * what refuses is a filter, not the kernel; the remedy follows. */
+static void kernel_feature(struct check_report *r, const char *name, bool ok, int e,
+                           unsigned major, unsigned minor, const char *ok_text,
+                           const char *what)
+{
+    char remedy[160];
+    bool recent = r->facts.kernel_major > major ||
+                  (r->facts.kernel_major == major && r->facts.kernel_minor >= minor);
+
+    if (ok) {
+        check_add(r, CHECK_OK, true, name, NULL, "%s", ok_text);
+    } else if (recent && (e == EPERM || e == ENOSYS || e == EACCES)) {
+        check_add_step(r, CHECK_FAIL, true, name,
+                       r->facts.seccomp_mode == 2 ? CAUSE_SECCOMP : 0,
+                       "%s: %s (this kernel has it: something in between refuses it)", what,
+                       strerror(e));
+    } else {
+        snprintf(remedy, sizeof(remedy), "Linux %u.%u or later is needed (%s)", major, minor,
+                 what);
+        check_add(r, CHECK_FAIL, true, name, remedy, "%s", strerror(e));
+    }
+}
+
 void check_kernel(struct check_report *r)
 {
     struct utsname u;
-    int fd;
+    int fd, e;
 
     if (uname(&u) == 0)
         check_add(r, CHECK_INFO, false, "kernel", NULL, "%s %s", u.release, u.machine);
     fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    check_add(r, fd >= 0 ? CHECK_OK : CHECK_FAIL, true, "pidfd", "Linux 5.3 or later is needed",
-              "%s", fd >= 0 ? "pidfd_open works" : strerror(errno));
+    e = errno;
+    kernel_feature(r, "pidfd", fd >= 0, e, 5, 3, "pidfd_open works", "pidfd_open");
     if (fd >= 0)
         close(fd);
     fd = rr_open_in_root(AT_FDCWD, "/", O_PATH, false);
-    check_add(r, fd >= 0 ? CHECK_OK : CHECK_FAIL, true, "openat2",
-              "Linux 5.6 or later is needed (RESOLVE_IN_ROOT)", "%s",
-              fd >= 0 ? "openat2 RESOLVE_IN_ROOT works" : strerror(errno));
+    e = errno;
+    kernel_feature(r, "openat2", fd >= 0, e, 5, 6, "openat2 RESOLVE_IN_ROOT works",
+                   "openat2 RESOLVE_IN_ROOT");
     if (fd >= 0)
         close(fd);
+    /* EPERM is the capability check (fsopen exists): judged by the steps */
     fd = rr_fsopen("tmpfs", FSOPEN_CLOEXEC);
-    bool api = fd >= 0 || errno == EPERM;
-    check_add(r, api ? CHECK_OK : CHECK_FAIL, true, "mount API",
-              "Linux 5.12 or later is needed (fsopen, move_mount, mount_setattr)", "%s",
-              api ? "fsopen/fsmount/move_mount available" : strerror(errno));
+    e = errno;
+    kernel_feature(r, "mount API", fd >= 0 || e == EPERM, e, 5, 12,
+                   "fsopen/fsmount/move_mount available", "fsopen, move_mount, mount_setattr");
     if (fd >= 0)
         close(fd);
 }
@@ -139,29 +163,10 @@ static int probe_userns_mount(char *msg, size_t len)
     return 0;
 }
 
-static int probe_proc(char *msg, size_t len)
-{
-    int e = check_enter_userns(msg, len);
-    pid_t pid;
-    int status;
-
-    if (e != 0)
-        return e;
-    if (unshare(CLONE_NEWPID) < 0)
-        return snprintf(msg, len, "unshare(CLONE_NEWPID)"), errno;
-    pid = fork();
-    if (pid == 0) {
-        int fd = rr_fsopen("proc", FSOPEN_CLOEXEC);
-        _exit(fd >= 0 && rr_fsconfig(fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0 ? 0 : errno);
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) < 0)
-        return errno;
-    snprintf(msg, len, "mount a fresh /proc for a new pid namespace");
-    return WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
-}
-
 void check_userns(struct check_report *r)
 {
+    /* Only where the host has it (Ubuntu 24.04): elsewhere the cause is
+     * another layer, named by check_cause_of. */
     static const char *const aa_remedy =
         "Ubuntu 24.04 restricts unprivileged user namespaces: either `sudo sysctl "
         "kernel.apparmor_restrict_unprivileged_userns=0`, or allow revrun alone with "
@@ -184,27 +189,22 @@ void check_userns(struct check_report *r)
                   r->rootless ? aa_remedy : NULL,
                   "kernel.apparmor_restrict_unprivileged_userns is 1%s",
                   r->rootless ? "" : " (root is not affected)");
+    if (r->facts.in_userns)
+        check_add(r, CHECK_INFO, false, "user namespace", NULL,
+                  "revrun runs inside one (uid_map: %s)%s", r->facts.uid_map,
+                  r->rootless ? "" : "; the container user takes mapped ids");
     e = in_child(probe_userns_mount, msg, sizeof(msg));
-    check_add(r, e == 0 ? CHECK_OK : CHECK_FAIL, true, "user namespaces",
-              e == 0 ? NULL : aa_remedy, "%s%s%s", e == 0 ? "create one and mount in it" : msg,
-              e == 0 ? "" : ": ", e == 0 ? "" : strerror(e));
-    e = in_child(probe_proc, msg, sizeof(msg));
-    check_add(r, e == 0 ? CHECK_OK : CHECK_FAIL, true, "fresh /proc",
-              e == 0 ? NULL
-                     : "revrun seems to run inside a container whose /proc is partly masked (the "
-                       "kernel refuses a new procfs as \"too revealing\"): run the outer "
-                       "container with an unmasked /proc (docker: --security-opt "
-                       "systempaths=unconfined; podman: --security-opt unmask=ALL). revrun "
-                       "cannot give the agent its own /proc otherwise, and revrun.nestedSandboxes "
-                       "cannot help: the agent's bwrap --proc and unshare --mount-proc need the "
-                       "same unmasked /proc; the nested profile only leaves out revrun's own "
-                       "masks.",
-              "%s%s%s%s", e == 0 ? "a new pid namespace gets its own /proc" : msg, e ? ": " : "",
-              e ? strerror(e) : "",
-              e == 0 && r->profile != NULL && r->profile->allow_nested_sandboxes
-                  ? "; so do the agent's nested sandboxes (the nested profile leaves /proc "
-                    "unmasked)"
-                  : "");
+    if (e == 0) {
+        check_add(r, CHECK_OK, true, "user namespaces", NULL, "create one and mount in it");
+        return;
+    }
+    if (r->facts.aa_userns_sysctl && r->rootless) {
+        check_add(r, CHECK_FAIL, true, "user namespaces", aa_remedy, "%s: %s", msg, strerror(e));
+        return;
+    }
+    check_add_step(r, CHECK_FAIL, true, "user namespaces",
+                   check_cause_of(r, strncmp(msg, "unshare", 7) == 0 ? STEP_USERNS : STEP_MOUNT, e),
+                   "%s: %s", msg, strerror(e));
 }
 
 /* ---- overlay ---- */
@@ -250,11 +250,17 @@ void check_overlay(struct check_report *r)
     int e = in_child(probe_native_overlay, msg, sizeof(msg));
     bool needed = r->profile != NULL && r->profile->backend == RR_BACKEND_NATIVE;
 
+    bool old_kernel = r->facts.kernel_major < 6 ||
+                      (r->facts.kernel_major == 6 && r->facts.kernel_minor < 6);
+
     check_add(r, e == 0 ? CHECK_OK : (needed ? CHECK_FAIL : CHECK_WARN), needed,
               "native overlay",
-              e == 0 ? NULL
-                     : "the native backend needs Linux 5.11+ (overlay in user namespaces) and "
-                       "6.6+ (user xattrs on tmpfs); use revrun.overlay \"fuse\" or \"auto\"",
+              e == 0        ? NULL
+              : old_kernel ? "the native backend needs Linux 5.11+ (overlay in user namespaces) "
+                             "and 6.6+ (user xattrs on tmpfs); use revrun.overlay \"fuse\" or "
+                             "\"auto\""
+                           : "use revrun.overlay \"fuse\" or \"auto\" (this kernel is recent "
+                             "enough: the steps above say what refused)",
               "%s%s%s", e == 0 ? "overlayfs with userxattr over a tmpfs upper" : msg,
               e ? ": " : "", e ? strerror(e) : "");
 }
@@ -294,6 +300,32 @@ void check_seccomp(struct check_report *r)
 
 /* ---- cgroups ---- */
 
+/* What the memory limit leaves out: on v1, TCP socket buffers are counted
+ * apart and bounded only where the kernel has memory.kmem.tcp (revrun
+ * writes it); v2 charges them to memory.max. */
+static void check_tcp_memory(struct check_report *r, const struct cgroup_host *h,
+                             const struct profile *p)
+{
+    char path[PATH_MAX + 64];
+    bool memory = p == NULL || p->resources.memory_limit != RR_UNSET;
+
+    if (h->preferred != CG_V1 || !memory)
+        return;
+    if (h->v1_mount[0][0] == '\0')
+        return; /* no memory controller: the memory line says so */
+    snprintf(path, sizeof(path), "%s/%s", h->v1_mount[0], CGROUP_V1_TCP_LIMIT);
+    if (access(path, F_OK) == 0)
+        check_add(r, CHECK_OK, false, "tcp buffers", NULL,
+                  "cgroup v1: TCP socket buffers bounded at the memory limit (%s), "
+                  "counted apart from it", CGROUP_V1_TCP_LIMIT);
+    else
+        check_add(r, CHECK_WARN, false, "tcp buffers",
+                  "a kernel with kmem accounting (not booted with cgroup.memory=nokmem), or "
+                  "cgroup v2",
+                  "cgroup v1 without %s: TCP socket buffers are not bounded by the memory "
+                  "limit", CGROUP_V1_TCP_LIMIT);
+}
+
 void check_cgroups(struct check_report *r)
 {
     struct cgroup_host h;
@@ -315,12 +347,15 @@ void check_cgroups(struct check_report *r)
               h.preferred == CG_V1 && h.v1_mount[0][0] ? " memory" : "",
               h.preferred == CG_V1 && h.v1_mount[1][0] ? " pids" : "",
               h.preferred == CG_V1 && h.v1_mount[2][0] ? " cpu" : "");
+    check_tcp_memory(r, &h, p);
     if (!r->rootless)
         return;
     if (h.preferred == CG_V1) {
         snprintf(where, sizeof(where), "%s/revrun-%u", h.v1_mount[0][0] ? h.v1_mount[0] : "",
                  (unsigned)getuid());
-        bool ok = access(where, W_OK) == 0;
+        /* what create makes there itself when the hierarchy lets it */
+        bool ok = access(where, W_OK) == 0 ||
+                  (errno == ENOENT && h.v1_mount[0][0] && access(h.v1_mount[0], W_OK) == 0);
         check_add(r, ok ? CHECK_OK : (limits ? CHECK_FAIL : CHECK_WARN), limits,
                   "cgroup delegation",
                   ok ? NULL

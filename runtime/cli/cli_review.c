@@ -1,8 +1,10 @@
-/* revrun review --lower DIR --out DIR [--timeout S] [--bundle DIR] [--id ID] -- CMD ARGS... */
+/* revrun review --lower DIR --out DIR [--timeout S] [--bundle DIR] [--id ID]
+ *               [--agent NAME|FILE] [spec flags] -- CMD ARGS... */
 #include <getopt.h>
 #include <stdlib.h>
 
 #include "runtime/cli/cli.h"
+#include "runtime/cli/cli_spec_opts.h"
 #include "runtime/jobs/review.h"
 #include "runtime/jobs/sweep.h"
 
@@ -11,12 +13,19 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
     static const struct option opts[] = {
         {"lower", required_argument, NULL, 'l'},  {"out", required_argument, NULL, 'o'},
         {"timeout", required_argument, NULL, 't'}, {"bundle", required_argument, NULL, 'b'},
-        {"id", required_argument, NULL, 'i'},     {NULL, 0, NULL, 0},
+        {"id", required_argument, NULL, 'i'},     CLI_SPEC_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
-    struct review_opts o = {0};
-    int c;
+    struct cli_spec_flags f = {0};
+    struct review_opts o = {.agent = NULL, .spec = &f.spec};
+    int c, rc = REVIEW_SETUP_FAILED;
 
     while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        int taken = cli_spec_flag(c, optarg, &f);
+        if (taken < 0)
+            goto out;
+        if (taken)
+            continue;
         switch (c) {
         case 'l': o.lower = optarg; break;
         case 'o': o.out = optarg; break;
@@ -25,19 +34,24 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
         case 't':
             if (!parse_duration(optarg, &o.timeout_s) || o.timeout_s == 0) {
                 cli_usage_error("review", "--timeout takes seconds (or 10m, 1h)");
-                return REVIEW_SETUP_FAILED;
+                goto out;
             }
             break;
         default:
             cli_usage_error("review", "unknown option");
-            return REVIEW_SETUP_FAILED;
+            goto out;
         }
     }
     if (o.lower == NULL || o.out == NULL || optind >= argc) {
         cli_usage_error("review", "usage: review --lower DIR --out DIR [--timeout S] -- CMD ARGS...");
-        return REVIEW_SETUP_FAILED;
+        goto out;
     }
+    o.agent = f.agent;
+    cli_spec_flags_warn(&f);
     o.cmd = argv + optind;
     o.n_cmd = argc - optind;
-    return review_run(ctx, &o);
+    rc = review_run(ctx, &o);
+out:
+    cli_spec_flags_free(&f);
+    return rc;
 }

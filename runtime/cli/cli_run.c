@@ -2,9 +2,11 @@
  * (128+N when a signal N ended it). Two forms:
  *   run [--bundle DIR] [--keep] ID
  *   run --lower DIR [--out DIR] [--keep] [--id ID] -- CMD ARGS...
- * The second builds the bundle from the default hardened spec; --out binds
- * one host directory read-write at /out, the only host place the process
- * can write. Without --keep the container is destroyed once it has exited. */
+ * The second builds the bundle from the default hardened spec; with --out,
+ * the process writes /out (a tmpfs capped like the upper) and, when it has
+ * exited, its regular files and directories are handed to that host
+ * directory (revrun.out). Without --keep the container is destroyed once it
+ * has exited. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -94,16 +96,10 @@ static int build_config(const struct rr_ctx *ctx, const struct run_opts *o,
         return 0;
     if (realpath(o->out, out) == NULL)
         return rr_fail(err, errno, "--out %s", o->out);
-    struct rr_mount *m = realloc(cfg->mounts, (cfg->n_mounts + 1) * sizeof(*m));
-    if (m == NULL)
-        return rr_fail(err, ENOMEM, "--out");
-    cfg->mounts = m;
-    m = &cfg->mounts[cfg->n_mounts++];
-    *m = (struct rr_mount){.destination = strdup("/out"), .type = strdup("bind"),
-                           .source = strdup(out)};
-    if (m->destination == NULL || m->type == NULL || m->source == NULL ||
-        strv_push(&m->options, "bind") < 0 || strv_push(&m->options, "rw") < 0 ||
-        strv_push(&m->options, "nosuid") < 0 || strv_push(&m->options, "nodev") < 0)
+    /* /out inside, handed to this directory, vetted, at the agent's exit
+     * (revrun.out: runtime/confine/profile.c judge_out) */
+    cfg->revrun.out = strdup(out);
+    if (cfg->revrun.out == NULL)
         return rr_fail(err, ENOMEM, "--out");
     return 0;
 }
@@ -142,6 +138,8 @@ static int wait_exit(const struct rr_ctx *ctx, const char *id, int fd, struct sy
                 return rr_fail(err, r < 0 ? errno : EPIPE, "lost the container's monitor");
             if (m->type == SYNC_EXITED)
                 return 0;
+            if (m->type == SYNC_WARNING)
+                log_msg(LOG_WARN, "%s", m->text);
         }
     }
 }

@@ -11,6 +11,7 @@
 #include "runtime/cli/cli.h"
 #include "runtime/container/log.h"
 #include "runtime/container/paths.h"
+#include "runtime/confine/userns_ids.h"
 
 static const struct {
     const char *name;
@@ -27,7 +28,8 @@ static const struct {
 static void usage(FILE *out)
 {
     fputs("usage: revrun [--root DIR] [--log FILE] [--log-format text|json] COMMAND ...\n"
-          "  spec     [--lower DIR] [--rootless]         write a default hardened config.json\n"
+          "  spec     [--lower DIR] [--rootless] [--agent NAME|FILE] [AGENT FLAGS]\n"
+          "                                             write a hardened config.json\n"
           "  create   [--bundle DIR] [--pid-file F] ID   set up; the process waits, not yet exec'd\n"
           "           [--console-socket PATH]           process.terminal: where the pty master goes\n"
           "  start    ID                                 let it run\n"
@@ -42,13 +44,46 @@ static void usage(FILE *out)
           "  export   ID DIR                             manifest.json + blobs\n"
           "  apply    DIR --to TARGET --approve DIGEST   all or nothing onto TARGET\n"
           "  writeback ID --to TARGET --approve DIGEST   export + apply from a live bundle\n"
-          "  review   --lower DIR --out DIR [--timeout S] [--bundle DIR] -- CMD ARGS...\n"
+          "  review   --lower DIR --out DIR [--timeout S] [--bundle DIR] [--agent NAME|FILE]\n"
+          "           [AGENT FLAGS] -- CMD ARGS...     the CI job: bundle, run, vet, export\n"
           "  sweep    [--older-than DURATION] [--exports DIR]  clean what crashed runs left\n"
           "  broker   --socket PATH --upstream URL (--credential-file F | --credential-env VAR)\n"
           "           [--header NAME] [--header-prefix TEXT] [--allow PREFIX]... [--ca-file F]\n"
           "           [--idle-timeout S] [--max-conns N]   the egress credential broker\n"
-          "  (diff, export and writeback also take --lower DIR --upper DIR in place of ID)\n",
+          "  (diff, export and writeback also take --lower DIR --upper DIR in place of ID)\n"
+          "AGENT FLAGS (spec and review; a flag overrides the --agent preset: claude, codex,\n"
+          "gemini, or a preset FILE; `spec` prints the config they make):\n"
+          "  --agent-dir DIR            the agent's install, read-only at /opt/agent, its bin and\n"
+          "                             node_modules/.bin first on PATH\n"
+          "  --bind SRC:DST[:ro|rw]     a host path inside (read-only unless :rw)\n"
+          "  --upstream URL             the model API, reached through the broker\n"
+          "  --credential-file F | --credential-env VAR   where the broker reads the key\n"
+          "  --ca-file F  --header NAME  --header-prefix TEXT  --allow PREFIX...\n"
+          "  --base-url-env VAR[=/PATH]... set to the relay's URL (+ PATH) inside\n"
+          "  --env K=V...               the agent's environment\n"
+          "  --home DIR                 copied (not bound) into the agent's HOME\n"
+          "  --artifact ~/PATH...       kept in OUT/artifacts after the run\n"
+          "  --nested-sandboxes         let the agent make its own namespaces (bwrap)\n",
           out);
+}
+
+/* Root of a user namespace that maps no id but 0 (unshare -r, a rootless
+ * engine's single-id container): no other id to give the container user,
+ * so revrun runs as any unprivileged caller does, and says so. */
+static bool root_without_ids(void)
+{
+    static struct id_map m, g;
+    struct rr_error err;
+    uint32_t id;
+
+    if (geteuid() != 0 || id_map_read_self(true, &m, &err) < 0 ||
+        id_map_read_self(false, &g, &err) < 0 || id_map_is_initial(&m) ||
+        (id_map_pick(&m, &id) && id_map_pick(&g, &id)))
+        return false;
+    log_msg(LOG_WARN, "root of a user namespace that maps no other id (uid_map: %u ids): "
+                      "running rootless, the container user is this namespace's root",
+            m.n ? m.r[0].count : 0);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -111,7 +146,7 @@ int main(int argc, char **argv)
             return CLI_ERROR;
         }
     }
-    ctx.rootless = geteuid() != 0;
+    ctx.rootless = geteuid() != 0 || root_without_ids();
     if (ctx.root == NULL) {
         struct rr_error err;
         if (paths_default_root(root_buf, sizeof(root_buf), &err) < 0) {

@@ -64,3 +64,47 @@ int caps_drop_all(struct rr_error *err)
     }
     return 0;
 }
+
+int caps_set_masks(const uint64_t sets[5], struct rr_error *err)
+{
+    struct __user_cap_data_struct data[2];
+    int cap;
+
+    for (cap = 0; cap < 64; cap++) {
+        if (sets[0] & (1ULL << cap))
+            continue;
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+            if (errno == EINVAL)
+                break;
+            return rr_fail(err, errno, "drop bounding capability %d", cap);
+        }
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+        return rr_fail(err, errno, "clear ambient capabilities");
+    data[0].effective = (uint32_t)sets[1];
+    data[1].effective = (uint32_t)(sets[1] >> 32);
+    data[0].inheritable = (uint32_t)sets[2];
+    data[1].inheritable = (uint32_t)(sets[2] >> 32);
+    data[0].permitted = (uint32_t)sets[3];
+    data[1].permitted = (uint32_t)(sets[3] >> 32);
+    if (capset_v3(data) < 0)
+        return rr_fail(err, errno, "capset");
+    for (cap = 0; cap < 64; cap++)
+        if ((sets[4] & (1ULL << cap)) &&
+            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+            return rr_fail(err, errno, "raise ambient capability %d", cap);
+    if (capget_v3(data) < 0)
+        return rr_fail(err, errno, "capget");
+    if ((((uint64_t)data[1].effective << 32) | data[0].effective) & ~sets[1] ||
+        (((uint64_t)data[1].permitted << 32) | data[0].permitted) & ~sets[3] ||
+        (((uint64_t)data[1].inheritable << 32) | data[0].inheritable) & ~sets[2])
+        return rr_fail(err, EPERM, "capabilities beyond the granted sets remain");
+    for (cap = 0; cap < 64; cap++) {
+        int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+        if (r < 0)
+            break;
+        if (r == 1 && !(sets[0] & (1ULL << cap)))
+            return rr_fail(err, EPERM, "bounding capability %d remains", cap);
+    }
+    return 0;
+}

@@ -11,4 +11,10 @@ int caps_raise_effective(struct rr_error *err);
  * inheritable, permitted and effective. Checked afterwards, not trusted. */
 int caps_drop_all(struct rr_error *err);
 
+/* Set exactly these masks (bits by CAP_* number): sets[0] bounding, [1]
+ * effective, [2] inheritable, [3] permitted, [4] ambient. Needs CAP_SETPCAP
+ * effective on entry. Checked afterwards, not trusted. */
+#include <stdint.h>
+int caps_set_masks(const uint64_t sets[5], struct rr_error *err);
+
 #endif

@@ -75,6 +75,21 @@ int cg_mkdir(const char *mnt, const char *rel, struct rr_error *err)
     return fd;
 }
 
+bool cg_unwritable(const struct rr_error *err)
+{
+    return err->errnum == EROFS || err->errnum == EACCES || err->errnum == EPERM ||
+           err->errnum == EBUSY;
+}
+
+int cg_unavailable(struct cgroup_plan *cg, const struct rr_error *err)
+{
+    rr_error_text(err, cg->why, sizeof(cg->why));
+    cg->why_errno = err->errnum;
+    cg->controllers = 0;
+    cg->version = CG_NONE;
+    return 0;
+}
+
 /* The container's own cgroup is made here, never joined: one that exists
  * belongs to another container (two configs naming the same
  * linux.cgroupsPath) or to a crashed run, and taking it would share its
@@ -222,10 +237,43 @@ int cgroup_scope_dir(enum cg_version v, bool rootless, const char *scope, char *
     return 0;
 }
 
+const char *const cgroup_limit_names[3] = {"memory", "pids", "cpu"};
+
+/* What could not be had: refused unless the config said best effort; the
+ * skipped ones in one warning. */
+static int judge_missing(const struct profile *p, unsigned want, struct cgroup_plan *out,
+                         struct rr_strv *warnings, struct rr_error *err)
+{
+    const char *why = out->why[0] ? out->why : "no usable controller";
+    char names[32] = "";
+    char msg[512];
+
+    for (int i = 0; i < 3; i++) {
+        unsigned bit = 1u << i;
+        const char *name = cgroup_limit_names[i];
+        if (!(want & bit) || (out->controllers & bit))
+            continue;
+        if (!profile_best_effort(p, name))
+            return rr_fail(err, EOPNOTSUPP,
+                           "resource limits: this host cannot enforce the %s limit here (%s; "
+                           "see `revrun check`); list \"%s\" in revrun.bestEffort to run "
+                           "without it",
+                           name, why, name);
+        out->skipped |= bit;
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                 names[0] ? ", " : "", name);
+    }
+    if (out->skipped == 0)
+        return 0;
+    snprintf(msg, sizeof(msg), "limits not enforced (best effort): %s: %s", names, why);
+    if (strv_push(warnings, msg) < 0)
+        return rr_fail(err, ENOMEM, "warnings");
+    return 0;
+}
+
 int cgroup_create(const struct profile *p, const char *scope, const char *id,
                   struct cgroup_plan *out, struct rr_strv *warnings, struct rr_error *err)
 {
-    static const char *const be_names[] = {"memory", "pids", "cpu"};
     struct cgroup_host h;
     unsigned want = wanted(p);
     int r;
@@ -234,43 +282,33 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
     if (want == 0)
         return 0;
     cgroup_host_probe(&h, err);
-    if (p->cfg->linux.cgroups_path != NULL && p->cfg->linux.cgroups_path[0] != '/')
+    /* An engine's path was made absolute by the profile. */
+    const char *cgp = p->engine ? p->cgroups_path : p->cfg->linux.cgroups_path;
+    if (cgp != NULL && cgp[0] != '/')
         return rr_fail(err, EINVAL, "linux.cgroupsPath: must start with / (systemd slices are "
                                     "not supported)");
-    if (h.preferred == CG_NONE)
-        return rr_fail(err, ENOENT, "resource limits: no cgroup hierarchy is mounted");
-    if (p->cfg->linux.cgroups_path != NULL) {
-        snprintf(out->path, sizeof(out->path), "%s", p->cfg->linux.cgroups_path);
+    if (h.preferred == CG_NONE) {
+        snprintf(out->why, sizeof(out->why), "no cgroup hierarchy is mounted");
+        out->why_errno = ENOENT;
     } else {
-        char base[PATH_MAX];
-        if (cgroup_scope_dir(h.preferred, p->rootless, scope, base, sizeof(base), err) < 0)
+        if (cgp != NULL) {
+            snprintf(out->path, sizeof(out->path), "%s", cgp);
+        } else {
+            char base[PATH_MAX];
+            if (cgroup_scope_dir(h.preferred, p->rootless, scope, base, sizeof(base), err) < 0)
+                return rr_wrap(err, "resource limits");
+            if ((size_t)snprintf(out->path, sizeof(out->path), "%s/%s", base, id) >=
+                sizeof(out->path))
+                return rr_fail(err, ENAMETOOLONG, "cgroup path");
+        }
+        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want, out, err)
+                                 : cgroup_v1_create(&h, p, want, out, err);
+        if (r < 0 && out->version == CG_NONE)
+            out->controllers = 0;
+        if (r < 0)
             return rr_wrap(err, "resource limits");
-        if ((size_t)snprintf(out->path, sizeof(out->path), "%s/%s", base, id) >= sizeof(out->path))
-            return rr_fail(err, ENAMETOOLONG, "cgroup path");
     }
-    r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want, out, err)
-                             : cgroup_v1_create(&h, p, want, out, err);
-    if (r < 0 && out->version == CG_NONE)
-        out->controllers = 0;
-    if (r < 0)
-        return rr_wrap(err, "resource limits");
-    /* What could not be had: refused unless the config said best effort. */
-    for (int i = 0; i < 3; i++) {
-        unsigned bit = 1u << i;
-        char msg[256];
-        if (!(want & bit) || (out->controllers & bit))
-            continue;
-        if (!profile_best_effort(p, be_names[i]))
-            return rr_fail(err, EOPNOTSUPP,
-                           "resource limits: this host cannot enforce the %s limit here (see "
-                           "`revrun check`); list \"%s\" in revrun.bestEffort to run without it",
-                           be_names[i], be_names[i]);
-        snprintf(msg, sizeof(msg), "%s limit not enforced (best effort): no usable %s cgroup",
-                 be_names[i], be_names[i]);
-        if (strv_push(warnings, msg) < 0)
-            return rr_fail(err, ENOMEM, "warnings");
-    }
-    return 0;
+    return judge_missing(p, want, out, warnings, err);
 }
 
 static const char *mount_for(const struct cgroup_host *h, enum cg_version v, int i)

@@ -32,6 +32,9 @@ struct cgroup_plan {
     enum cg_version version;
     char path[PATH_MAX];   /* "/revrun/ID" */
     unsigned controllers;  /* the ones limits were written to */
+    unsigned skipped;      /* wanted, best effort, and not had (CG_MEMORY...) */
+    char why[256];         /* why a wanted controller could not be had, or "" */
+    int why_errno;         /* its errno */
 };
 
 /* The hierarchies this host has, for `check` and for cgroup_create. */
@@ -67,6 +70,8 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err);
 bool cgroup_oom_killed(const struct cgroup_plan *cg);
 
 const char *cgroup_version_name(enum cg_version v);
+/* "memory", "pids", "cpu": the revrun.bestEffort names, by bit index. */
+extern const char *const cgroup_limit_names[3];
 enum cg_version cgroup_version_parse(const char *s);
 
 /* ---- shared by cgroup_v1.c and cgroup_v2.c ---- */
@@ -76,9 +81,17 @@ int cg_read(int dirfd, const char *file, char *buf, size_t len);
 int cg_mkdir(const char *mnt, const char *rel, struct rr_error *err);
 /* The same, but the last component must be new (EEXIST otherwise). */
 int cg_mkdir_leaf(const char *mnt, const char *rel, struct rr_error *err);
+/* A hierarchy this caller cannot write (read-only cgroupfs, not delegated,
+ * v2's no-internal-process rule): the error becomes cg->why, the plan holds
+ * nothing, and 0 is returned so that cgroup_create judges each limit by
+ * revrun.bestEffort. Any other error is returned as is (-1). */
+bool cg_unwritable(const struct rr_error *err);
+int cg_unavailable(struct cgroup_plan *cg, const struct rr_error *err);
 int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error *err);
 
 /* cg->path is set by the caller. */
+#define CGROUP_V1_TCP_LIMIT "memory.kmem.tcp.limit_in_bytes"
+
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
                      struct cgroup_plan *cg, struct rr_error *err);
 int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsigned want,

@@ -8,13 +8,22 @@
 #include "common/cleanup.h"
 #include "runtime/confine/cgroup.h"
 
-static int write_limits(int fd, int i, const struct rr_resources *r, struct rr_error *err)
+static int write_limits(int fd, int i, const struct profile *p, struct rr_error *err)
 {
+    const struct rr_resources *r = &p->resources;
     char v[32];
 
     if (i == 0) {
         snprintf(v, sizeof(v), "%lld", (long long)r->memory_limit);
         if (cg_write(fd, "memory.limit_in_bytes", v, err) < 0)
+            return -1;
+        /* TCP buffers: a counter of their own in v1, active once limited.
+         * Absent where the kernel has no kmem accounting (`check` says the
+         * buffers are unbounded there). */
+        snprintf(v, sizeof(v), "%lld", (long long)p->tcp_memory_limit);
+        if (p->tcp_memory_limit != RR_UNSET &&
+            faccessat(fd, CGROUP_V1_TCP_LIMIT, F_OK, 0) == 0 &&
+            cg_write(fd, CGROUP_V1_TCP_LIMIT, v, err) < 0)
             return -1;
         /* memory+swap: the same as the limit unless swap was given, so the
          * agent cannot swap its way past the ceiling. Absent without swap
@@ -60,15 +69,24 @@ int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsig
         if (!(want & (1u << i)) || h->v1_mount[i][0] == '\0')
             continue;
         _cleanup_close_ int fd = cg_mkdir_leaf(h->v1_mount[i], cg->path, err);
-        if (fd < 0 && (err->errnum == EACCES || err->errnum == EPERM) && p->rootless)
-            continue; /* not delegated to us: judged as unavailable */
+        /* Not delegated to us, or a read-only cgroupfs (revrun inside a
+         * container): judged as unavailable, by revrun.bestEffort. */
+        if (fd < 0 && cg_unwritable(err)) {
+            if (cg->why[0] == '\0') {
+                rr_error_text(err, cg->why, sizeof(cg->why));
+                cg->why_errno = err->errnum;
+            }
+            continue;
+        }
         if (fd < 0 && err->errnum == EEXIST)
             forget_own(h, cg); /* someone else's: remove ours, touch nothing of theirs */
         if (fd < 0)
             return -1;
         cg->controllers |= 1u << i;
-        if (write_limits(fd, i, &p->resources, err) < 0)
+        if (write_limits(fd, i, p, err) < 0)
             return -1;
     }
+    if (cg->controllers == 0)
+        cg->version = CG_NONE;
     return 0;
 }

@@ -117,11 +117,14 @@ int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsig
     unsigned avail = want & h->v2_controllers;
     _cleanup_close_ int fd = -1;
 
+    /* A read-only or undelegated hierarchy, or controllers that cannot be
+     * enabled (an ancestor with processes of its own: the root of a
+     * container's cgroup namespace): judged by revrun.bestEffort. */
     if (avail != 0 && enable_down(h->v2_mount, cg->path, avail, p->rootless, err) < 0)
-        return -1;
+        return cg_unwritable(err) ? cg_unavailable(cg, err) : -1;
     fd = cg_mkdir_leaf(h->v2_mount, cg->path, err);
     if (fd < 0)
-        return -1;
+        return cg_unwritable(err) ? cg_unavailable(cg, err) : -1;
     cg->version = CG_V2;
     /* Only what the new cgroup really offers counts. */
     cg->controllers = controllers_of(fd) & want;

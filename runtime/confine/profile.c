@@ -1,9 +1,12 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
 #include "runtime/confine/profile.h"
+#include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <libmount.h>
+#include <limits.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <stdio.h>
@@ -16,15 +19,20 @@
 
 #include "common/cleanup.h"
 #include "egress/egress.h"
+#include "bundle/policy.h"
 #include "runtime/confine/lower_credentials.h"
 
 /* ---- the default hardened config (`revrun spec`) ---- */
 
 /* Host directories the agent's toolchain needs, bound read-only. /etc is not
- * bound whole: only what programs need to run and to verify TLS. */
+ * bound whole: only what programs need to run and to verify TLS. Of
+ * /etc/ssl, the certificates and OpenSSL's configuration, never
+ * /etc/ssl/private (host keys, readable to the ssl-cert group, which a
+ * rootless caller's agent would carry). */
 static const char *const default_ro_binds[] = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-    "/etc/alternatives", "/etc/ssl", "/etc/ca-certificates", "/etc/ld.so.cache",
+    "/etc/alternatives", "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates",
+    "/etc/ld.so.cache",
     "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf",
 };
 
@@ -122,6 +130,8 @@ static int default_identity(struct rr_config *c, bool rootless)
     }
     *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
     *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
+    if (!rootless)
+        profile_host_ids(&u->host_id, &g->host_id);
     if (rootless) {
         /* Unprivileged, the only host id the kernel lets us map is our own. */
         u->host_id = (uint32_t)getuid();
@@ -163,6 +173,8 @@ int profile_default_config(struct rr_config *c, const char *lower, bool rootless
         .pids_limit = 1024,
         .cpu_quota = 200000,
         .cpu_period = 100000,
+        .cpu_shares = RR_UNSET,
+        .blkio_weight = RR_UNSET,
     };
     if (lower == NULL) {
         if (getcwd(cwd, sizeof(cwd)) == NULL)
@@ -213,7 +225,6 @@ static const char *const denied_always[] = {
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
     "open_by_handle_at",                                /* escape via file handles */
-    "setns",                                            /* joining other namespaces */
     "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup",
     "settimeofday", "clock_settime", "stime",
     "iopl", "ioperm", "quotactl", "quotactl_fd", "lookup_dcookie",
@@ -258,16 +269,22 @@ static int deny_list(struct profile *p, const char *const *names, size_t n)
 }
 
 /* A syscall fails when any one bit of `bits` is set in argument `arg`. */
-static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+static int deny_bits_as(struct profile *p, const char *name, unsigned arg, uint64_t bits,
+                        bool report)
 {
     for (unsigned b = 0; b < 64; b++) {
         uint64_t bit = 1ULL << b;
         if ((bits & bit) &&
-            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0}) <
+            push_rule(p, (struct syscall_rule){name, EPERM, SYSCALL_ARG_MASKED_EQ, arg, bit, bit, 0, 0, report}) <
                 0)
             return -1;
     }
     return 0;
+}
+
+static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t bits)
+{
+    return deny_bits_as(p, name, arg, bits, false);
 }
 
 /* personality: only PER_LINUX (0), PER_LINUX32 (8) and those with
@@ -275,7 +292,7 @@ static int deny_bits(struct profile *p, const char *name, unsigned arg, uint64_t
  * value has a bit in 0..16 other than bit 3 set, or is above 0x20008. */
 static int deny_personality(struct profile *p)
 {
-    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0}) < 0)
+    if (push_rule(p, (struct syscall_rule){"personality", EPERM, SYSCALL_ARG_GE, 0, 0, 0x20009, 0, 0, false}) < 0)
         return -1;
     return deny_bits(p, "personality", 0, 0x1ffffULL & ~0x8ULL);
 }
@@ -289,7 +306,7 @@ static int deny_ioctls(struct profile *p)
 
     for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
         if (push_rule(p, (struct syscall_rule){"ioctl", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
-                                               0xffffffffULL, requests[i], 0, 0}) < 0)
+                                               0xffffffffULL, requests[i], 0, 0, false}) < 0)
             return -1;
     return 0;
 }
@@ -323,7 +340,7 @@ static int deny_socket_families(struct profile *p)
     for (size_t c = 0; c < 2; c++) {
         for (unsigned f = 0; f < 64; f++) {
             struct syscall_rule r = {calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ, 0,
-                                     0xffffffffULL, f, 0, 0};
+                                     0xffffffffULL, f, 0, 0, false};
             if (family_allowed(f))
                 continue;
             if (c == 0 && f == AF_NETLINK_)
@@ -333,7 +350,7 @@ static int deny_socket_families(struct profile *p)
         }
         for (unsigned b = 6; b < 32; b++)
             if (push_rule(p, (struct syscall_rule){calls[c], EAFNOSUPPORT, SYSCALL_ARG_MASKED_EQ,
-                                                   0, 1ULL << b, 1ULL << b, 0, 0}) < 0)
+                                                   0, 1ULL << b, 1ULL << b, 0, 0, false}) < 0)
                 return -1;
     }
     return 0;
@@ -343,6 +360,11 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
 {
     int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
 
+    /* Joining other namespaces: refused always; an agent's attempt is
+     * counted when its own sandbox is what is refused. */
+    if (r == 0)
+        r = push_rule(p, (struct syscall_rule){.name = "setns", .errnum = EPERM,
+                                               .report = p->report_namespaces});
     if (r == 0)
         r = deny_personality(p);
     if (r == 0)
@@ -356,9 +378,9 @@ static int build_syscall_rules(struct profile *p, struct rr_error *err)
         r = deny_list(p, denied_unless_nested,
                       sizeof(denied_unless_nested) / sizeof(denied_unless_nested[0]));
         if (r == 0)
-            r = deny_bits(p, "unshare", 0, CLONE_NS_FLAGS);
+            r = deny_bits_as(p, "unshare", 0, CLONE_NS_FLAGS, p->report_namespaces);
         if (r == 0)
-            r = deny_bits(p, "clone", 0, CLONE_NS_FLAGS);
+            r = deny_bits_as(p, "clone", 0, CLONE_NS_FLAGS, p->report_namespaces);
         /* clone3 passes its flags in memory, out of the filter's sight: it
          * fails with ENOSYS so that glibc falls back to clone (EPERM would
          * break thread creation in glibc 2.34+). */
@@ -384,9 +406,9 @@ static bool env_has(const struct rr_strv *env, const char *name)
 
 /* With a broker, the agent reaches exactly one endpoint: the relay on
  * loopback, which only talks to the broker on the host. Its address goes
- * into the environment under revrun.egress.baseUrlEnv (unless process.env
- * sets that variable itself). Without one, nothing leaves the loopback-only
- * network namespace. */
+ * into the environment under each of revrun.egress.baseUrlEnv (unless
+ * process.env sets that variable itself). Without one, nothing leaves the
+ * loopback-only network namespace. */
 static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     const struct rr_egress *eg = &c->revrun.egress;
@@ -399,39 +421,24 @@ static int judge_egress(const struct rr_config *c, struct profile *p, struct rr_
         return rr_wrap(err, "revrun.egress");
     p->egress = eg;
     p->egress_port = eg->port ? eg->port : EGRESS_DEFAULT_PORT;
-    if (eg->base_url_env == NULL || env_has(&c->process.env, eg->base_url_env))
-        return 0;
     for (size_t i = 0; i < c->process.env.n; i++)
         if (strv_push(&p->env_owned, c->process.env.v[i]) < 0)
             return rr_fail(err, ENOMEM, "environment");
     egress_base_url(p->egress_port, url, sizeof(url));
-    snprintf(var, sizeof(var), "%s=%s", eg->base_url_env, url);
-    if (strv_push(&p->env_owned, var) < 0)
-        return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < eg->base_url_env.n; i++) {
+        /* NAME or NAME=/path: the relay's URL, with the path after it */
+        const char *spec = eg->base_url_env.v[i];
+        size_t n = strcspn(spec, "=");
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)n, spec);
+        if (env_has(&c->process.env, name))
+            continue;
+        snprintf(var, sizeof(var), "%s=%s%s", name, url, spec[n] == '=' ? spec + n + 1 : "");
+        if (strv_push(&p->env_owned, var) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    }
     p->env = &p->env_owned;
     return 0;
-}
-
-int profile_add_egress(struct rr_config *c, const char *upstream, const char *cred_file,
-                       const char *cred_env, struct rr_error *err)
-{
-    struct rr_egress *e = &c->revrun.egress;
-    char var[128], url[64];
-
-    e->mode = RR_EGRESS_BROKER;
-    e->port = EGRESS_DEFAULT_PORT;
-    e->upstream = strdup(upstream);
-    e->header = strdup(EGRESS_DEFAULT_HEADER);
-    e->base_url_env = strdup("ANTHROPIC_BASE_URL");
-    e->credential_file = cred_file ? strdup(cred_file) : NULL;
-    e->credential_env = cred_env ? strdup(cred_env) : NULL;
-    egress_base_url(e->port, url, sizeof(url));
-    snprintf(var, sizeof(var), "%s=%s", e->base_url_env ? e->base_url_env : "", url);
-    if (e->upstream == NULL || e->header == NULL || e->base_url_env == NULL ||
-        (cred_file && !e->credential_file) || (cred_env && !e->credential_env) ||
-        strv_push(&e->allow, EGRESS_DEFAULT_ALLOW) < 0 || strv_push(&c->process.env, var) < 0)
-        return rr_fail(err, ENOMEM, "egress");
-    return egress_config_validate(e, c->revrun.network, err);
 }
 
 /* ---- judging a config ---- */
@@ -464,17 +471,65 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     if (p->net_host && (c->linux.namespaces & RR_NS_NET))
         return rr_fail(err, 0,
                        "revrun.network is \"host\" but linux.namespaces lists \"network\"");
+    /* Without the host network, nothing can be resolved; saying so at once
+     * (NXDOMAIN) keeps agents from retrying a "temporary" failure. */
+    p->dns_nxdomain = !p->net_host;
     p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                      (p->net_host ? 0 : CLONE_NEWNET);
     return 0;
+}
+
+/* The dedicated host id, or where this user namespace does not map it, the
+ * one id_map_pick chooses (0 when nothing but root is mapped: main.c then
+ * runs rootless). */
+static uint32_t host_id_here(bool uid)
+{
+    struct id_map m;
+    struct rr_error ignored;
+    uint32_t id = 0;
+
+    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, PROFILE_DEFAULT_HOST_ID))
+        return PROFILE_DEFAULT_HOST_ID;
+    return id_map_pick(&m, &id) ? id : PROFILE_DEFAULT_HOST_ID;
+}
+
+void profile_host_ids(uint32_t *uid, uint32_t *gid)
+{
+    *uid = host_id_here(true);
+    *gid = host_id_here(false);
+}
+
+/* As root inside a user namespace, an id it does not map cannot own the
+ * exec fifo nor be written to a child's map: said here, not as EINVAL. */
+static int judge_mapped(uint32_t id, const char *what, struct rr_error *err)
+{
+    struct id_map m;
+    char desc[256];
+    uint32_t pick = 0;
+
+    if (id_map_read_self(what[0] == 'u', &m, err) < 0)
+        return -1;
+    if (id_map_has(&m, id))
+        return 0;
+    id_map_describe(&m, desc, sizeof(desc));
+    if (id_map_pick(&m, &pick))
+        return rr_fail(err, 0,
+                       "linux.%sMappings: host id %u is not mapped in the user namespace revrun "
+                       "runs in (this is a user-namespaced container: %s); use one that is, "
+                       "such as %u, or `revrun spec` here, which picks it",
+                       what, id, desc, pick);
+    return rr_fail(err, 0,
+                   "linux.%sMappings: host id %u is not mapped in the user namespace revrun runs "
+                   "in (it maps %s)",
+                   what, id, desc);
 }
 
 static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
                      bool rootless, const char *what, uint32_t *host, struct rr_error *err)
 {
     if (n == 0) {
-        *host = rootless ? own : PROFILE_DEFAULT_HOST_ID;
-        return 0;
+        *host = rootless ? own : host_id_here(what[0] == 'u');
+        return rootless ? 0 : judge_mapped(*host, what, err);
     }
     if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
         return rr_fail(err, 0,
@@ -490,7 +545,7 @@ static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, u
         return rr_fail(err, 0, "linux.%sMappings: the container user must not be host root",
                        what);
     *host = m[0].host_id;
-    return 0;
+    return rootless ? 0 : judge_mapped(*host, what, err);
 }
 
 static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
@@ -585,7 +640,7 @@ static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_p
  * "rw" is explicit; shared propagation (which could leak mounts back to the
  * host) is refused. */
 static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
-                         struct rr_error *err)
+                         bool engine, struct rr_error *err)
 {
     _cleanup_free_ char *optstr = NULL;
     _cleanup_free_ char *vfs = NULL;
@@ -614,7 +669,11 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         mp->attr |= MOUNT_ATTR_STRICTATIME;
     if (flags & MS_NODIRATIME)
         mp->attr |= MOUNT_ATTR_NODIRATIME;
-    if ((flags & MS_RDONLY) || (mp->kind == MOUNT_BIND && !strv_contains(&m->options, "rw")))
+    /* revrun's own bundles: binds read-only unless "rw"; an engine's, as
+     * the runtime spec has them (read-write unless "ro"): the engine's
+     * binds are its own files (/etc/hosts, /dev/shm), not the host's. */
+    if ((flags & MS_RDONLY) ||
+        (mp->kind == MOUNT_BIND && !engine && !strv_contains(&m->options, "rw")))
         mp->attr |= MOUNT_ATTR_RDONLY;
     mp->recursive = mp->kind == MOUNT_BIND && (flags & MS_REC) != 0;
     if (mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0')
@@ -662,20 +721,83 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
     if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
         return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
-    return judge_options(m, mp, path, err);
+    return judge_options(m, mp, path, false, err);
+}
+
+/* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
+ * the container's /dev); a read-write one is a host path the agent writes
+ * to directly, outside the vetted change set: allowed when written (the
+ * config says it; `--bind ...:rw` says it once more on the command line),
+ * and refused where it would reach the checkout itself (write-back would
+ * be bypassed) or the host's system trees. */
+static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
+                      struct rr_error *err)
+{
+    static const char *const no_dest[] = {"/proc", "/sys", "/dev"};
+    static const char *const no_rw[] = {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin",
+                                        "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot",
+                                        "/run", "/var"};
+    const struct rr_mount *m = &c->mounts[i];
+    const struct mount_plan *mp = &p->mounts[i];
+    char src[PATH_MAX], lower[PATH_MAX];
+
+    for (size_t k = 0; k < sizeof(no_dest) / sizeof(no_dest[0]); k++)
+        if (path_within(m->destination, no_dest[k]))
+            return rr_fail(err, 0, "mounts[%zu].destination: a bind over %s is refused", i,
+                           no_dest[k]);
+    if (mp->attr & MOUNT_ATTR_RDONLY)
+        return 0;
+    if (realpath(m->source, src) == NULL)
+        return rr_fail(err, errno, "mounts[%zu].source %s", i, m->source);
+    if (realpath(c->revrun.lower, lower) == NULL)
+        return rr_fail(err, errno, "revrun.lower %s", c->revrun.lower);
+    if (strcmp(src, "/") == 0 || path_within(src, lower) || path_within(lower, src))
+        return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach the checkout %s",
+                       i, src, lower);
+    for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
+        if (path_within(src, no_rw[k]))
+            return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
+    return 0;
+}
+
+/* revrun.out (`run --out DIR`): the agent writes /out, a tmpfs capped at
+ * the upper's size (it wrote 3 GiB into a bound host directory against a
+ * 1 GiB upper), never the host directory itself; when it exits, only the
+ * regular files and directories are copied there (runtime/container/
+ * outdir.c): symlinks to host secrets and fifos planted for whoever
+ * collects the directory are removed and reported. */
+static int judge_out(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *mp;
+
+    p->out_dir = c->revrun.out;
+    p->out_size = c->revrun.upper_size;
+    if (p->out_dir == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (path_within(p->mounts[i].destination, "/out") ||
+            path_within("/out", p->mounts[i].destination))
+            return rr_fail(err, 0, "revrun.out: mounts[%zu] covers /out", i);
+    mp = &p->mounts[p->n_mounts++]; /* judge_mounts left room */
+    *mp = (struct mount_plan){.kind = MOUNT_OUT, .destination = "/out",
+                              .attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+    return 0;
 }
 
 static int judge_mounts(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
-    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    /* room for the devpts of judge_terminal and the /out of judge_out */
+    p->mounts = calloc(c->n_mounts + 2, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;
         if (judge_mount(c, i, &p->mounts[i], err) < 0)
             return -1;
+        if (p->mounts[i].kind == MOUNT_BIND && judge_bind(c, i, p, err) < 0)
+            return -1;
     }
-    return 0;
+    return judge_out(c, p, err);
 }
 
 /* process.terminal: the agent gets a fresh pty of a devpts instance of its
@@ -690,6 +812,10 @@ static int judge_terminal(const struct rr_config *c, struct profile *p, struct r
     bool have_dev = false;
 
     p->terminal = c->process.terminal;
+    /* Without one, the caller's terminal (a `revrun run ... &` or a
+     * detached create on a shell's tty) is never input for the agent: it
+     * would read what the operator types to the shell (a password). */
+    p->stdio_no_tty_input = !p->terminal;
     if (!p->terminal)
         return 0;
     for (size_t i = 0; i < p->n_mounts; i++) {
@@ -779,6 +905,48 @@ static int judge_landlock(struct profile *p, struct rr_error *err)
     return 0;
 }
 
+static const char *env_value(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return env->v[i] + n + 1;
+    return NULL;
+}
+
+/* revrun.home, homeFiles, artifacts: HOME must be a tmpfs of the config's
+ * (a bind would make the copy a write to the host); that tmpfs is then made
+ * by the monitor, seeded by copy (never bound: nothing of the seed on the
+ * host can be changed by the agent), and kept until destroy, so the
+ * artifacts can be copied out after the agent has ended. */
+static int judge_home(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const char *home = env_value(&c->process.env, "HOME");
+    struct stat st;
+
+    if (c->revrun.home == NULL && c->revrun.n_home_files == 0 && c->revrun.artifacts.n == 0)
+        return 0;
+    if (home == NULL || home[0] != '/')
+        return rr_fail(err, 0, "revrun.home/homeFiles/artifacts: process.env sets no absolute HOME");
+    for (size_t i = 0; i < p->n_mounts && p->home == NULL; i++)
+        if (p->mounts[i].kind == MOUNT_TMPFS && strcmp(p->mounts[i].destination, home) == 0) {
+            p->mounts[i].home_store = true;
+            p->home = &p->mounts[i];
+        }
+    if (p->home == NULL)
+        return rr_fail(err, 0, "revrun.home/homeFiles/artifacts: HOME (%s) must be a tmpfs mount "
+                               "of the config", home);
+    if (c->revrun.home != NULL && (stat(c->revrun.home, &st) < 0 || !S_ISDIR(st.st_mode)))
+        return rr_fail(err, errno ? errno : ENOTDIR, "revrun.home %s", c->revrun.home);
+    p->home_path = home;
+    p->home_seed = c->revrun.home;
+    p->home_files = c->revrun.home_files;
+    p->n_home_files = c->revrun.n_home_files;
+    p->artifacts = &c->revrun.artifacts;
+    return 0;
+}
+
 /* The checkout: where it is on the host and who owns it. */
 static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
@@ -803,19 +971,55 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* ---- git inside ---- */
+
+/* git inside sees the checkout through the idmapped lower (root) or a user
+ * namespace: owners, inode numbers and the device differ from what the
+ * checkout's index recorded, so the first `git status` would re-hash every
+ * file and rewrite the index (a change under .git for nothing, and seconds
+ * on a big tree). Comparing only mtime and size is git's own setting for
+ * such views (core.checkStat=minimal, core.trustctime=false): an edit still
+ * shows, since writing a file sets its mtime. Given as command-line-level
+ * config (GIT_CONFIG_COUNT), which the checkout's .git/config cannot
+ * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own. */
+static const char *const git_env[] = {
+    "GIT_CONFIG_COUNT=2",
+    "GIT_CONFIG_KEY_0=core.checkStat",
+    "GIT_CONFIG_VALUE_0=minimal",
+    "GIT_CONFIG_KEY_1=core.trustctime",
+    "GIT_CONFIG_VALUE_1=false",
+};
+
+static int judge_git_env(struct profile *p, struct rr_error *err)
+{
+    if (p->lower == NULL || env_has(p->env, "GIT_CONFIG_COUNT"))
+        return 0;
+    if (p->env != &p->env_owned)
+        for (size_t i = 0; i < p->env->n; i++)
+            if (strv_push(&p->env_owned, p->env->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "environment");
+    for (size_t i = 0; i < sizeof(git_env) / sizeof(git_env[0]); i++)
+        if (strv_push(&p->env_owned, git_env[i]) < 0)
+            return rr_fail(err, ENOMEM, "environment");
+    p->env = &p->env_owned;
+    return 0;
+}
+
 int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
                   struct rr_error *err)
 {
     memset(p, 0, sizeof(*p));
     p->cfg = c;
     p->rootless = rootless;
+    p->dev_allowed = ~0u;
     p->best_effort = &c->revrun.best_effort;
     p->allow_nested_sandboxes = c->revrun.nested_sandboxes;
     p->allow_ptrace = c->revrun.ptrace;
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
-        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0) {
+        judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 || judge_home(c, p, err) < 0 ||
+        judge_git_env(p, err) < 0) {
         profile_free(p);
         return -1;
     }
@@ -826,11 +1030,17 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     p->rlimits = c->process.rlimits;
     p->n_rlimits = c->process.n_rlimits;
     p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    /* An agent whose own sandbox (bwrap, unshare) is refused is told why in
+     * the review's report. */
+    p->report_namespaces = !p->allow_nested_sandboxes;
     if (build_syscall_rules(p, err) < 0) {
         profile_free(p);
         return -1;
     }
     p->resources = c->linux.resources;
+    /* Unread socket buffers are memory the agent holds: as much again as
+     * its memory limit at most (a 128 MiB container held 608 MiB of them). */
+    p->tcp_memory_limit = p->resources.memory_limit;
     p->timeout_seconds = c->revrun.timeout_seconds;
     return 0;
 }
@@ -847,6 +1057,9 @@ int profile_helper_floor(struct profile *p, struct rr_error *err)
 
 void profile_free(struct profile *p)
 {
+    strv_free(&p->notes);
+    strv_free(&p->eng.sysctl_inside);
+    strv_free(&p->eng.sysctl_joined);
     for (size_t i = 0; i < p->n_mounts; i++)
         strv_free(&p->mounts[i].fs_options);
     free(p->mounts);
@@ -861,4 +1074,499 @@ void profile_free(struct profile *p)
     strv_free(&p->masked);
     strv_free(&p->readonly);
     strv_free(&p->env_owned);
+}
+
+/* ==== an engine's config ====
+ *
+ * containerd's runc shim, podman's conmon and docker send ordinary OCI
+ * bundles with the image as root.path. revrun honours what it can and
+ * tightens the rest to its floor, one note per field; nothing here widens
+ * what a review config may ask for (profile_build is untouched by it). */
+
+static int note(struct profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(struct profile *p, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    return strv_push(&p->notes, line);
+}
+
+static const struct {
+    unsigned bit;
+    const char *name;
+    int clone_flag;
+} engine_ns[] = {
+    {RR_NS_USER, "user", CLONE_NEWUSER},   {RR_NS_MOUNT, "mount", CLONE_NEWNS},
+    {RR_NS_PID, "pid", CLONE_NEWPID},      {RR_NS_NET, "network", CLONE_NEWNET},
+    {RR_NS_IPC, "ipc", CLONE_NEWIPC},      {RR_NS_UTS, "uts", CLONE_NEWUTS},
+    {RR_NS_CGROUP, "cgroup", CLONE_NEWCGROUP},
+};
+
+/* Every namespace, always; a missing one is added (user with revrun's
+ * mapping). network, ipc, uts and pid may be joined by path (a pod's pause
+ * container, podman's netns): the path is checked when it is opened (nsfs,
+ * the right type: runc's checks). user, mount and cgroup are the container's
+ * own. */
+static int engine_namespaces(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    unsigned bit_index = 0;
+
+    p->clone_flags = 0;
+    for (size_t i = 0; i < sizeof(engine_ns) / sizeof(engine_ns[0]); i++) {
+        while ((1u << bit_index) != engine_ns[i].bit)
+            bit_index++;
+        const char *path = c->linux.ns_path[bit_index];
+        if (!(c->linux.namespaces & engine_ns[i].bit) &&
+            note(p, "linux.namespaces: \"%s\" added (revrun always isolates it%s)",
+                 engine_ns[i].name,
+                 engine_ns[i].bit == RR_NS_USER ? "; its mapping is revrun's" : "") < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        if (path != NULL && (engine_ns[i].bit == RR_NS_USER || engine_ns[i].bit == RR_NS_MOUNT ||
+                             engine_ns[i].bit == RR_NS_CGROUP))
+            return rr_fail(err, 0,
+                           "linux.namespaces: joining the \"%s\" namespace %s is refused (the "
+                           "container's %s namespace is always its own)",
+                           engine_ns[i].name, path, engine_ns[i].name);
+        p->eng.ns_path[bit_index] = path;
+        if (path != NULL)
+            p->eng.join_flags |= (unsigned)engine_ns[i].clone_flag;
+        else if (engine_ns[i].bit != RR_NS_CGROUP) /* unshared by init, after the cgroup join */
+            p->clone_flags |= (unsigned)engine_ns[i].clone_flag;
+    }
+    p->net_host = false;
+    return 0;
+}
+
+static int engine_map(const struct rr_id_mapping *m, size_t n, const char *what,
+                      struct rr_id_mapping *out, size_t *n_out, struct profile *p,
+                      struct rr_error *err)
+{
+    if (n == 0) {
+        out[0] = (struct rr_id_mapping){0, PROFILE_ENGINE_HOST_BASE, PROFILE_ENGINE_MAP_SIZE};
+        *n_out = 1;
+        if (note(p, "linux.%sMappings: none given; container %ss 0-%u are host %ss %u-%u", what,
+                 what, PROFILE_ENGINE_MAP_SIZE - 1, what, PROFILE_ENGINE_HOST_BASE,
+                 PROFILE_ENGINE_HOST_BASE + PROFILE_ENGINE_MAP_SIZE - 1) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        return 0;
+    }
+    if (n > 8)
+        return rr_fail(err, 0, "linux.%sMappings: at most 8 mappings", what);
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].host_id == 0)
+            return rr_fail(err, 0, "linux.%sMappings[%zu]: host %s 0 is never mapped into a "
+                                   "container", what, i, what);
+        out[i] = m[i];
+    }
+    *n_out = n;
+    return 0;
+}
+
+static bool in_map(const struct rr_id_mapping *m, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+            return true;
+    return false;
+}
+
+static bool host_flag(const char *path, char want)
+{
+    char c = 0;
+    FILE *f = fopen(path, "re");
+
+    if (f == NULL)
+        return false;
+    if (fread(&c, 1, 1, f) != 1)
+        c = 0;
+    fclose(f);
+    return c == want;
+}
+
+static int engine_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    struct engine_plan *e = &p->eng;
+
+    if (p->rootless)
+        return rr_fail(err, EPERM, "an engine's config needs revrun running as root (rootless "
+                                   "engines are not supported yet)");
+    if (c->process.has_no_new_privileges && !c->process.no_new_privileges &&
+        note(p, "process.noNewPrivileges: false tightened to true") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", e->uid_map,
+                   &e->n_uid_map, p, err) < 0 ||
+        engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", e->gid_map,
+                   &e->n_gid_map, p, err) < 0)
+        return -1;
+    if (!in_map(e->uid_map, e->n_uid_map, c->process.uid) ||
+        !in_map(e->gid_map, e->n_gid_map, c->process.gid))
+        return rr_fail(err, 0, "process.user: uid %u / gid %u is not mapped in the user namespace",
+                       c->process.uid, c->process.gid);
+    p->uid = c->process.uid;
+    p->gid = c->process.gid;
+    p->host_uid = e->uid_map[0].host_id;
+    p->host_gid = e->gid_map[0].host_id;
+    for (size_t i = 0; i < c->process.n_additional_gids; i++) {
+        if (!in_map(e->gid_map, e->n_gid_map, c->process.additional_gids[i]))
+            return rr_fail(err, 0, "process.user.additionalGids[%zu]: gid %u is not mapped", i,
+                           c->process.additional_gids[i]);
+        e->groups[e->n_groups++] = c->process.additional_gids[i];
+    }
+    e->umask = c->process.has_umask ? (mode_t)c->process.umask : 022;
+    e->has_oom_score_adj = c->process.has_oom_score_adj;
+    e->oom_score_adj = (int)c->process.oom_score_adj;
+    if (e->oom_score_adj < 0) {
+        e->oom_score_adj = 0;
+        if (note(p, "process.oomScoreAdj: %lld tightened to 0 (a container is never preferred "
+                    "over the host's processes)", (long long)c->process.oom_score_adj) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    /* As runc: a label for a security module this host does not run has
+     * nothing to apply to; one it runs but revrun cannot apply refuses. */
+    if (c->process.apparmor_profile != NULL && c->process.apparmor_profile[0] != '\0') {
+        if (host_flag("/sys/module/apparmor/parameters/enabled", 'Y'))
+            e->apparmor_profile = c->process.apparmor_profile;
+        else if (note(p, "process.apparmorProfile: AppArmor is not enabled on this host; not "
+                         "applied") < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    if ((c->process.selinux_label != NULL || c->linux.mount_label != NULL)) {
+        if (access("/sys/fs/selinux/enforce", F_OK) == 0)
+            return rr_fail(err, 0, "process.selinuxLabel: refused: revrun does not apply SELinux "
+                                   "labels and this host enforces SELinux");
+        if (note(p, "process.selinuxLabel/linux.mountLabel: SELinux is not enabled on this host; "
+                    "not applied") < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    return 0;
+}
+
+/* Capabilities: only inside revrun's user namespace, and only those the
+ * host policy allows (never SYS_ADMIN and the other escape routes). */
+static int engine_caps(const struct rr_config *c, const char *policy_file, struct profile *p,
+                       struct rr_error *err)
+{
+    uint64_t allowed;
+    uint64_t *g = p->eng.caps;
+
+    if (policy_load(policy_file, &allowed, err) < 0)
+        return -1;
+    allowed &= ~rr_caps_never;
+    for (size_t s = 0; s < 5; s++) {
+        const struct rr_strv *names = &c->process.caps[s];
+        char dropped[384] = "";
+        uint64_t want = 0;
+
+        for (size_t i = 0; i < names->n; i++) {
+            int n = rr_cap_by_name(names->v[i]);
+            if (n >= 0 && (allowed & (1ULL << n))) {
+                want |= 1ULL << n;
+            } else if (strlen(dropped) + strlen(names->v[i]) + 2 < sizeof(dropped)) {
+                strcat(dropped, dropped[0] ? " " : "");
+                strcat(dropped, names->v[i]);
+            }
+        }
+        g[s] = want;
+        if (dropped[0] != '\0' &&
+            note(p, "process.capabilities.%s: not granted (%s policy%s): %s", rr_cap_set_names[s],
+                 policy_file, access(policy_file, F_OK) == 0 ? "" : " absent: the default set",
+                 dropped) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    /* effective within permitted, ambient within permitted and inheritable,
+     * all within bounding: what the kernel would keep anyway, said here. */
+    g[3] &= g[0];
+    g[2] &= g[0];
+    g[1] &= g[3];
+    g[4] &= g[3] & g[2];
+    return 0;
+}
+
+static bool host_cgroup_v2(void)
+{
+    return access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+}
+
+/* sysfs and cgroup mounts, tightened: read-only, and only where revrun's
+ * user namespace may mount them; elsewhere an empty read-only tmpfs. */
+static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp, size_t i,
+                                struct profile *p, struct rr_error *err)
+{
+    bool sysfs = strcmp(m->type, "sysfs") == 0;
+    bool placeholder = sysfs ? (p->eng.join_flags & CLONE_NEWNET) != 0 : !host_cgroup_v2();
+
+    if (!strv_contains(&m->options, "ro") &&
+        note(p, "mounts[%zu]: %s at %s tightened to read-only", i, m->type, m->destination) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    mp->kind = placeholder ? MOUNT_TMPFS : sysfs ? MOUNT_SYSFS : MOUNT_CGROUP2;
+    mp->ro_after = placeholder;
+    mp->attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+    if (placeholder &&
+        (strv_push(&mp->fs_options, "size=4k") < 0 || strv_push(&mp->fs_options, "mode=0555") < 0 ||
+         note(p, "mounts[%zu]: %s at %s replaced by an empty read-only tmpfs (%s)", i, m->type,
+              m->destination,
+              sysfs ? "the network namespace is joined, not revrun's: its sysfs cannot be "
+                      "mounted from the container's user namespace"
+                    : "cgroup v1 hierarchies cannot be mounted from revrun's user namespace") < 0))
+        return rr_fail(err, ENOMEM, "mounts");
+    return 0;
+}
+
+static int engine_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
+                        struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        const char *type;
+        enum mount_kind kind;
+    } kinds[] = {{"bind", MOUNT_BIND},     {"tmpfs", MOUNT_TMPFS}, {"proc", MOUNT_PROC},
+                 {"devpts", MOUNT_DEVPTS}, {"mqueue", MOUNT_MQUEUE}};
+    const struct rr_mount *m = &c->mounts[i];
+    char path[64];
+    size_t k;
+
+    snprintf(path, sizeof(path), "mounts[%zu]", i);
+    if (strcmp(m->destination, "/") == 0)
+        return rr_fail(err, 0, "%s.destination: would cover the root (root.path is the root)",
+                       path);
+    *mp = (struct mount_plan){.source = m->source, .destination = m->destination,
+                              .fs_source = m->source};
+    if (strcmp(m->type, "sysfs") == 0 || strcmp(m->type, "cgroup") == 0 ||
+        strcmp(m->type, "cgroup2") == 0)
+        return engine_special_mount(m, mp, i, p, err);
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(kinds[k].type, m->type) == 0)
+            break;
+    if (k == sizeof(kinds) / sizeof(kinds[0]))
+        return rr_fail(err, 0, "%s.type: \"%s\" refused (bind, tmpfs, proc, devpts, mqueue, "
+                               "sysfs and cgroup are what a container mounts)", path, m->type);
+    mp->kind = kinds[k].kind;
+    mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
+    if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
+        return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
+    return judge_options(m, mp, path, true, err);
+}
+
+/* The config's masked and read-only paths, and revrun's always. */
+static int engine_hardening(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_strv *from[] = {&c->linux.masked_paths, &c->linux.readonly_paths};
+    const char *const *extra[] = {default_masked, default_readonly};
+    size_t n_extra[] = {sizeof(default_masked) / sizeof(default_masked[0]),
+                        sizeof(default_readonly) / sizeof(default_readonly[0])};
+    struct rr_strv *to[] = {&p->masked, &p->readonly};
+    const char *field[] = {"maskedPaths", "readonlyPaths"};
+
+    for (size_t k = 0; k < 2; k++) {
+        char added[512] = "";
+        for (size_t i = 0; i < from[k]->n; i++)
+            if (strv_push(to[k], from[k]->v[i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+        for (size_t i = 0; i < n_extra[k]; i++) {
+            if (strv_contains(to[k], extra[k][i]))
+                continue;
+            if (strv_push(to[k], extra[k][i]) < 0)
+                return rr_fail(err, ENOMEM, "masked paths");
+            if (strlen(added) + strlen(extra[k][i]) + 2 < sizeof(added)) {
+                strcat(added, added[0] ? " " : "");
+                strcat(added, extra[k][i]);
+            }
+        }
+        if (added[0] != '\0' && note(p, "linux.%s: revrun's added: %s", field[k], added) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    p->masked_paths = &p->masked;
+    p->readonly_paths = &p->readonly;
+    return 0;
+}
+
+/* A sysctl is honoured only in a namespace of the container's (net.*: its
+ * network namespace; kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*: its
+ * IPC namespace; kernel.hostname/domainname: its UTS namespace); the rest
+ * would change the host and is refused. Written by the container's init in
+ * namespaces of its own, by revrun on the host side in joined ones. */
+static int engine_sysctl_one(const char *kv, struct profile *p, struct rr_error *err)
+{
+    static const struct {
+        const char *prefix;
+        unsigned flag;
+    } ns_of[] = {{"net.", CLONE_NEWNET},          {"kernel.shm", CLONE_NEWIPC},
+                 {"kernel.msg", CLONE_NEWIPC},    {"kernel.sem", CLONE_NEWIPC},
+                 {"fs.mqueue.", CLONE_NEWIPC},    {"kernel.hostname", CLONE_NEWUTS},
+                 {"kernel.domainname", CLONE_NEWUTS}};
+    const char *eq = strchr(kv, '=');
+    char key[128], value[128];
+    size_t k;
+
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+    snprintf(value, sizeof(value), "%s", eq + 1);
+    for (k = 0; k < sizeof(ns_of) / sizeof(ns_of[0]); k++)
+        if (strncmp(key, ns_of[k].prefix, strlen(ns_of[k].prefix)) == 0)
+            break;
+    if (k == sizeof(ns_of) / sizeof(ns_of[0]) || strncmp(key, "net.core.", 9) == 0)
+        return rr_fail(err, 0, "linux.sysctl.%s: refused: not in a namespace of the container's "
+                               "(it would change the host)", key);
+    /* The ping range is in group ids as the writer sees them: kept within
+     * the container's mapped groups (inside) or their host ids (joined). */
+    if (strcmp(key, "net.ipv4.ping_group_range") == 0) {
+        unsigned long lo = 0, hi = 0;
+        uint32_t size = p->eng.gid_map[0].size, base = p->eng.gid_map[0].container_id;
+        bool joined = (p->eng.join_flags & CLONE_NEWNET) != 0;
+        if (sscanf(value, "%lu %lu", &lo, &hi) != 2 || lo > hi)
+            return rr_fail(err, 0, "linux.sysctl.%s: expected two group ids", key);
+        if (lo < base || hi >= (unsigned long)base + size) {
+            unsigned long nlo = lo < base ? base : lo, nhi = hi >= (unsigned long)base + size
+                                                                 ? (unsigned long)base + size - 1
+                                                                 : hi;
+            if (nlo > nhi)
+                nlo = nhi = (unsigned long)base + size - 1;
+            if (note(p, "linux.sysctl.%s: \"%s\" tightened to the mapped groups %lu-%lu", key,
+                     value, nlo, nhi) < 0)
+                return rr_fail(err, ENOMEM, "notes");
+            lo = nlo;
+            hi = nhi;
+        }
+        if (joined) {
+            lo = lo - base + p->eng.gid_map[0].host_id;
+            hi = hi - base + p->eng.gid_map[0].host_id;
+        }
+        snprintf(value, sizeof(value), "%lu %lu", lo, hi);
+    }
+    char line[300];
+    snprintf(line, sizeof(line), "%s=%s", key, value);
+    if (strv_push((p->eng.join_flags & ns_of[k].flag) ? &p->eng.sysctl_joined
+                                                       : &p->eng.sysctl_inside,
+                  line) < 0)
+        return rr_fail(err, ENOMEM, "sysctl");
+    return 0;
+}
+
+static int engine_resources(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_resources *r = &c->linux.resources;
+
+    for (size_t i = 0; i < c->linux.sysctl.n; i++)
+        if (engine_sysctl_one(c->linux.sysctl.v[i], p, err) < 0)
+            return -1;
+    if (r->disable_oom_killer &&
+        note(p, "linux.resources.memory.disableOOMKiller: not applied (the kernel's OOM killer "
+                "stays on)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (r->cpu_shares > 0 &&
+        note(p, "linux.resources.cpu.shares: %lld not applied (a relative weight; revrun "
+                "enforces cpu.quota/period)", (long long)r->cpu_shares) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (r->blkio_weight > 0 &&
+        note(p, "linux.resources.blockIO.weight: %lld not applied (a relative weight)",
+             (long long)r->blkio_weight) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    /* Device rules: every mount but revrun's own device binds and the
+     * container's devpts is nodev (the image's root too), so the only nodes
+     * reachable are revrun's fixed set; the rules decide which of those
+     * are bound. */
+    if (r->n_devices > 0) {
+        static const struct {
+            int64_t major, minor;
+        } fixed[] = {{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}};
+        char denied[128] = "";
+        p->dev_allowed = 0;
+        for (size_t d = 0; d < sizeof(fixed) / sizeof(fixed[0]); d++) {
+            bool allow = false;
+            for (size_t i = 0; i < r->n_devices; i++) {
+                const struct rr_device_rule *rule = &r->devices[i];
+                if ((rule->type == 'a' || rule->type == 'c') &&
+                    (rule->major < 0 || rule->major == fixed[d].major) &&
+                    (rule->minor < 0 || rule->minor == fixed[d].minor))
+                    allow = rule->allow && strchr(rule->access, 'r') && strchr(rule->access, 'w');
+            }
+            if (allow)
+                p->dev_allowed |= 1u << d;
+            else
+                snprintf(denied + strlen(denied), sizeof(denied) - strlen(denied), " %lld:%lld",
+                         (long long)fixed[d].major, (long long)fixed[d].minor);
+        }
+        if (note(p, "linux.resources.devices: applied to the container's /dev (every other "
+                    "mount is nodev)%s%s", denied[0] ? "; not bound:" : "", denied) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
+    return 0;
+}
+
+static int engine_root(const struct rr_config *c, const char *bundle, struct profile *p,
+                       struct rr_error *err)
+{
+    static char root[4096];
+    struct stat st;
+
+    if (c->root.path[0] == '/')
+        snprintf(root, sizeof(root), "%s", c->root.path);
+    else if ((size_t)snprintf(root, sizeof(root), "%s/%s", bundle, c->root.path) >= sizeof(root))
+        return rr_fail(err, ENAMETOOLONG, "root.path");
+    if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+        return rr_fail(err, errno ? errno : ENOTDIR, "root.path %s", root);
+    p->eng.root_path = root;
+    p->root_readonly = c->root.readonly;
+    if (c->linux.rootfs_propagation != NULL &&
+        strstr(c->linux.rootfs_propagation, "shared") != NULL)
+        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" refused (mounts would propagate "
+                               "to the host)", c->linux.rootfs_propagation);
+    if (c->linux.rootfs_propagation != NULL &&
+        note(p, "linux.rootfsPropagation: \"%s\": the container's mounts are private to it",
+             c->linux.rootfs_propagation) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
+int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
+                         struct profile *p, struct rr_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->cfg = c;
+    p->rootless = geteuid() != 0;
+    p->engine = true;
+    p->best_effort = &c->revrun.best_effort;
+    p->dev_allowed = ~0u;
+    p->landlock = LANDLOCK_OFF;
+    p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
+    if (p->mounts == NULL)
+        return rr_fail(err, ENOMEM, "mounts");
+    if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
+        engine_caps(c, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
+        goto fail;
+    for (size_t i = 0; i < c->n_mounts; i++) {
+        p->n_mounts++;
+        if (engine_mount(c, i, &p->mounts[i], p, err) < 0)
+            goto fail;
+    }
+    if (judge_terminal(c, p, err) < 0 || engine_hardening(c, p, err) < 0 ||
+        engine_resources(c, p, err) < 0)
+        goto fail;
+    p->hostname = c->hostname;
+    p->eng.domainname = c->domainname;
+    p->args = &c->process.args;
+    p->env = &c->process.env;
+    p->cwd = c->process.cwd;
+    p->rlimits = c->process.rlimits;
+    p->n_rlimits = c->process.n_rlimits;
+    /* The floor: revrun's rules always, the engine's filter stacked on it. */
+    p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    if (build_syscall_rules(p, err) < 0)
+        goto fail;
+    p->resources = c->linux.resources;
+    p->cgroups_path = c->linux.cgroups_path;
+    if (p->cgroups_path != NULL && p->cgroups_path[0] != '/') {
+        snprintf(p->cgroups_buf, sizeof(p->cgroups_buf), "/revrun-engine/%s", p->cgroups_path);
+        p->cgroups_path = p->cgroups_buf;
+        if (note(p, "linux.cgroupsPath: relative \"%s\" placed at %s", c->linux.cgroups_path,
+                 p->cgroups_buf) < 0)
+            goto fail;
+    }
+    return 0;
+fail:
+    profile_free(p);
+    return -1;
 }

@@ -41,9 +41,19 @@ struct syscall_rule {
     uint64_t datum;
     unsigned ne_arg; /* 1 + the index of an argument that must also differ from ne */
     uint64_t ne;
+    /* still refused (EPERM), but through the monitor, which counts the
+     * attempt for the report (seccomp user notification; the kernel
+     * answers ENOSYS if the monitor is gone: refused all the same) */
+    bool report;
 };
 
-enum mount_kind { MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE };
+/* MOUNT_OUT: /out, a size-capped tmpfs of the monitor's (rootfs_fds.out_mfd)
+ * whose regular files and directories go to revrun.out when the agent exits. */
+enum mount_kind {
+    MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE, MOUNT_OUT,
+    MOUNT_SYSFS,   /* engine mode: read-only, in a network namespace of the container's own */
+    MOUNT_CGROUP2, /* engine mode: read-only, inside the container's cgroup namespace */
+};
 
 /* Landlock, the second filesystem layer: how the profile uses it. */
 enum landlock_mode {
@@ -73,11 +83,51 @@ struct mount_plan {
     bool recursive;          /* rbind */
     struct rr_strv fs_options; /* key=value passed to fsconfig (tmpfs size, mode, ...) */
     bool is_dev;             /* the /dev tmpfs: revrun adds the minimal device set */
+    bool ro_after;           /* read-only once the mounts below it are made (placeholders) */
+    const char *fs_source;   /* fresh filesystems: the "source" shown in mountinfo; NULL: none */
+    /* HOME when revrun.home, homeFiles or artifacts are set: this tmpfs is
+     * made by the monitor in its own mount namespace (seeded there) and
+     * bound by pid 1, so that it outlives the agent for the artifacts. */
+    bool home_store;
+};
+
+/* The engine host range: container ids 0..ENGINE_MAP_SIZE-1 become these
+ * host ids when the engine gives no mapping. Apart from the review agent's
+ * PROFILE_DEFAULT_HOST_ID, and owning nothing on the host. */
+#define PROFILE_ENGINE_HOST_BASE 2100000000u
+#define PROFILE_ENGINE_MAP_SIZE 65536u
+/* Where the host's policy for engine configs lives. */
+#define PROFILE_POLICY_FILE "/etc/revrun/policy.json"
+
+/* What an engine's config becomes (profile_build_engine). */
+struct engine_plan {
+    const char *root_path;          /* absolute: the image, the container's root */
+    struct rr_id_mapping uid_map[8], gid_map[8];
+    size_t n_uid_map, n_gid_map;
+    uint64_t caps[5];               /* granted, per rr_cap_set_names */
+    gid_t groups[64];
+    size_t n_groups;
+    mode_t umask;
+    bool has_oom_score_adj;
+    int oom_score_adj;
+    unsigned join_flags;            /* CLONE_NEW* joined by path (ns_path) */
+    const char *ns_path[7];         /* by RR_NS_* bit index */
+    struct rr_strv sysctl_inside;   /* "key=value" written by the container's init */
+    struct rr_strv sysctl_joined;   /* written host side, in a joined namespace */
+    const char *domainname;
+    const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
+    bool cgroup_rw;
 };
 
 struct profile {
     const struct rr_config *cfg;
     bool rootless;
+    /* An engine's config (profile_build_engine): the image as the root, the
+     * engine's caller owns the process, no checkout. */
+    bool engine;
+    struct engine_plan eng;
+    /* One line per field tightened to revrun's floor, for the caller to log. */
+    struct rr_strv notes;
 
     /* identity: one uid and one gid mapped, container id -> host id */
     uid_t uid;
@@ -90,6 +140,10 @@ struct profile {
     const char *checkout_path;
     enum rr_backend backend;
     uint64_t upper_size;
+    /* revrun.out: the host directory the agent's /out is handed to, vetted,
+     * at its exit (NULL: none); /out is a tmpfs of out_size bytes */
+    const char *out_dir;
+    uint64_t out_size;
     /* root only: the checkout's owner appears as the container user through
      * an idmapped lower, so the agent can change files it does not own on
      * the host (the checkout itself is never chowned). */
@@ -100,6 +154,9 @@ struct profile {
 
     unsigned clone_flags; /* CLONE_NEW* for the container */
     bool net_host;        /* sharing the host network: an explicit widening */
+    /* names resolve to nothing, at once: a resolver on the container's
+     * loopback answering NXDOMAIN, and resolv.conf pointing at it */
+    bool dns_nxdomain;
 
     struct mount_plan *mounts;
     size_t n_mounts;
@@ -119,11 +176,16 @@ struct profile {
     /* process.terminal: a fresh pty from the container's own devpts, its
      * master sent to the caller's console socket; otherwise no terminal. */
     bool terminal;
+    /* no terminal asked for: a terminal the caller's stdio holds reaches
+     * the agent as /dev/null on stdin and write-only on stdout and stderr,
+     * so a backgrounded run cannot read the operator's keyboard */
+    bool stdio_no_tty_input;
 
     /* seccomp: revrun's floor (rules below, always loaded) and, stacked on
      * it, the config's linux.seccomp when present */
     bool allow_nested_sandboxes;
     bool allow_ptrace;
+    bool report_namespaces; /* the agent's namespace attempts are counted (not the helpers') */
     struct syscall_rule *syscall_rules;
     size_t n_syscall_rules;
     const struct rr_seccomp *oci_seccomp;
@@ -142,16 +204,47 @@ struct profile {
     uint16_t egress_port;
     struct rr_strv env_owned; /* process.env plus what the profile adds */
 
+    /* HOME: the tmpfs mount at $HOME (a home_store), or NULL; what is
+     * seeded into it and what is kept of it after the run */
+    const struct mount_plan *home;
+    const char *home_path;
+    const char *home_seed;
+    const struct rr_home_file *home_files;
+    size_t n_home_files;
+    const struct rr_strv *artifacts;
+
     /* limits */
     struct rr_resources resources;
+    const char *cgroups_path; /* engine mode: linux.cgroupsPath, made absolute */
+    char cgroups_buf[512];
+    unsigned dev_allowed;     /* bits of rootfs.c's device nodes that are bound */
+    /* cgroup v1 keeps TCP socket buffers out of memory.limit_in_bytes and
+     * counts them only once memory.kmem.tcp.limit_in_bytes is written: the
+     * profile bounds them at the memory limit too (RR_UNSET: no memory
+     * limit). v2 charges them to memory.max already. */
+    int64_t tcp_memory_limit;
     uint64_t timeout_seconds;
     const struct rr_strv *best_effort;
 };
 
 /* Judge cfg against revrun's rules and build the plan. cfg must outlive p. */
+/* The host ids the container user becomes when revrun runs as root: the
+ * dedicated PROFILE_DEFAULT_HOST_ID, or where the user namespace revrun runs
+ * in does not map it (a user-namespaced container), the top of the range it
+ * does map (see userns_ids.h). */
+void profile_host_ids(uint32_t *uid, uint32_t *gid);
+
 int profile_build(const struct rr_config *cfg, bool rootless, struct profile *p,
                   struct rr_error *err);
 void profile_free(struct profile *p);
+
+/* An engine's config (cfg->engine): every field honoured or tightened to the
+ * floor (a user namespace always, revrun's seccomp floor under the engine's
+ * filter, masked and read-only paths, no_new_privs, capabilities only inside
+ * the user namespace and only those policy_file allows), each tightening one
+ * line in p->notes. bundle is the bundle's absolute path. */
+int profile_build_engine(const struct rr_config *cfg, const char *bundle, const char *policy_file,
+                         struct profile *p, struct rr_error *err);
 
 /* The default hardened config.json (`revrun spec`). lower may be NULL (the
  * current directory). */
@@ -166,11 +259,5 @@ int profile_default_config(struct rr_config *cfg, const char *lower, bool rootle
 int profile_helper_floor(struct profile *p, struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
-
-/* `revrun spec --egress-upstream URL --credential-file F|--credential-env V`:
- * the brokered model endpoint with revrun's defaults (relay on
- * 127.0.0.1:8080, x-api-key, /v1/, ANTHROPIC_BASE_URL in process.env). */
-int profile_add_egress(struct rr_config *cfg, const char *upstream, const char *cred_file,
-                       const char *cred_env, struct rr_error *err);
 
 #endif

@@ -33,15 +33,21 @@ static const struct {
 
 /* ---- one planned mount ---- */
 
-static int mount_bind(int root, const struct mount_plan *m, struct rr_error *err)
+static int mount_bind(int root, const struct mount_plan *m, int opened, struct rr_error *err)
 {
     _cleanup_close_ int src = -1;
     _cleanup_close_ int dst = -1;
     struct stat st;
 
-    /* The source is the operator's host path (resolved normally); the
+    /* The source is the operator's host path (resolved normally), or (an
+     * engine's) the tree the caller opened with its own credentials; the
      * destination is resolved inside the new root. */
-    src = rr_clone_tree(AT_FDCWD, m->source, m->recursive, m->attr, err);
+    if (opened >= 0)
+        src = fcntl(opened, F_DUPFD_CLOEXEC, 3);
+    else
+        src = rr_clone_tree(AT_FDCWD, m->source, m->recursive, m->attr, err);
+    if (opened >= 0 && src < 0)
+        return rr_fail(err, errno, "bind %s", m->source);
     if (src < 0)
         return rr_wrap(err, "bind %s", m->source);
     if (fstat(src, &st) < 0)
@@ -55,17 +61,19 @@ static int mount_bind(int root, const struct mount_plan *m, struct rr_error *err
     return 0;
 }
 
-static int mount_fresh(int root, const struct mount_plan *m, struct rr_error *err)
+static int mount_fresh(int root, const struct mount_plan *m, int *keep, struct rr_error *err)
 {
     static const char *const fstypes[] = {
         [MOUNT_TMPFS] = "tmpfs", [MOUNT_PROC] = "proc", [MOUNT_DEVPTS] = "devpts",
-        [MOUNT_MQUEUE] = "mqueue"};
+        [MOUNT_MQUEUE] = "mqueue", [MOUNT_SYSFS] = "sysfs", [MOUNT_CGROUP2] = "cgroup2"};
     const char *fstype = fstypes[m->kind];
     _cleanup_close_ int mfd = -1;
     _cleanup_close_ int dst = -1;
 
-    mfd = rr_make_fs(fstype, (const char *const *)m->fs_options.v, m->fs_options.n,
-                     (unsigned)m->attr, err);
+    /* Read-only once the mounts below it have their mount points. */
+    mfd = rr_make_fs_src(fstype, m->fs_source, (const char *const *)m->fs_options.v,
+                         m->fs_options.n,
+                         (unsigned)(m->ro_after ? m->attr & ~MOUNT_ATTR_RDONLY : m->attr), err);
     if (mfd < 0)
         return rr_wrap(err, "mount %s on %s", fstype, m->destination);
     dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
@@ -73,12 +81,14 @@ static int mount_fresh(int root, const struct mount_plan *m, struct rr_error *er
         return rr_wrap(err, "mount %s: destination", fstype);
     if (rr_attach(mfd, dst, err) < 0)
         return rr_wrap(err, "mount %s on %s", fstype, m->destination);
+    if (m->ro_after)
+        *keep = rr_steal_fd(&mfd);
     return 0;
 }
 
 /* ---- /dev ---- */
 
-static int populate_dev(int root, const char *dev, struct rr_error *err)
+static int populate_dev(int root, const char *dev, unsigned allowed, struct rr_error *err)
 {
     char path[256];
 
@@ -86,9 +96,15 @@ static int populate_dev(int root, const char *dev, struct rr_error *err)
         _cleanup_close_ int src = -1;
         _cleanup_close_ int dst = -1;
         char host[64];
+        if (!(allowed & (1u << i)))
+            continue; /* an engine's device rules leave it out */
         snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
         snprintf(path, sizeof(path), "%s/%s", dev, dev_nodes[i]);
-        src = rr_clone_tree(AT_FDCWD, host, false, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+        /* Read-only: the node is the host's own inode, and a read-only
+         * mount stops utimensat, chmod and chown of it (the agent moved the
+         * host /dev/null's mtime), not reads and writes of the device. */
+        src = rr_clone_tree(AT_FDCWD, host, false,
+                            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, err);
         if (src < 0)
             return rr_wrap(err, "device %s", host);
         dst = rr_touch_in_root(root, path, 0666, err);
@@ -111,17 +127,71 @@ static int populate_dev(int root, const char *dev, struct rr_error *err)
     return 0;
 }
 
-static int apply_mounts(int root, const struct profile *p, struct rr_error *err)
+/* HOME made and seeded by the monitor (runtime/home_store.c): the same
+ * tmpfs, bound here, so what the agent leaves in it outlives this
+ * namespace. */
+static int mount_home_store(int root, const struct mount_plan *m, int home_fd,
+                            struct rr_error *err)
 {
-    for (size_t i = 0; i < p->n_mounts; i++) {
-        const struct mount_plan *m = &p->mounts[i];
-        int r = m->kind == MOUNT_BIND ? mount_bind(root, m, err) : mount_fresh(root, m, err);
-        if (r < 0)
-            return -1;
-        if (m->is_dev && populate_dev(root, m->destination, err) < 0)
-            return -1;
-    }
+    _cleanup_close_ int src = -1;
+    _cleanup_close_ int dst = -1;
+
+    if (home_fd < 0)
+        return rr_fail(err, EBADF, "HOME store: not opened");
+    src = rr_clone_tree(home_fd, "", false, m->attr, err);
+    if (src < 0)
+        return rr_wrap(err, "HOME store");
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "HOME store on %s", m->destination);
     return 0;
+}
+
+/* /out: the monitor's tmpfs, attached as it is. */
+static int mount_out(int root, const struct mount_plan *m, struct rootfs_fds *fds,
+                     struct rr_error *err)
+{
+    _cleanup_close_ int src = rr_steal_fd(&fds->out_mfd);
+    _cleanup_close_ int dst = -1;
+
+    if (src < 0)
+        return rr_fail(err, EBADF, "%s: no tmpfs from the monitor", m->destination);
+    dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    if (dst < 0 || rr_attach(src, dst, err) < 0)
+        return rr_wrap(err, "%s", m->destination);
+    return 0;
+}
+
+static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fds,
+                        struct rr_error *err)
+{
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    int later[8];
+    size_t n_later = 0;
+    int r = 0;
+
+    for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        int opened = fds->bind_fds != NULL && m->kind == MOUNT_BIND ? fds->bind_fds[i] : -1;
+        int keep = -1;
+        if (m->ro_after && n_later == sizeof(later) / sizeof(later[0]))
+            r = rr_fail(err, E2BIG, "too many read-only placeholders");
+        if (r == 0)
+            r = m->home_store          ? mount_home_store(root, m, fds->home_fd, err)
+                : m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
+                : m->kind == MOUNT_OUT  ? mount_out(root, m, fds, err)
+                                        : mount_fresh(root, m, &keep, err);
+        if (keep >= 0)
+            later[n_later++] = keep;
+        if (r == 0 && m->is_dev && populate_dev(root, m->destination, p->dev_allowed, err) < 0)
+            r = -1;
+    }
+    for (size_t i = 0; i < n_later; i++) {
+        if (r == 0 && rr_mount_setattr(later[i], "", AT_EMPTY_PATH, &ro) < 0)
+            r = rr_fail(err, errno, "make a placeholder read-only");
+        close(later[i]);
+    }
+    return r;
 }
 
 /* ---- the checkout ---- */
@@ -291,7 +361,11 @@ static int write_etc(int root, const struct profile *p, struct rr_error *err)
     if (write_new(root, "/etc/passwd", passwd, err) < 0 ||
         write_new(root, "/etc/group", group, err) < 0 ||
         write_new(root, "/etc/hosts", hosts, err) < 0 ||
-        write_new(root, "/etc/hostname", hostname, err) < 0)
+        write_new(root, "/etc/hostname", hostname, err) < 0 ||
+        (p->dns_nxdomain &&
+         write_new(root, "/etc/resolv.conf",
+                   "# revrun: every name is NXDOMAIN here (egress/dns.h)\n"
+                   "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n", err) < 0))
         return rr_wrap(err, "/etc");
     return 0;
 }
@@ -342,8 +416,81 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
     root = new_root(fds->mountpoint, err);
     if (root < 0)
         return -1;
-    if (apply_mounts(root, p, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
+    if (apply_mounts(root, p, fds, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
         harden_paths(root, p, err) < 0 || write_etc(root, p, err) < 0)
         return -1;
     return pivot(root, p->root_readonly, err);
+}
+
+/* ---- engine mode ---- */
+
+int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err)
+{
+    struct mount_attr priv = {.propagation = MS_PRIVATE};
+    int root;
+
+    if (rr_mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &priv) < 0)
+        return rr_fail(err, errno, "make mounts private");
+    /* The image, opened by the caller, attached where no user of the
+     * bundle can swap it; it stays the same mount the whole way. */
+    if (rr_attach(fds->root_mfd, fds->mountpoint, err) < 0)
+        return rr_wrap(err, "root.path");
+    root = fcntl(fds->root_mfd, F_DUPFD_CLOEXEC, 3);
+    if (root < 0)
+        return rr_fail(err, errno, "root.path");
+    if (apply_mounts(root, p, fds, err) < 0 || harden_paths(root, p, err) < 0) {
+        close(root);
+        return -1;
+    }
+    /* Trees the caller opened keep their propagation (docker's image
+     * mounts are shared): nothing in the container's tree may propagate,
+     * and pivot_root refuses a shared root. */
+    if (rr_mount_setattr(root, "", AT_EMPTY_PATH | AT_RECURSIVE, &priv) < 0) {
+        close(root);
+        return rr_fail(err, errno, "make the container's mounts private");
+    }
+    return root;
+}
+
+int rootfs_pivot_engine(const struct profile *p, int root, struct rr_error *err)
+{
+    return pivot(root, p->root_readonly, err);
+}
+
+/* Is dest below (or at) the destination of a mount planned before index i? */
+static bool under_earlier_mount(const struct profile *p, size_t i)
+{
+    const char *d = p->mounts[i].destination;
+
+    for (size_t j = 0; j < i; j++) {
+        const char *m = p->mounts[j].destination;
+        size_t n = strlen(m);
+        while (n > 1 && m[n - 1] == '/')
+            n--;
+        if (strncmp(d, m, n) == 0 && (d[n] == '/' || d[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+int rootfs_premake_engine(const struct profile *p, int root, const int *bind_fds,
+                          struct rr_error *err)
+{
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        struct stat st;
+        int fd;
+
+        if (under_earlier_mount(p, i))
+            continue;
+        st.st_mode = S_IFDIR;
+        if (m->kind == MOUNT_BIND && bind_fds[i] >= 0 && fstat(bind_fds[i], &st) < 0)
+            return rr_fail(err, errno, "bind %s", m->source);
+        fd = S_ISDIR(st.st_mode) ? rr_mkdir_p_in_root(root, m->destination, 0755, err)
+                                 : rr_touch_in_root(root, m->destination, 0644, err);
+        if (fd < 0)
+            return rr_wrap(err, "mounts[%zu]: mount point %s in the image", i, m->destination);
+        close(fd);
+    }
+    return 0;
 }

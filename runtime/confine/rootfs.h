@@ -14,10 +14,29 @@ struct rootfs_fds {
     int checkout_mfd; /* or its view made already (fuse backend), attached as is; -1: none */
     int upper_fd;
     int work_fd;
+    int home_fd;    /* O_PATH of the HOME store (profile home_store), or -1 */
+    int out_mfd; /* the /out tmpfs (MOUNT_OUT), a detached mount of the monitor's; -1: none */
+    /* engine mode: the image (root.path) as a detached mount, and per mount
+     * of the plan the bind source opened by the caller (-1: none) */
+    int root_mfd;
+    const int *bind_fds;
 };
 
 /* On success the process is chrooted (pivoted) into the new root with cwd
  * "/", and the old root is gone from its mount namespace. */
 int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err);
+
+/* Engine mode, in two halves around the createContainer hooks (which run
+ * in the container's namespaces before the pivot): assemble (returns the
+ * new root's fd), then pivot into it. */
+int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err);
+int rootfs_pivot_engine(const struct profile *p, int root, struct rr_error *err);
+
+/* Host side, before the user namespace: the mount points the plan needs in
+ * the image that the image lacks, made as the caller inside root (resolved
+ * beneath it: the image's symlinks cannot lead out). Destinations below
+ * another mount of the plan are left to the container. */
+int rootfs_premake_engine(const struct profile *p, int root, const int *bind_fds,
+                          struct rr_error *err);
 
 #endif

@@ -85,6 +85,7 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *out, struct rr_err
 static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, struct rr_error *err)
 {
     int nr = seccomp_syscall_resolve_name(r->name);
+    uint32_t act = r->report ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO((uint32_t)r->errnum);
     struct scmp_arg_cmp cmp[2];
     unsigned n = r->ne_arg ? 2 : 1;
     int rc;
@@ -95,7 +96,7 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
                        "deny it (a newer libseccomp is needed)", r->name);
     switch (r->test) {
     case SYSCALL_ALWAYS:
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, 0);
+        n = 0;
         break;
     case SYSCALL_ARG_MASKED_EQ:
         cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_MASKED_EQ, r->mask, r->datum};
@@ -104,10 +105,9 @@ static int add_floor_rule(scmp_filter_ctx ctx, const struct syscall_rule *r, str
         cmp[0] = (struct scmp_arg_cmp){r->arg, SCMP_CMP_GE, r->datum, 0};
         break;
     }
-    if (r->test != SYSCALL_ALWAYS) {
+    if (n == 2)
         cmp[1] = (struct scmp_arg_cmp){r->ne_arg - 1, SCMP_CMP_NE, r->ne, 0};
-        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n, cmp);
-    }
+    rc = seccomp_rule_add_array(ctx, act, nr, n, cmp);
     /* A syscall this architecture does not have (iopl on aarch64) cannot be
      * called here; libseccomp then adds it for the ABIs that have it. */
     if (rc < 0 && nr < 0)
@@ -236,6 +236,8 @@ int seccomp_compile(const struct profile *p, struct seccomp_progs *out, struct r
     if (compile_floor(p, &out->prog[0], err) < 0)
         return -1;
     out->n = 1;
+    for (size_t i = 0; i < p->n_syscall_rules; i++)
+        out->notify = out->notify || p->syscall_rules[i].report;
     if (p->oci_seccomp != NULL) {
         if (compile_oci(p->oci_seccomp, &out->prog[1], err) < 0) {
             seccomp_progs_free(out);
@@ -263,6 +265,26 @@ void seccomp_progs_free(struct seccomp_progs *s)
     for (size_t i = 0; i < s->n; i++)
         free(s->prog[i].filter);
     memset(s, 0, sizeof(*s));
+}
+
+int seccomp_progs_load_agent(const struct seccomp_progs *s, int *listener)
+{
+    long fd;
+
+    *listener = -1;
+    if (!s->notify)
+        return seccomp_progs_load(s);
+    /* The floor with a listener: its notifications go to whoever holds
+     * the fd (the monitor); the rest stacked on it as usual. */
+    fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                 &s->prog[0]);
+    if (fd < 0)
+        return -1;
+    *listener = (int)fd;
+    for (size_t i = 1; i < s->n; i++)
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &s->prog[i]) < 0)
+            return -1;
+    return 0;
 }
 
 int seccomp_progs_load(const struct seccomp_progs *s)

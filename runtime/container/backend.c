@@ -146,6 +146,14 @@ static int native_probe_child(void *arg, struct rr_error *err)
  * missing, user namespaces are refused). */
 enum probe_result { NATIVE_WORKS, NATIVE_REFUSED, HOST_REFUSED };
 
+static bool idmap_refused(const struct profile *p, const struct rr_error *err)
+{
+    /* EPERM of the mount_setattr itself, not of the user namespace the
+     * idmap needs (that one stops both backends) */
+    return p->idmap_lower && (err->errnum == EINVAL ||
+                              (err->errnum == EPERM && strstr(err->msg, "mount_setattr") != NULL));
+}
+
 static enum probe_result probe_native(const struct profile *p, struct rr_error *err)
 {
     struct native_probe np = {.userns_fd = -1, .lower_mfd = -1};
@@ -157,10 +165,12 @@ static enum probe_result probe_native(const struct profile *p, struct rr_error *
 
     np.lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
                                       p->host_uid, p->host_gid, err);
-    /* EINVAL: the checkout's filesystem refuses idmapped mounts (the fuse
-     * backend copes); anything else stops both. */
+    /* EINVAL: the checkout's filesystem refuses idmapped mounts; EPERM: it
+     * was mounted outside the user namespace revrun runs in (a
+     * user-namespaced container). The fuse backend copes with both; anything
+     * else stops both. */
     if (np.lower_mfd < 0)
-        return err->errnum == EINVAL ? NATIVE_REFUSED : HOST_REFUSED;
+        return idmap_refused(p, err) ? NATIVE_REFUSED : HOST_REFUSED;
     np.userns_fd = overlay_idmap_userns(0, 0, uid, gid, err);
     if (np.userns_fd < 0)
         r = HOST_REFUSED;
@@ -184,7 +194,7 @@ static int fuse_lower(const struct profile *p, bool *squash, struct rr_error *er
                                 p->host_uid, p->host_gid, err);
 
     *squash = false;
-    if (fd >= 0 || !p->idmap_lower || err->errnum != EINVAL)
+    if (fd >= 0 || !idmap_refused(p, err))
         return fd;
     *squash = true;
     return overlay_lower_open(p->lower, false, 0, 0, 0, 0, err);

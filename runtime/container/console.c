@@ -84,3 +84,41 @@ int console_attach(int slave_fd)
         close(slave_fd);
     return 0;
 }
+
+/* fd, a terminal, replaced by a write-only open of that terminal: the same
+ * tty through /proc/self/fd, never its controlling one (O_NOCTTY). */
+static int tty_write_only(int fd, struct rr_error *err)
+{
+    char path[32];
+    int flags = fcntl(fd, F_GETFL), w;
+
+    if (flags < 0)
+        return rr_fail(err, errno, "stdio: fd %d", fd);
+    if ((flags & O_ACCMODE) == O_WRONLY)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    w = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (flags & O_APPEND));
+    if (w < 0)
+        return rr_fail(err, errno, "stdio: reopen the terminal on fd %d write-only", fd);
+    if (dup2(w, fd) < 0) {
+        close(w);
+        return rr_fail(err, errno, "stdio: fd %d", fd);
+    }
+    close(w);
+    return 0;
+}
+
+int console_stdio_no_input(bool *changed, struct rr_error *err)
+{
+    *changed = false;
+    if (isatty(STDIN_FILENO)) {
+        _cleanup_close_ int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+            return rr_fail(err, errno, "stdio: /dev/null for stdin");
+        *changed = true;
+    }
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (isatty(fd) && tty_write_only(fd, err) < 0)
+            return -1;
+    return 0;
+}

@@ -6,6 +6,8 @@
 #ifndef REVRUN_CONSOLE_H
 #define REVRUN_CONSOLE_H
 
+#include <stdbool.h>
+
 #include "common/error.h"
 
 /* The CLI: connect to the caller's console socket (a close-on-exec fd). */
@@ -18,5 +20,12 @@ int console_make_pty(int console_fd, struct rr_error *err);
 /* The agent's process, in its new session: the slave becomes the
  * controlling terminal and fds 0, 1 and 2. Returns -1 with errno. */
 int console_attach(int slave_fd);
+
+/* The monitor, before the container's pid 1 exists (it inherits fds 0-2):
+ * a terminal on fd 0 is replaced by /dev/null, one on fd 1 or 2 by a
+ * write-only open of the same terminal (a shell's tty fd is read-write, so
+ * the agent could read the keyboard through stdout). *changed says whether
+ * stdin was a terminal (for the one log line). */
+int console_stdio_no_input(bool *changed, struct rr_error *err);
 
 #endif

@@ -21,6 +21,7 @@ struct create_opts {
     const char *pid_file;          /* NULL: none */
     const char *console_socket;    /* process.terminal: where the pty master goes */
     bool attached;                 /* run: keep a channel for the exit status */
+    unsigned *limits_skipped;      /* out, or NULL: best-effort limits not enforced (CG_*) */
 };
 
 /* On success with attached, *attach_fd receives the channel on which the

@@ -16,8 +16,8 @@
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 
-static int open_store_upper(const struct rr_ctx *ctx, const struct rr_state *s,
-                            struct rr_error *err)
+static int open_in_monitor(const struct rr_ctx *ctx, const struct rr_state *s, const char *rel,
+                           struct rr_error *err)
 {
     struct proc_ref mon = {(pid_t)s->monitor_pid, s->monitor_start};
     char root[PATH_MAX], path[PATH_MAX * 2];
@@ -30,11 +30,10 @@ static int open_store_upper(const struct rr_ctx *ctx, const struct rr_state *s,
                        "can only be destroyed)");
     if (realpath(ctx->root, root) == NULL)
         return rr_fail(err, errno, "state root");
-    snprintf(path, sizeof(path), "/proc/%d/root%s/%s/%s/upper", (int)mon.pid, root, s->id,
-             STORE_DIR);
+    snprintf(path, sizeof(path), "/proc/%d/root%s/%s/%s", (int)mon.pid, root, s->id, rel);
     fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return rr_fail(err, errno, "open the upper");
+        return rr_fail(err, errno, "open %s", rel);
     /* The pid could have been reused between the check and the open. */
     if (!proc_ref_alive(&mon)) {
         close(fd);
@@ -80,7 +79,7 @@ int container_open_upper(const struct rr_ctx *ctx, const char *id, struct contai
                             "after everything in it has stopped", id);
         goto out;
     }
-    out->upper_fd = open_store_upper(ctx, &s, err);
+    out->upper_fd = open_in_monitor(ctx, &s, STORE_DIR "/upper", err);
     if (out->upper_fd < 0)
         goto out;
     out->lower_fd = open(s.lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -99,6 +98,23 @@ out:
         return rr_wrap(err, "container %s", id);
     }
     return 0;
+}
+
+int container_open_home(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
+{
+    _cleanup_close_ int rootfd = container_root(ctx, false, err);
+    _cleanup_close_ int dir = rootfd < 0 ? -1 : statedir_open(rootfd, id, err);
+    struct rr_state s;
+    int fd = -1;
+
+    if (dir < 0 || statedir_read_state(dir, &s, err) < 0)
+        return rr_wrap(err, "container %s", id);
+    if (container_status_of(dir, &s) != STATUS_STOPPED)
+        rr_fail(err, EBUSY, "container %s is still running", id);
+    else
+        fd = open_in_monitor(ctx, &s, HOME_DIR, err);
+    state_free(&s);
+    return fd;
 }
 
 void container_upper_release(struct container_upper *cu)

@@ -19,6 +19,10 @@ struct container_upper {
 int container_open_upper(const struct rr_ctx *ctx, const char *id, struct container_upper *out,
                          struct rr_error *err);
 
+/* The HOME store's root (O_PATH), as the agent left it: hostile. Only once
+ * the container has stopped. */
+int container_open_home(const struct rr_ctx *ctx, const char *id, struct rr_error *err);
+
 void container_upper_release(struct container_upper *cu);
 
 #endif

@@ -20,6 +20,7 @@
 #include "common/fsutil.h"
 #include "runtime/container/backend.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/rlimits.h"
 #include "runtime/container/console.h"
 #include "runtime/container/container.h"
 #include "runtime/confine/landlock.h"
@@ -29,6 +30,7 @@
 #include "runtime/confine/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/container/engine.h"
 
 struct creation {
     const struct rr_ctx *ctx;
@@ -45,6 +47,7 @@ struct creation {
     int bundle_fd;
     int console_fd;
     pid_t monitor;
+    bool engine; /* handed to engine_create, which cleans up after itself */
 };
 
 /* For an in-memory config: <state>/bundle/{config.json,rootfs/}. */
@@ -234,6 +237,8 @@ static int make_cgroup(struct creation *c, struct rr_error *err)
     for (size_t i = 0; i < warnings.n; i++)
         log_msg(LOG_WARN, "%s", warnings.v[i]);
     strv_free(&warnings);
+    if (c->o->limits_skipped != NULL)
+        *c->o->limits_skipped = c->cg.skipped;
     return record_state(c, &none, err);
 }
 
@@ -298,6 +303,12 @@ static void abandon(struct creation *c)
         while (waitpid(c->monitor, NULL, 0) < 0 && errno == EINTR)
             ;
     }
+    /* A create that failed on EMFILE must still be able to clean up: the
+     * fds removal does not need go first (the lock stays held). */
+    rr_closep(&c->bundle_fd);
+    c->bundle_fd = -1;
+    rr_closep(&c->console_fd);
+    c->console_fd = -1;
     if (c->cg.version != CG_NONE)
         cgroup_remove(c->cg.version, c->cg.path, &ignored);
     if (c->dir_fd >= 0)
@@ -319,6 +330,20 @@ static int judge_extras(struct creation *c, struct rr_error *err)
     if (c->o->console_socket != NULL &&
         (c->console_fd = console_connect(c->o->console_socket, err)) < 0)
         return -1;
+    if (!c->ctx->rootless && c->profile.cfg->linux.n_uid_mappings > 0 &&
+        c->profile.host_uid != PROFILE_DEFAULT_HOST_ID) {
+        uint32_t u, g;
+        profile_host_ids(&u, &g);
+        if (u != PROFILE_DEFAULT_HOST_ID && u == c->profile.host_uid)
+            log_msg(LOG_WARN,
+                    "revrun runs as root inside a user namespace that does not map its "
+                    "dedicated host id %u: the container user is %u:%u here, the top of the "
+                    "range this namespace maps",
+                    PROFILE_DEFAULT_HOST_ID, (unsigned)c->profile.host_uid,
+                    (unsigned)c->profile.host_gid);
+    }
+    if (rlimits_judge_caller(&c->profile, err) < 0)
+        return -1;
     if (landlock_judge_host(&c->profile, note, sizeof(note), err) < 0)
         return -1;
     if (note[0] != '\0')
@@ -337,6 +362,11 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         c->use = c->o->cfg;
     else if (load_bundle(c, err) < 0)
         return -1;
+    /* An engine's bundle: no monitor, the engine's shim owns the process. */
+    if (c->use->engine) {
+        c->engine = true;
+        return engine_create(c->ctx, c->o, c->use, c->bundle, c->bundle_fd, err);
+    }
     if (profile_build(c->use, c->ctx->rootless, &c->profile, err) < 0 ||
         judge_extras(c, err) < 0)
         return -1;
@@ -383,7 +413,7 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
         rr_wrap(err, "create %s", o->id);
         if (cli_fd >= 0)
             close(cli_fd);
-        if (!(err->errnum == EEXIST && c.dir_fd < 0))
+        if (!(err->errnum == EEXIST && c.dir_fd < 0) && !c.engine)
             abandon(&c);
     } else if (o->attached && attach_fd != NULL) {
         *attach_fd = cli_fd;

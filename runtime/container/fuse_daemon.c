@@ -134,7 +134,14 @@ static pid_t clone_daemon(int *pidfd)
         .exit_signal = SIGCHLD,
     };
 
-    return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+
+    /* Docker's default seccomp profile answers ENOSYS to clone3 (a filter
+     * cannot read its flags): clone(2) takes the same flags, the pidfd
+     * coming back through its parent_tid argument (third on every arch). */
+    if (pid < 0 && errno == ENOSYS)
+        pid = syscall(SYS_clone, (unsigned long)ca.flags | SIGCHLD, 0, pidfd, 0, 0);
+    return (pid_t)pid;
 }
 
 static int spawn(const struct fuse_spec *s, struct fuse_daemon *d, int dev_fd, struct rr_error *err)

@@ -28,6 +28,7 @@
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/console.h"
 #include "runtime/confine/landlock.h"
+#include "egress/dns.h"
 #include "egress/egress.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -41,6 +42,7 @@ static char exe_path[4096];
 /* Made by pid 1 in setup, used by the agent's process just before exec. */
 static int landlock_fd = -1;
 static int relay_listen = -1; /* 127.0.0.1:PORT for the egress relay, or -1 */
+static int dns_udp = -1, dns_tcp = -1; /* 127.0.0.1:53 for the NXDOMAIN resolver, or -1 */
 static int pty_slave = -1;
 
 /* ---- setup, in the order the kernel sees it ---- */
@@ -143,6 +145,9 @@ static int reopen_layers(struct init_args *a, struct rr_error *err)
         return rr_fail(err, errno, "open %s", a->state_path);
     if (a->p->egress != NULL && (a->egress_sock = egress_wire_open_socket(a->state_path, err)) < 0)
         return -1;
+    if (a->p->home != NULL &&
+        (a->fds.home_fd = openat(state, HOME_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return rr_fail(err, errno, "open the HOME store");
     for (size_t i = 0; i < 3; i++) {
         int fd = rr_reopen_same(state, names[i], *fds[i], err);
         if (fd < 0)
@@ -172,6 +177,8 @@ static int setup(struct init_args *a, struct rr_error *err)
     close(a->fds.mountpoint);
     close(a->fds.upper_fd);
     close(a->fds.work_fd);
+    if (a->fds.home_fd >= 0)
+        close(a->fds.home_fd);
     if (p->hostname != NULL && sethostname(p->hostname, strlen(p->hostname)) < 0)
         return rr_fail(err, errno, "sethostname");
     if (!p->net_host && loopback_up(err) < 0)
@@ -181,6 +188,8 @@ static int setup(struct init_args *a, struct rr_error *err)
     if (p->egress != NULL &&
         (relay_listen = egress_listen_loopback(p->egress_port, err)) < 0)
         return rr_wrap(err, "egress relay");
+    if (p->dns_nxdomain && dns_listen(&dns_udp, &dns_tcp, err) < 0)
+        return rr_wrap(err, "the sandbox's resolver");
     if (chdir(p->cwd) < 0)
         return rr_fail(err, errno, "process.cwd %s", p->cwd);
     if (resolve_exe(p, err) < 0)
@@ -248,6 +257,24 @@ static int seal(const struct init_args *a)
     return seccomp_progs_load(a->seccomp);
 }
 
+/* As seal(), with the floor's listener (if it has one) handed to the
+ * monitor, which answers the agent's namespace attempts EPERM and counts
+ * them; this process keeps no copy. */
+static int seal_agent(const struct init_args *a)
+{
+    int listener, r;
+
+    if (landlock_enforce(landlock_fd) < 0)
+        return -1;
+    if (seccomp_progs_load_agent(a->seccomp, &listener) < 0)
+        return -1;
+    if (listener < 0)
+        return 0;
+    r = sync_send_fd(a->sync_fd, SYNC_NOTIFY_FD, listener);
+    close(listener);
+    return r;
+}
+
 /* The agent's side of the fork: the last steps, then exec. Failures are
  * reported through errpipe (close-on-exec: silence means exec worked). */
 __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int errpipe)
@@ -270,7 +297,7 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
     /* Only 0, 1 and 2 cross the exec. */
     if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
         goto fail;
-    if (seal(a) < 0)
+    if (seal_agent(a) < 0)
         goto fail;
     execve(exe_path, p->args->v, p->env->v);
 fail:
@@ -345,6 +372,37 @@ static int spawn_relay(const struct init_args *a, struct rr_error *err)
     return 0;
 }
 
+/* The NXDOMAIN resolver (egress/dns.h): confined like the relay, with
+ * nothing but its two sockets. */
+static int spawn_dns(const struct init_args *a, struct rr_error *err)
+{
+    pid_t pid;
+
+    if (dns_udp < 0)
+        return 0;
+    pid = fork();
+    if (pid < 0)
+        return rr_fail(err, errno, "fork the resolver");
+    if (pid == 0) {
+        const int keep[] = {dns_udp, dns_tcp, landlock_fd};
+        struct rr_error derr;
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (setsid() < 0)
+            _exit(126);
+        set_rlimits(a->p);
+        rr_close_all_except(keep, 3);
+        if (seal(a) < 0)
+            _exit(126);
+        _exit(dns_serve(dns_udp, dns_tcp, &derr) < 0 ? 1 : 0);
+    }
+    close(dns_udp);
+    close(dns_tcp);
+    dns_udp = dns_tcp = -1;
+    return 0;
+}
+
 /* ---- pid 1's loop ---- */
 
 static int make_signalfd(sigset_t *set)
@@ -393,7 +451,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
 
     const int keep[] = {a->sync_fd,         a->fifo_fd,      a->fds.mountpoint,
                         a->fds.lower_mfd,   a->fds.upper_fd, a->fds.work_fd,
-                        a->console_fd,      a->fds.checkout_mfd};
+                        a->console_fd,      a->fds.checkout_mfd, a->fds.out_mfd};
 
     /* Nothing of the monitor's (or of revrun create's) reaches pid 1, not
      * even its command line in /proc/1/cmdline. */
@@ -420,7 +478,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         sync_send(a->sync_fd, SYNC_EXITED, 127 << 8, 0, "signalfd failed");
         _exit(1);
     }
-    if (spawn_relay(a, &err) < 0) {
+    if (spawn_relay(a, &err) < 0 || spawn_dns(a, &err) < 0) {
         char text[SYNC_TEXT_MAX];
         sync_send(a->sync_fd, SYNC_EXITED, 127 << 8, 0, rr_error_text(&err, text, sizeof(text)));
         _exit(0);

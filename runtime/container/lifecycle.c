@@ -19,6 +19,8 @@
 #include "runtime/container/container.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
+#include "runtime/container/engine.h"
+#include "runtime/container/log.h"
 
 #define STOP_GRACE_MS 5000
 
@@ -155,6 +157,15 @@ int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *e
         goto out;
     }
     r = release(o.dir, &o.state, err);
+    /* An engine's poststart hooks: a failure is a warning, the container
+     * runs on (the runtime spec's rule). */
+    if (r == 0 && engine_state_is_engine(&o.state)) {
+        struct rr_error hook_err;
+        if (engine_after(o.dir, &o.state, RR_HOOK_POSTSTART, "running", &hook_err) < 0) {
+            char text[RR_ERROR_MSG_MAX + 128];
+            log_msg(LOG_WARN, "%s", rr_error_text(&hook_err, text, sizeof(text)));
+        }
+    }
 out:
     opened_close(&o);
     return r < 0 ? rr_wrap(err, "start") : 0;
@@ -170,8 +181,9 @@ int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_
     if (open_container(ctx, id, true, &o, err) < 0)
         goto out;
     st = container_status_of(o.dir, &o.state);
+    /* "container not running": the words containerd's shim looks for. */
     if (st != STATUS_CREATED && st != STATUS_RUNNING) {
-        rr_fail(err, EINVAL, "container %s is %s", id, container_status_name(st));
+        rr_fail(err, ESRCH, "container not running (%s is %s)", id, container_status_name(st));
         goto out;
     }
     ref = init_ref(&o.state);
@@ -228,12 +240,36 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
         crash_point("destroy:stopped");
         if (cgroup_remove(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, err) < 0)
             goto out;
+        /* An engine's poststop hooks, once the process is gone: a failure
+         * is a warning, the delete goes on. */
+        if (engine_state_is_engine(&o.state)) {
+            struct rr_error hook_err;
+            if (engine_after(o.dir, &o.state, RR_HOOK_POSTSTOP, "stopped", &hook_err) < 0) {
+                char text[RR_ERROR_MSG_MAX + 128];
+                log_msg(LOG_WARN, "%s", rr_error_text(&hook_err, text, sizeof(text)));
+            }
+        }
     }
     crash_point("destroy:cgroup");
     r = statedir_remove(o.root, id, err);
 out:
     opened_close(&o);
     return r < 0 ? rr_wrap(err, "destroy %s", id) : 0;
+}
+
+/* What create tightened in an engine's config, one entry per field. */
+static void engine_state_notes(struct json_writer *w, int dirfd)
+{
+    char text[16384];
+    char *line, *save = NULL;
+
+    if (engine_read_notes(dirfd, text, sizeof(text)) < 0)
+        return;
+    json_w_key(w, "tightened");
+    json_w_begin_array(w);
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+        json_w_bytes(w, line, strlen(line));
+    json_w_end_array(w);
 }
 
 static void state_extras(struct json_writer *w, int dirfd)
@@ -291,9 +327,13 @@ int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
         json_w_begin_object(w);
         json_w_kv_string(w, "backend", o.state.backend);
         json_w_kv_bool(w, "rootless", o.state.rootless);
-        json_w_key(w, "lower");
-        json_w_bytes(w, o.state.lower, strlen(o.state.lower));
+        if (o.state.lower != NULL) {
+            json_w_key(w, "lower");
+            json_w_bytes(w, o.state.lower, strlen(o.state.lower));
+        }
         state_extras(w, o.dir);
+        if (engine_state_is_engine(&o.state))
+            engine_state_notes(w, o.dir);
         json_w_end_object(w);
     }
     json_w_end_object(w);

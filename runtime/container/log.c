@@ -9,11 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bundle/config.h"
 #include "common/escape.h"
 
 static int log_fd = -1;
 static enum log_format log_fmt = LOG_FORMAT_TEXT;
 static enum log_level stderr_level = LOG_WARN;
+static int stderr_fd = -1;
+static struct rr_strv *warn_sink;
 
 static const char *level_name(enum log_level l)
 {
@@ -43,6 +46,16 @@ void log_close(void)
 void log_set_stderr_level(enum log_level level)
 {
     stderr_level = level;
+}
+
+void log_set_stderr_fd(int fd)
+{
+    stderr_fd = fd;
+}
+
+void log_collect_warnings(struct rr_strv *sink)
+{
+    warn_sink = sink;
 }
 
 static void write_all(int fd, const char *buf, size_t len)
@@ -83,9 +96,12 @@ static void log_emit(enum log_level level, const char *escaped)
             n = snprintf(line, sizeof(line), "revrun: %s%s\n",
                          level == LOG_ERROR ? "" : (level == LOG_WARN ? "warning: " : ""),
                          escaped);
-            write_all(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+            write_all(stderr_fd >= 0 ? stderr_fd : STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
         }
     }
+    /* Bounded: a run emits a handful; a flood is cut, not grown. */
+    if (level == LOG_WARN && warn_sink != NULL && warn_sink->n < 64)
+        (void)strv_push(warn_sink, escaped);
     if (log_fd < 0)
         return;
     char stamp[64];

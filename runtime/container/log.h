@@ -17,6 +17,16 @@ void log_close(void);
 /* Messages at or above this level also go to stderr (default: warnings). */
 void log_set_stderr_level(enum log_level level);
 
+/* Where the stderr half goes; -1 for STDERR_FILENO. `review` points it at its
+ * own stderr while the container's create has fds 1 and 2 on the agent's
+ * pipe, so that revrun's words never travel in the agent's stream. */
+void log_set_stderr_fd(int fd);
+
+/* While set, every warning is also appended (escaped) to *sink: `review`
+ * keeps them for result.json. NULL stops it. */
+struct rr_strv;
+void log_collect_warnings(struct rr_strv *sink);
+
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Report an error object: "revrun: <message>: <errno text>". */

@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +21,18 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/escape.h"
 #include "common/crashpoint.h"
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "overlay/overlay.h"
 #include "runtime/container/backend.h"
+#include "runtime/container/console.h"
 #include "runtime/container/egress_wire.h"
+#include "runtime/container/home_store.h"
 #include "runtime/container/init.h"
+#include "runtime/container/outdir.h"
+#include "runtime/container/subgid.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -43,13 +50,24 @@ struct monitor {
     int init_fd;  /* SEQPACKET to init */
     int sig_fd;
     int timer_fd;
+    int out_mfd; /* revrun.out: the /out tmpfs, and the host directory it goes to */
+    int out_dir;
     /* what the exit record will say */
     bool exited;
     bool have_agent_status;
     int agent_status;
     bool timed_out;
     char exec_error[SYNC_TEXT_MAX];
+    /* the agent's seccomp listener: namespace attempts, answered EPERM */
+    int notify_fd;
+    uint64_t ns_refused;
+    char ns_first[32];
 };
+
+/* Counting stops here and the listener is closed: from then on the kernel
+ * answers ENOSYS itself (still refused), and an agent looping on unshare
+ * costs the monitor nothing more. */
+#define NS_REFUSED_MAX 10000u
 
 /* ---- namespaces of the monitor itself ---- */
 
@@ -63,21 +81,45 @@ static int write_proc_file(const char *path, const char *text, struct rr_error *
 }
 
 /* Without root, the monitor makes a user namespace where it is root (its own
- * uid mapped to 0), which is what lets it mount the store. */
-static int own_userns(struct rr_error *err)
+ * uid mapped to 0), which is what lets it mount the store. The caller's
+ * supplementary groups are dropped there when newgidmap can map the gids
+ * with setgroups allowed (runtime/container/subgid.h); otherwise the kernel
+ * keeps them (setgroups denied) and one line says so. */
+static int own_userns(int warn_fd, struct rr_error *err)
 {
-    char map[64];
+    char map[64], why[256], line[512];
     uid_t uid = getuid();
     gid_t gid = getgid();
+    struct subgid_helper h;
+    bool helper = subgid_helper_start(&h, why, sizeof(why));
+    struct rr_error herr;
 
-    if (unshare(CLONE_NEWUSER) < 0)
+    if (unshare(CLONE_NEWUSER) < 0) {
+        subgid_helper_abandon(&h);
         return rr_fail(err, errno,
                        "user namespace (unprivileged user namespaces may be disabled: see "
                        "`revrun check`)");
-    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
-        return -1;
+    }
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
-    if (write_proc_file("/proc/self/uid_map", map, err) < 0)
+    if (write_proc_file("/proc/self/uid_map", map, err) < 0) {
+        subgid_helper_abandon(&h);
+        return -1;
+    }
+    if (helper && subgid_helper_map(&h, gid, &herr) == 0) {
+        if (setgroups(0, NULL) < 0)
+            return rr_fail(err, errno, "drop the supplementary groups");
+        return 0;
+    }
+    if (helper)
+        rr_error_text(&herr, why, sizeof(why));
+    if (getgroups(0, NULL) > 0) {
+        snprintf(line, sizeof(line),
+                 "rootless: the agent keeps your supplementary groups (%s): give this user a "
+                 "range in /etc/subgid to drop them",
+                 why);
+        sync_send(warn_fd, SYNC_WARNING, 0, 0, line);
+    }
+    if (write_proc_file("/proc/self/setgroups", "deny", err) < 0)
         return -1;
     snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
     return write_proc_file("/proc/self/gid_map", map, err);
@@ -151,7 +193,9 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .lower_mfd = m->lower_mfd,
                     .checkout_mfd = backend_view(&m->backend),
                     .upper_fd = m->store.upper_fd,
-                    .work_fd = m->store.work_fd},
+                    .work_fd = m->store.work_fd,
+                    .home_fd = -1,
+                    .out_mfd = m->out_mfd},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
             .seccomp = &m->seccomp,
@@ -178,7 +222,7 @@ static int prepare(struct monitor *m, struct rr_error *err)
         return -1;
     /* Ubuntu 24.04's AppArmor restriction lets the unshare pass and refuses
      * the id maps: the remedy is named whichever step fails. */
-    if (p->rootless && own_userns(err) < 0)
+    if (p->rootless && own_userns(m->a->cli_fd, err) < 0)
         return rr_wrap(err, "a user namespace of our own (refused here: on Ubuntu 24.04 by "
                             "AppArmor; `revrun check` gives the remedy)");
     if (own_mountns(err) < 0)
@@ -190,6 +234,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (overlay_store_mount(here, STORE_DIR, p->upper_size, p->lower_mode,
                             p->rootless ? (uid_t)-1 : p->host_uid,
                             p->rootless ? (gid_t)-1 : p->host_gid, &m->store, err) < 0)
+        return -1;
+    if (home_store_make(here, p, err) < 0)
         return -1;
     /* Compiled here, loaded by the agent's process just before exec. */
     if (seccomp_compile(p, &m->seccomp, err) < 0 || seccomp_compile_helper(&m->helper_seccomp, err) < 0)
@@ -207,12 +253,30 @@ static int prepare(struct monitor *m, struct rr_error *err)
         if (m->lower_mfd < 0)
             return -1;
     }
+    if (p->out_dir != NULL) {
+        m->out_dir = open(p->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->out_dir < 0)
+            return rr_fail(err, errno, "revrun.out %s", p->out_dir);
+        m->out_mfd = outdir_make(p->out_size, p->rootless ? 0 : p->host_uid,
+                                 p->rootless ? 0 : p->host_gid, err);
+        if (m->out_mfd < 0)
+            return -1;
+    }
     crash_point("monitor:store");
     /* The broker is listening before the container's first process. */
     if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->cgroup, m->a->state_path,
                            &m->broker_pid,
                            &m->broker_stop, err) < 0)
         return -1;
+    if (p->stdio_no_tty_input) {
+        bool stdin_was_tty;
+        if (console_stdio_no_input(&stdin_was_tty, err) < 0)
+            return -1;
+        if (stdin_was_tty)
+            sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0,
+                      "stdin is a terminal and process.terminal is false: the agent gets "
+                      "/dev/null as stdin (and the terminal write-only as stdout and stderr)");
+    }
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
@@ -246,6 +310,35 @@ static void kill_init(struct monitor *m)
 
 static void on_init_message(struct monitor *m);
 
+static void report_out(void *arg, const char *path, const char *why)
+{
+    struct monitor *m = arg;
+    char shown[1024], line[SYNC_TEXT_MAX];
+
+    if (!m->a->attached || m->a->cli_fd < 0)
+        return;
+    rr_escape(path, strlen(path), shown, sizeof(shown));
+    snprintf(line, sizeof(line), "out-dir: /out/%s is %s: not handed over", shown, why);
+    sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, line);
+}
+
+/* Every process of the container is gone (pid 1's exit took its pid
+ * namespace): /out holds what the agent left, and nobody writes it now. */
+static void hand_over_out(struct monitor *m)
+{
+    struct rr_error err;
+    char text[RR_ERROR_MSG_MAX + 64];
+    size_t refused = 0;
+
+    if (m->out_mfd < 0)
+        return;
+    if (outdir_export(m->out_mfd, m->out_dir, report_out, m, &refused, &err) < 0 &&
+        m->a->attached && m->a->cli_fd >= 0)
+        sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, rr_error_text(&err, text, sizeof(text)));
+    rr_closep(&m->out_mfd);
+    m->out_mfd = -1;
+}
+
 static void record_exit(struct monitor *m, int init_status)
 {
     char finished[64];
@@ -265,23 +358,66 @@ static void record_exit(struct monitor *m, int init_status)
     e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
+    e.ns_refused = m->ns_refused;
+    e.ns_refused_syscall = m->ns_first[0] ? m->ns_first : NULL;
     /* A failed write (a full disk) leaves `state` without an exit code, but
      * an attached run is told all the same. */
     statedir_write_exit(m->a->state_dir, &e, &err);
+    hand_over_out(m);
     if (m->a->attached && m->a->cli_fd >= 0)
         sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
+}
+
+static void close_notify(struct monitor *m)
+{
+    if (m->notify_fd >= 0)
+        close(m->notify_fd);
+    m->notify_fd = -1;
+}
+
+/* One namespace attempt: refused with EPERM, as the filter would without a
+ * listener, and counted. */
+static void on_notify(struct monitor *m)
+{
+    struct seccomp_notif *req = NULL;
+    struct seccomp_notif_resp *resp = NULL;
+
+    if (seccomp_notify_alloc(&req, &resp) < 0)
+        return;
+    if (seccomp_notify_receive(m->notify_fd, req) == 0) {
+        resp->id = req->id;
+        resp->error = -EPERM;
+        resp->val = 0;
+        resp->flags = 0;
+        seccomp_notify_respond(m->notify_fd, resp);
+        if (m->ns_refused++ == 0) {
+            char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+            snprintf(m->ns_first, sizeof(m->ns_first), "%s", name ? name : "?");
+            free(name);
+        }
+        if (m->ns_refused >= NS_REFUSED_MAX)
+            close_notify(m);
+    }
+    seccomp_notify_free(req, resp);
 }
 
 static void on_init_message(struct monitor *m)
 {
     struct sync_msg msg;
-    int r = sync_recv(m->init_fd, &msg);
+    int passed = -1;
+    int r = sync_recv_fd(m->init_fd, &msg, &passed);
 
     if (r <= 0) {
         close(m->init_fd);
         m->init_fd = -1;
         return;
     }
+    if (msg.type == SYNC_NOTIFY_FD && passed >= 0 && m->notify_fd < 0) {
+        m->notify_fd = passed;
+        return;
+    }
+    if (passed >= 0)
+        close(passed);
     if (msg.type == SYNC_STARTED && m->a->p->timeout_seconds > 0 && m->timer_fd >= 0) {
         struct itimerspec its = {.it_value.tv_sec = (time_t)m->a->p->timeout_seconds};
         timerfd_settime(m->timer_fd, 0, &its, NULL);
@@ -321,17 +457,22 @@ static int on_signal(struct monitor *m)
 static void event_loop(struct monitor *m)
 {
     for (;;) {
-        struct pollfd pfd[4] = {
+        struct pollfd pfd[5] = {
             {.fd = m->sig_fd, .events = POLLIN},
             {.fd = m->init_fd, .events = POLLIN},
             {.fd = m->timer_fd, .events = POLLIN},
             {.fd = m->a->attached ? m->a->cli_fd : -1, .events = POLLIN},
+            {.fd = m->notify_fd, .events = POLLIN},
         };
-        if (poll(pfd, 4, -1) < 0) {
+        if (poll(pfd, 5, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return;
         }
+        if (pfd[4].revents & POLLIN)
+            on_notify(m);
+        else if (pfd[4].revents & (POLLHUP | POLLERR | POLLNVAL))
+            close_notify(m); /* every process under the filter is gone */
         if ((pfd[0].revents & POLLIN) && on_signal(m))
             break;
         if (pfd[1].revents & (POLLIN | POLLHUP))
@@ -413,7 +554,8 @@ static int handshake(struct monitor *m, struct rr_error *err)
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
     struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
-                        .broker_pid = -1, .broker_stop = -1};
+                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1,
+                        .notify_fd = -1};
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;

@@ -17,6 +17,7 @@
 #define STORE_DIR "store"
 #define BUNDLE_DIR "bundle"
 #define ROOTFS_DIR "rootfs" /* where the container's root tmpfs is attached */
+#define HOME_DIR "home"     /* the agent's HOME tmpfs, in the monitor's namespace (home_store) */
 
 /* Open the state root, creating it (0700) when asked. Refused when another
  * user owns it or others may write into it. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 int sync_send(int fd, uint32_t type, int64_t value, int64_t value2, const char *text)
 {
@@ -62,4 +63,62 @@ int sync_expect(int fd, uint32_t type, struct sync_msg *m, struct rr_error *err)
     if (m->type != type)
         return rr_fail(err, EPROTO, "unexpected message %u (wanted %u)", m->type, type);
     return 0;
+}
+
+int sync_send_fd(int fd, uint32_t type, int passed)
+{
+    struct sync_msg m = {.type = type};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof(u.buf)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    ssize_t n;
+
+    memset(u.buf, 0, sizeof(u.buf));
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &passed, sizeof(int));
+    do {
+        n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+int sync_recv_fd(int fd, struct sync_msg *m, int *passed)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof(u.buf)};
+    ssize_t n;
+
+    *passed = -1;
+    do {
+        n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+            c->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(passed, CMSG_DATA(c), sizeof(int));
+    if (n == 0)
+        return 0;
+    if (n != (ssize_t)sizeof(*m)) {
+        if (*passed >= 0)
+            close(*passed);
+        *passed = -1;
+        errno = EPROTO;
+        return -1;
+    }
+    m->text[sizeof(m->text) - 1] = '\0';
+    return 1;
 }

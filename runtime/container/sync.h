@@ -18,6 +18,7 @@ enum sync_type {
     SYNC_CREATED,    /* monitor -> CLI: value: init pid; value2: init start time */
     SYNC_ACK,        /* CLI -> monitor: state recorded, carry on */
     SYNC_WARNING,    /* monitor -> CLI: text to show, creation goes on */
+    SYNC_NOTIFY_FD,  /* the agent's process -> monitor: its seccomp listener, as SCM_RIGHTS */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -32,6 +33,12 @@ struct sync_msg {
 
 int sync_send(int fd, uint32_t type, int64_t value, int64_t value2, const char *text);
 int sync_send_error(int fd, const struct rr_error *err);
+
+/* A message with one fd passed along (SCM_RIGHTS). */
+int sync_send_fd(int fd, uint32_t type, int passed);
+
+/* As sync_recv; *passed is the fd that came with it (close-on-exec), or -1. */
+int sync_recv_fd(int fd, struct sync_msg *m, int *passed);
 
 /* 1: a message; 0: the peer closed; -1: error (errno). */
 int sync_recv(int fd, struct sync_msg *m);

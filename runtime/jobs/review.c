@@ -28,11 +28,13 @@
 #include "runtime/container/container.h"
 #include "runtime/container/container_upper.h"
 #include "runtime/container/egress_wire.h"
+#include "runtime/container/home_store.h"
 #include "runtime/container/log.h"
 #include "common/proc.h"
 #include "runtime/confine/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/confine/cgroup.h"
 #include "writeback/export.h"
 #include "writeback/manifest.h"
 #include "writeback/report.h"
@@ -44,6 +46,7 @@ struct review {
     const struct rr_ctx *ctx;
     const struct review_opts *o;
     struct rr_config cfg;
+    struct rr_preset preset; /* --agent, or all zero */
     char id[RR_ID_MAX + 1];
     int out_fd;
     int log_fd;      /* OUT/agent.log */
@@ -62,7 +65,14 @@ struct review {
     bool refused;
     size_t n_changes;
     char digest[80];
+    struct wb_gitinfo git; /* taken from the vetted set, for result.json */
     char setup_error[RR_ERROR_MSG_MAX + 128];
+    struct rr_strv warnings;  /* revrun's own, for result.json */
+    unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */
+    uint64_t ns_refused; /* the agent's own sandbox, refused: how often */
+    char ns_syscall[32];
+    bool kept_artifacts;
+    struct artifacts_report artifacts;
 };
 
 static void progress(const struct review *r, int step, const char *what)
@@ -97,6 +107,8 @@ static int build_config(struct review *r, struct rr_error *err)
     } else if (profile_default_config(&r->cfg, lower, r->ctx->rootless, err) < 0) {
         return -1;
     }
+    if (r->o->spec != NULL && spec_build(&r->cfg, r->o->agent, r->o->spec, &r->preset, err) < 0)
+        return -1;
     strv_free(&r->cfg.process.args);
     for (int i = 0; i < r->o->n_cmd; i++)
         if (strv_push(&r->cfg.process.args, r->o->cmd[i]) < 0)
@@ -213,7 +225,8 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
  * stdin on /dev/null; ours are restored right after. */
 static int create_piped(struct review *r, int *attach, int *rd, struct rr_error *err)
 {
-    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true};
+    struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true,
+                             .limits_skipped = &r->limits_skipped};
     int p[2], saved[3], nul, rc;
 
     if (pipe2(p, O_CLOEXEC) < 0)
@@ -224,7 +237,11 @@ static int create_piped(struct review *r, int *attach, int *rd, struct rr_error 
     dup2(nul, 0);
     dup2(p[1], 1);
     dup2(p[1], 2);
+    /* The container inherits 1 and 2; revrun's own words go to the job's
+     * stderr, not into the agent's stream. */
+    log_set_stderr_fd(saved[2]);
     rc = container_create(r->ctx, &co, attach, err);
+    log_set_stderr_fd(-1);
     for (int i = 0; i < 3; i++) {
         dup2(saved[i], i);
         close(saved[i]);
@@ -305,6 +322,8 @@ static int vet_and_export(struct review *r, struct rr_error *err)
         rc = wb_export(&scan, dir, digest, err);
     }
 out:
+    r->git = scan.cs.git;
+    scan.cs.git = (struct wb_gitinfo){0};
     wb_scan_free(&scan);
     container_upper_release(&cu);
     return rc;
@@ -336,6 +355,9 @@ static void read_exit_record(struct review *r)
 
     if (dir >= 0 && statedir_read_exit(dir, &e, &ignored) == 1) {
         r->oom_killed = e.oom_killed;
+        r->ns_refused = e.ns_refused;
+        snprintf(r->ns_syscall, sizeof(r->ns_syscall), "%s",
+                 e.ns_refused_syscall ? e.ns_refused_syscall : "");
         exit_free(&e);
     }
     if (dir >= 0 && statedir_read_state(dir, &s, &ignored) == 0) {
@@ -356,6 +378,107 @@ static void keep_egress_log(struct review *r)
 
     if (dir >= 0 && rr_read_file(dir, EGRESS_LOG, 4u << 20, &text, &len, &ignored) == 0)
         rr_write_atomic(r->out_fd, EGRESS_LOG, text, len, 0600, &ignored);
+}
+
+/* revrun.artifacts: copied out of the agent's HOME (hostile, like the
+ * upper) into OUT/artifacts, apart from the change set. */
+static int keep_artifacts(struct review *r, struct rr_error *err)
+{
+    _cleanup_close_ int home = -1;
+    _cleanup_close_ int out = -1;
+
+    if (r->cfg.revrun.artifacts.n == 0)
+        return 0;
+    home = container_open_home(r->ctx, r->id, err);
+    if (home < 0)
+        return rr_wrap(err, "artifacts");
+    if (mkdirat(r->out_fd, "artifacts", 0700) < 0 && errno != EEXIST)
+        return rr_fail(err, errno, "artifacts");
+    out = openat(r->out_fd, "artifacts", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (out < 0)
+        return rr_fail(err, errno, "artifacts");
+    if (home_copy_artifacts(home, &r->cfg.revrun.artifacts, out, &r->artifacts, err) < 0)
+        return rr_wrap(err, "artifacts");
+    r->kept_artifacts = true;
+    return 0;
+}
+
+static const char *ns_remedy(const struct review *r)
+{
+    static char text[512];
+    const char *agent = r->preset.sandbox_remedy;
+
+    snprintf(text, sizeof(text),
+             "the agent's own sandbox could not make namespaces (revrun refuses them): turn it "
+             "off, revrun is the sandbox%s%s%s; or allow them with revrun --nested-sandboxes",
+             agent ? " (" : "", agent ? agent : "", agent ? ")" : "");
+    return text;
+}
+
+static void ns_summary(const struct review *r)
+{
+    _cleanup_close_ int fd = -1;
+    char line[1024];
+    int n;
+
+    if (r->ns_refused == 0)
+        return;
+    fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                0600);
+    n = snprintf(line, sizeof(line), "nested sandbox: %llu namespace attempt%s refused (first: %s): %s",
+                 (unsigned long long)r->ns_refused, r->ns_refused == 1 ? "" : "s", r->ns_syscall,
+                 ns_remedy(r));
+    if (fd >= 0 && n > 0)
+        (void)(rr_write_all(fd, line, strlen(line)) == 0 && rr_write_all(fd, "\n", 1));
+    log_msg(LOG_WARN, "review: %s", line);
+}
+
+/* A line for summary.txt; names are the agent's: escaped. */
+static void artifacts_summary(struct review *r)
+{
+    const struct rr_copy_report *c = &r->artifacts.copy;
+    int fd;
+    FILE *f;
+
+    if (!r->kept_artifacts)
+        return;
+    fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                0600);
+    if (fd < 0 || (f = fdopen(fd, "a")) == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    fprintf(f, "artifacts: %llu files, %llu bytes in artifacts/ (not part of the change set)%s\n",
+            (unsigned long long)c->files, (unsigned long long)c->bytes,
+            c->capped ? "; a cap was reached" : "");
+    for (size_t i = 0; i < c->n_skipped_names; i++) {
+        char esc[1024];
+        rr_escape(c->skipped_names[i], strlen(c->skipped_names[i]), esc, sizeof(esc));
+        fprintf(f, "  left out (not a regular file or directory, or over a cap): %s\n", esc);
+    }
+    fclose(f);
+}
+
+static void w_artifacts(struct json_writer *w, const struct review *r)
+{
+    const struct rr_copy_report *c = &r->artifacts.copy;
+
+    if (!r->kept_artifacts)
+        return;
+    json_w_key(w, "artifacts");
+    json_w_begin_object(w);
+    json_w_kv_uint(w, "files", c->files);
+    json_w_kv_uint(w, "bytes", c->bytes);
+    json_w_kv_uint(w, "skipped", c->skipped);
+    json_w_kv_uint(w, "missing", r->artifacts.n_missing);
+    json_w_kv_bool(w, "capped", c->capped);
+    json_w_key(w, "skippedNames");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < c->n_skipped_names; i++)
+        json_w_bytes(w, c->skipped_names[i], strlen(c->skipped_names[i]));
+    json_w_end_array(w);
+    json_w_end_object(w);
 }
 
 static int write_result(struct review *r, int code, struct rr_error *err)
@@ -391,6 +514,17 @@ static int write_result(struct review *r, int code, struct rr_error *err)
     if (r->oom_killed)
         json_w_string(w, "memory");
     json_w_end_array(w);
+    json_w_key(w, "limitsSkipped");
+    json_w_begin_array(w);
+    for (int i = 0; i < 3; i++)
+        if (r->limits_skipped & (1u << i))
+            json_w_string(w, cgroup_limit_names[i]);
+    json_w_end_array(w);
+    json_w_key(w, "warnings");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->warnings.n; i++)
+        json_w_bytes(w, r->warnings.v[i], strlen(r->warnings.v[i]));
+    json_w_end_array(w);
     json_w_key(w, "timingMs");
     json_w_begin_object(w);
     json_w_kv_uint(w, "run", (uint64_t)ms_between(&r->t_run, &r->t_vet));
@@ -406,6 +540,17 @@ static int write_result(struct review *r, int code, struct rr_error *err)
         json_w_kv_uint(w, "changes", r->n_changes);
         json_w_kv_string(w, "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
+        wb_report_git_json(w, &r->git);
+    }
+    w_artifacts(w, r);
+    if (r->ns_refused > 0) {
+        json_w_key(w, "nestedSandbox");
+        json_w_begin_object(w);
+        json_w_kv_uint(w, "refused", r->ns_refused);
+        json_w_kv_string(w, "firstSyscall", r->ns_syscall);
+        json_w_key(w, "remedy");
+        json_w_bytes(w, ns_remedy(r), strlen(ns_remedy(r)));
+        json_w_end_object(w);
     }
     json_w_end_object(w);
     if (json_writer_finish(w, &text, NULL, err) < 0) {
@@ -463,6 +608,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         config_free(&r.cfg);
         return REVIEW_SETUP_FAILED;
     }
+    log_collect_warnings(&r.warnings);
     progress(&r, 1, "making the bundle");
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
     if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
@@ -473,6 +619,10 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         progress(&r, 3, "vetting what the agent wrote");
         if (vet_and_export(&r, &err) < 0)
             record_setup_error(&r, &err);
+        if (keep_artifacts(&r, &err) < 0)
+            record_setup_error(&r, &err);
+        artifacts_summary(&r);
+        ns_summary(&r);
     }
     if (r.t_vet.tv_sec == 0)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
@@ -492,5 +642,10 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     close(r.out_fd);
     close(r.sig_fd);
     config_free(&r.cfg);
+    wb_gitinfo_free(&r.git);
+    log_collect_warnings(NULL);
+    strv_free(&r.warnings);
+    preset_free(&r.preset);
+    rr_copy_report_free(&r.artifacts.copy);
     return code;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "runtime/container/ctx.h"
+#include "bundle/spec.h"
 
 /* The documented exit statuses of `revrun review`. */
 enum {
@@ -21,6 +22,8 @@ struct review_opts {
     const char *bundle; /* optional: its config.json instead of the default spec */
     const char *id;     /* optional */
     uint64_t timeout_s; /* 0: the config's */
+    const char *agent;            /* --agent NAME|FILE, or NULL */
+    const struct spec_opts *spec; /* binds, egress, env, HOME, artifacts; or NULL */
     char **cmd;
     int n_cmd;
 };

@@ -27,6 +27,7 @@
 #include "runtime/container/container.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
+#include "runtime/container/engine.h"
 #include "runtime/jobs/sweep.h"
 
 /* Lock without waiting: -1 with EWOULDBLOCK when a live command holds it. */
@@ -63,6 +64,12 @@ static const char *stale_reason(const struct rr_state *s, bool have)
 
     if (!have || s->pid == 0)
         return "its creation never finished";
+    /* An engine's container has no monitor: its engine deletes it once it
+     * has reaped the process; stale only when that process is gone. */
+    if (engine_state_is_engine(s)) {
+        struct proc_ref init = {(pid_t)s->pid, s->pid_start};
+        return proc_ref_alive(&init) ? NULL : "its process is gone and its engine did not delete it";
+    }
     mon = (struct proc_ref){(pid_t)s->monitor_pid, s->monitor_start};
     if (!proc_ref_alive(&mon))
         return "its monitor is gone";

@@ -1,0 +1,80 @@
+#!/bin/bash
+# bench/engines.sh: what revrun costs an engine, beside runc on the same
+# engine: the wall time of one `run --rm` of a busybox `true` (create,
+# start, exit seen, delete), for ctr (containerd 1.6's runc shim v2), podman
+# and docker, each where it is installed and running.
+#
+#   bench/engines.sh [N]   N runs per runtime and engine (default 20)
+#
+# Needs root and the engines of integration/engines.bats (docker: a
+# revrun-test runtime in /etc/docker/daemon.json). The image is built
+# offline (integration/engines/mkimage.sh) and removed afterwards.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+n=${1:-20}
+[ -x "$here/revrun" ] || make -C "$here" revrun >/dev/null
+tmp=$(mktemp -d /tmp/revrun-bench.XXXXXX)
+cp "$here/revrun" "$tmp/revrun"
+chmod 0755 "$tmp" "$tmp/revrun"
+ns=revrun-bench
+docker=/usr/bin/docker
+cleanup() {
+    ctr -n $ns image rm docker.io/library/rrbusybox:test >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+"$here/integration/engines/mkimage.sh" "$tmp/img" >/dev/null
+
+# mean and median of N runs of "$@", in milliseconds
+measure() {
+    local times=() i t0 t1
+    for i in $(seq "$n"); do
+        t0=$(date +%s%N)
+        "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
+        t1=$(date +%s%N)
+        times+=($(((t1 - t0) / 1000000)))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1; s+=$1} END {printf "mean %4d ms  median %4d ms", s/NR, a[int((NR+1)/2)]}'
+}
+
+row() {
+    local engine=$1
+    shift
+    printf '%-8s runc   %s\n' "$engine" "$(measure "$@" runc)"
+    printf '%-8s revrun %s\n' "$engine" "$(measure "$@" revrun)"
+}
+
+ctr_run() {
+    local bin=/usr/sbin/runc
+    [ "$1" = revrun ] && bin=$tmp/revrun
+    ctr -n $ns run --runc-binary "$bin" --rm docker.io/library/rrbusybox:test "b$RANDOM" true
+}
+podman_run() {
+    local bin=/usr/sbin/runc
+    [ "$1" = revrun ] && bin=$tmp/revrun
+    podman --runtime "$bin" --cgroup-manager cgroupfs run --rm --network none \
+        --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 localhost/rrbusybox:test true
+}
+docker_run() {
+    local rt=runc
+    [ "$1" = revrun ] && rt=revrun-test
+    "$docker" run --runtime "$rt" --rm --network none rrbusybox:test true
+}
+
+echo "run --rm of \`true\`, $n runs each"
+if ctr version >/dev/null 2>&1; then
+    ctr -n $ns image import "$tmp/img/image.tar" >/dev/null
+    row ctr ctr_run
+fi
+if command -v podman >/dev/null 2>&1; then
+    podman import "$tmp/img/rootfs.tar" localhost/rrbusybox:test >/dev/null
+    row podman podman_run
+fi
+if "$docker" info >/dev/null 2>&1; then
+    path=$(python3 -c 'import json; print(json.load(open("/etc/docker/daemon.json"))["runtimes"]["revrun-test"]["path"])' 2>/dev/null || true)
+    if [ -n "$path" ]; then
+        cp "$here/revrun" "$path"
+        "$docker" import "$tmp/img/rootfs.tar" rrbusybox:test >/dev/null
+        row docker docker_run
+    fi
+fi

@@ -1,0 +1,105 @@
+#!/bin/bash
+# The first `git status` an agent runs inside `revrun review`, beside the same
+# command outside on the operator's checkout: a synthetic repository of FILES
+# files (default 100,000: 1,000 directories of 100), committed, its index
+# settled by one `git status` outside (as an operator's checkout is).
+#
+#   outside          git status --porcelain on the checkout (median of RUNS)
+#   inside, first    the first git status in a fresh sandbox, timed by the
+#                    agent itself (one review per run, median of RUNS)
+#   inside, second   the one right after it, in the same sandbox
+#   inside, before   the first one with revrun's git settings unset
+#                    (env -u GIT_CONFIG_COUNT): what it cost before them
+#
+# and, for each inside row, how many files the agent's git changed under
+# .git (result.json), 0 when the index was not rewritten. The target: the
+# first status inside at most 1.1x the one outside. As root the checkout is
+# idmapped into the sandbox, so its owners differ from what the index
+# recorded, which is what made git re-hash every file.
+#
+#   bench/gitstatus.sh [FILES] [RUNS]        REVRUN=path/to/revrun to pick a build
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+REVRUN=${REVRUN:-$here/../revrun}
+FILES=${1:-100000}
+RUNS=${2:-5}
+
+if [ "$(id -u)" != 0 ]; then
+    echo "gitstatus.sh: run as root (the idmapped checkout is the case measured)" >&2
+    exit 1
+fi
+
+work=$(mktemp -d /tmp/revrun-bench-git.XXXXXX)
+cleanup() {
+    "$REVRUN" --root "$work/state" sweep >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "making a repository of $FILES files..." >&2
+python3 - "$work/co" "$FILES" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "pkg%04d" % (i // 100))
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "file%03d.c" % (i % 100)), "w") as f:
+        f.write("/* file %d */\nint f%d(void)\n{\n    return %d;\n}\n" % (i, i, i))
+PY
+printf '*.o\nbuild/\n' >"$work/co/.gitignore"
+# Older than the index, so no entry is racily clean (git would re-check
+# those anywhere).
+find "$work/co" -exec touch -h -d '2 hours ago' {} +
+git -C "$work/co" init -q
+git -C "$work/co" add -A
+git -C "$work/co" -c user.name=bench -c user.email=bench@localhost commit -qm base
+git -C "$work/co" status --porcelain >/dev/null # settled, as the operator's is
+sync
+
+median() {
+    sort -g | awk '{a[NR]=$1} END {printf "%.1f", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
+
+outside=()
+for _ in $(seq "$RUNS"); do
+    s=$EPOCHREALTIME
+    git -C "$work/co" status --porcelain >/dev/null
+    e=$EPOCHREALTIME
+    outside+=("$(echo "($e - $s) * 1000" | bc -l)")
+done
+
+# inside PREFIX: one review per run; the agent prints "first second" in ms.
+# Sets FIRST, SECOND (medians) and GITDIR (files changed under .git, last run).
+inside() {
+    local prefix=$1 f=() s=() out line
+    for k in $(seq "$RUNS"); do
+        out="$work/out-$k"
+        rm -rf "$out"
+        "$REVRUN" --root "$work/state" review --lower "$work/co" --out "$out" -- bash -c "
+            t0=\$EPOCHREALTIME; $prefix git status --porcelain >/dev/null; t1=\$EPOCHREALTIME
+            $prefix git status --porcelain >/dev/null; t2=\$EPOCHREALTIME
+            echo \"timing \$(echo \"(\$t1 - \$t0) * 1000\" | bc -l) \$(echo \"(\$t2 - \$t1) * 1000\" | bc -l)\"" \
+            >/dev/null 2>&1 || true
+        line=$(grep -o 'timing .*' "$out/agent.log" | tail -1)
+        f+=("$(echo "$line" | awk '{print $2}')")
+        s+=("$(echo "$line" | awk '{print $3}')")
+    done
+    FIRST=$(printf '%s\n' "${f[@]}" | median)
+    SECOND=$(printf '%s\n' "${s[@]}" | median)
+    GITDIR=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['git']['gitDir']['changed'])" \
+        "$work/out-$RUNS/result.json")
+}
+
+o=$(printf '%s\n' "${outside[@]}" | median)
+ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2fx", $1}'; }
+
+printf '%-34s %12s %12s %20s\n' "git status on $FILES files" "median" "vs outside" "files under .git"
+printf '%-34s %10sms %12s %20s\n' "outside" "$o" "1.00x" "-"
+inside ""
+printf '%-34s %10sms %12s %20s\n' "inside, first" "$FIRST" "$(ratio "$FIRST" "$o")" "$GITDIR"
+printf '%-34s %10sms %12s %20s\n' "inside, second" "$SECOND" "$(ratio "$SECOND" "$o")" "$GITDIR"
+inside "env -u GIT_CONFIG_COUNT"
+printf '%-34s %10sms %12s %20s\n' "inside, first, before (no settings)" "$FIRST" \
+    "$(ratio "$FIRST" "$o")" "$GITDIR"

@@ -1,0 +1,424 @@
+#!/usr/bin/env bats
+# Engine mode, driven through the real engines from Debian: containerd
+# (ctr and its runc shim v2), podman (conmon) and docker (dockerd and the
+# shim), each running revrun as its runtime on an image built offline from
+# busybox-static (engines/mkimage.sh). Every step is compared with runc on
+# the same engine; the confinement is judged from inside (CapEff, Seccomp,
+# NoNewPrivs, the uid map) and from the host (the process gone after stop,
+# no mount and no state left).
+#
+# An engine that is not installed or not running is skipped outside CI;
+# under CI (CI=true, .ci/run installs and starts them) it fails.
+# docker needs a runtime named revrun-test in /etc/docker/daemon.json; the
+# suite copies the revrun under test to the path that entry names.
+
+load helpers
+
+IMG_CTR=docker.io/library/rrbusybox:test
+IMG_LOCAL=localhost/rrbusybox:test
+NS=revrun-test
+DOCKER=/usr/bin/docker # Debian's docker.io (a /usr/local/bin/docker may be another client)
+# podman's default nofile (1048576) can exceed this host's hard limit.
+PODMAN_ULIMITS="--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
+# The default capability set (containerd's, docker's): what the policy
+# allows when /etc/revrun/policy.json does not exist.
+CAPS_DEFAULT=00000000a80425fb
+
+setup_file() {
+    export ENG_DIR
+    ENG_DIR=$(mktemp -d /tmp/revrun-engines.XXXXXX)
+    chmod 0755 "$ENG_DIR"
+    cp "$REVRUN" "$ENG_DIR/revrun"
+    chmod 0755 "$ENG_DIR/revrun"
+    "$BATS_TEST_DIRNAME/engines/mkimage.sh" "$ENG_DIR/img" >/dev/null
+    if ctr version >/dev/null 2>&1; then
+        ctr -n "$NS" image import "$ENG_DIR/img/image.tar" >/dev/null
+    fi
+    if command -v podman >/dev/null 2>&1; then
+        podman import "$ENG_DIR/img/rootfs.tar" "$IMG_LOCAL" >/dev/null 2>&1 || true
+    fi
+    if "$DOCKER" info >/dev/null 2>&1; then
+        "$DOCKER" import "$ENG_DIR/img/rootfs.tar" rrbusybox:test >/dev/null 2>&1 || true
+        local path
+        path=$(docker_runtime_path)
+        if [ -n "$path" ]; then
+            mkdir -p "$(dirname "$path")"
+            cp "$REVRUN" "$path"
+            chmod 0755 "$path"
+        fi
+    fi
+}
+
+teardown_file() {
+    ctr -n "$NS" image rm "$IMG_CTR" >/dev/null 2>&1 || true
+    rm -rf "$ENG_DIR"
+}
+
+setup() {
+    RT=$ENG_DIR/revrun
+    NAMES=()
+}
+
+teardown() {
+    local n
+    for n in "${NAMES[@]}"; do
+        case $n in
+        ctr:*)
+            ctr -n "$NS" task kill -s 9 "${n#ctr:}" >/dev/null 2>&1 || true
+            ctr -n "$NS" task delete -f "${n#ctr:}" >/dev/null 2>&1 || true
+            ctr -n "$NS" container rm "${n#ctr:}" >/dev/null 2>&1 || true
+            ;;
+        podman:*) podman rm -f "${n#podman:}" >/dev/null 2>&1 || true ;;
+        docker:*) "$DOCKER" rm -f "${n#docker:}" >/dev/null 2>&1 || true ;;
+        esac
+    done
+    rm -f /etc/revrun/policy.json.test
+}
+
+docker_runtime_path() {
+    python3 -c '
+import json, sys
+try:
+    c = json.load(open("/etc/docker/daemon.json"))
+    print(c["runtimes"]["revrun-test"]["path"])
+except Exception:
+    pass'
+}
+
+need() {
+    local ok=0
+    case $1 in
+    ctr) ctr version >/dev/null 2>&1 && ok=1 ;;
+    podman) command -v podman >/dev/null 2>&1 && podman image exists "$IMG_LOCAL" && ok=1 ;;
+    docker) "$DOCKER" info >/dev/null 2>&1 && [ -n "$(docker_runtime_path)" ] && ok=1 ;;
+    esac
+    if [ "$ok" = 0 ]; then
+        if [ "${CI:-}" = true ]; then
+            echo "engine $1 is missing or not running under CI (.ci/run installs and starts it)" >&2
+            return 1
+        fi
+        skip "engine $1 not installed or not running (docker also needs a revrun-test runtime in /etc/docker/daemon.json)"
+    fi
+}
+
+# run_on ENGINE RUNTIME NAME [engine flags...] -- CMD...: one container,
+# foreground, removed after; output and status in $output/$status.
+run_on() {
+    local engine=$1 runtime=$2 name=$3
+    shift 3
+    local flags=()
+    while [ "$1" != -- ]; do
+        flags+=("$1")
+        shift
+    done
+    shift
+    case $engine in
+    ctr)
+        NAMES+=("ctr:$name")
+        local bin=$RT
+        [ "$runtime" = runc ] && bin=/usr/sbin/runc
+        run timeout 60 ctr -n "$NS" run --runc-binary "$bin" --rm "${flags[@]}" "$IMG_CTR" "$name" "$@"
+        ;;
+    podman)
+        NAMES+=("podman:$name")
+        # shellcheck disable=SC2086
+        run timeout 60 podman --runtime "$(podman_rt "$runtime")" --cgroup-manager cgroupfs run \
+            --rm --name "$name" $PODMAN_ULIMITS "${flags[@]}" "$IMG_LOCAL" "$@"
+        ;;
+    docker)
+        NAMES+=("docker:$name")
+        run timeout 60 "$DOCKER" run --runtime "$(docker_rt "$runtime")" --rm --name "$name" \
+            "${flags[@]}" rrbusybox:test "$@"
+        ;;
+    esac
+}
+
+podman_rt() { [ "$1" = runc ] && echo /usr/sbin/runc || echo "$RT"; }
+docker_rt() { [ "$1" = runc ] && echo runc || echo revrun-test; }
+
+# The same command under runc and revrun on one engine: same output, same
+# exit status.
+same_as_runc() {
+    local engine=$1 want_status=$2
+    shift 2
+    run_on "$engine" runc "rc-$engine-$BATS_TEST_NUMBER" "$@"
+    local runc_status=$status runc_output=$output
+    run_on "$engine" revrun "rr-$engine-$BATS_TEST_NUMBER" "$@"
+    echo "runc ($runc_status): $runc_output"
+    echo "revrun ($status): $output"
+    [ "$runc_status" = "$want_status" ]
+    [ "$status" = "$want_status" ]
+    [ "$output" = "$runc_output" ]
+}
+
+# ---- run --rm: output and exit status ----
+
+@test "ctr: run --rm prints the output and exits 7, as with runc" {
+    need ctr
+    # stdout and stderr are two pipes whose interleaving is no runtime's to
+    # decide: stderr goes into stdout inside.
+    same_as_runc ctr 7 -- sh -c 'exec 2>&1; echo out; echo err >&2; exit 7'
+    [ "$output" = "out
+err" ]
+}
+
+@test "podman: run --rm prints the output and exits 7, as with runc" {
+    need podman
+    same_as_runc podman 7 --network none -- sh -c 'echo out; exit 7'
+    [ "$output" = out ]
+}
+
+@test "docker: run --rm prints the output and exits 7, as with runc" {
+    need docker
+    same_as_runc docker 7 --network none -- sh -c 'echo out; exit 7'
+    [ "$output" = out ]
+}
+
+# ---- run -t ----
+
+@test "ctr: run -t gives a terminal and the exit status, as with runc" {
+    need ctr
+    NAMES+=("ctr:rc-t" "ctr:rr-t")
+    # ctr -t wants a terminal of its own: script gives it one (-e: its status).
+    run timeout 60 script -qec "ctr -n $NS run --runc-binary /usr/sbin/runc -t --rm $IMG_CTR rc-t sh -c 'tty; exit 3'" /dev/null
+    local runc_status=$status runc_output=${output//$'\r'/}
+    run timeout 60 script -qec "ctr -n $NS run --runc-binary $RT -t --rm $IMG_CTR rr-t sh -c 'tty; exit 3'" /dev/null
+    output=${output//$'\r'/}
+    echo "runc ($runc_status): $runc_output / revrun ($status): $output"
+    [ "$runc_status" = 3 ]
+    [ "$status" = 3 ]
+    [ "$output" = "$runc_output" ]
+    [[ "$output" == *"/dev/pts/0"* ]]
+}
+
+@test "podman: run -t gives a terminal and the exit status, as with runc" {
+    need podman
+    same_as_runc podman 3 -t --network none -- sh -c 'tty >/dev/null && echo tty; exit 3'
+}
+
+@test "docker: run -t gives a terminal and the exit status, as with runc" {
+    need docker
+    same_as_runc docker 3 -t --network none -- sh -c 'tty >/dev/null && echo tty; exit 3'
+}
+
+# ---- --network none ----
+
+@test "podman and docker: --network none leaves only loopback, as with runc" {
+    local any=0
+    if command -v podman >/dev/null 2>&1 && podman image exists "$IMG_LOCAL"; then
+        same_as_runc podman 0 --network none -- sh -c 'cut -d: -f1 /proc/net/dev | tail -n +3 | tr -d " "'
+        [ "$output" = lo ]
+        any=1
+    fi
+    if "$DOCKER" info >/dev/null 2>&1 && [ -n "$(docker_runtime_path)" ]; then
+        same_as_runc docker 0 --network none -- sh -c 'cut -d: -f1 /proc/net/dev | tail -n +3 | tr -d " "'
+        [ "$output" = lo ]
+        any=1
+    fi
+    [ "$any" = 1 ] || need podman
+}
+
+# ---- confinement, seen from inside ----
+
+confined_inside() {
+    echo "$output"
+    # a user namespace with revrun's mapping, never the host's ids
+    [[ "$output" == *"uid_map 0 2100000000 65536"* ]]
+    [[ "$output" == *"Seccomp: 2"* ]]
+    [[ "$output" == *"NoNewPrivs: 1"* ]]
+    local eff
+    eff=$(echo "$output" | sed -n 's/.*CapEff: \([0-9a-f]*\).*/\1/p')
+    # within the policy's (default) set
+    [ -n "$eff" ]
+    [ $((0x$eff & ~0x$CAPS_DEFAULT)) = 0 ]
+}
+
+PROBE='printf "uid_map %s %s %s\n" $(cat /proc/self/uid_map); grep -E "^(CapEff|Seccomp|NoNewPrivs):" /proc/self/status | tr -s "\t" " "'
+
+@test "ctr: confined inside (revrun's uid map, CapEff within the policy, seccomp, no_new_privs)" {
+    need ctr
+    run_on ctr revrun "in-ctr" -- sh -c "$PROBE"
+    [ "$status" = 0 ]
+    confined_inside
+}
+
+@test "podman: confined inside" {
+    need podman
+    run_on podman revrun "in-podman" -- sh -c "$PROBE"
+    [ "$status" = 0 ]
+    confined_inside
+}
+
+@test "docker: confined inside" {
+    need docker
+    run_on docker revrun "in-docker" -- sh -c "$PROBE"
+    [ "$status" = 0 ]
+    confined_inside
+}
+
+@test "ctr: CAP_SYS_ADMIN asked for is not granted; the tightening is on record" {
+    need ctr
+    NAMES+=("ctr:caps")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --cap-add CAP_SYS_ADMIN \
+        --cap-add CAP_NET_ADMIN "$IMG_CTR" caps sh -c 'grep CapEff /proc/self/status'
+    echo "$output"
+    [ "$status" = 0 ]
+    local eff
+    eff=$(echo "$output" | awk '{print $2}')
+    [ $((0x$eff & (1 << 21))) = 0 ] # SYS_ADMIN
+    [ $((0x$eff & (1 << 12))) = 0 ] # NET_ADMIN: not in the default policy
+    [ $((0x$eff & 1)) = 1 ]         # CHOWN: granted
+}
+
+# ---- run -d, kill, stop, rm: seen from the host ----
+
+# No mount of the container's is left in the host's table, and revrun has
+# no state for it.
+nothing_left() {
+    local id=$1 root=$2
+    ! grep -F "$id" /proc/1/mountinfo
+    [ ! -e "$root/$id" ]
+}
+
+@test "ctr: run -d, kill, delete: the process is gone, nothing left" {
+    need ctr
+    NAMES+=("ctr:bg")
+    run ctr -n "$NS" run --runc-binary "$RT" -d "$IMG_CTR" bg sleep 600
+    [ "$status" = 0 ]
+    local pid
+    pid=$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $2}')
+    [ -n "$pid" ] && kill -0 "$pid"
+    [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = RUNNING ]
+    # a running container's state, through revrun, from the shim's root
+    run "$RT" --root "/run/containerd/runc/$NS" state bg
+    [[ "$output" == *'"status": "running"'* ]]
+    [[ "$output" == *'"tightened"'* ]]
+    # no monitor is no sign of a crash: sweep leaves a live engine container
+    run "$RT" --root "/run/containerd/runc/$NS" sweep
+    [ "$status" = 0 ]
+    [ -d "/run/containerd/runc/$NS/bg" ]
+    kill -0 "$pid"
+    ctr -n "$NS" task kill -s SIGKILL bg
+    for _ in $(seq 50); do
+        [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = STOPPED ] && break
+        sleep 0.1
+    done
+    [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = STOPPED ]
+    ! kill -0 "$pid" 2>/dev/null
+    # kill of a stopped container: the words the shim matches
+    run "$RT" --root "/run/containerd/runc/$NS" kill bg 9
+    [ "$status" != 0 ]
+    [[ "$output" == *"container not running"* ]]
+    ctr -n "$NS" task delete bg
+    ctr -n "$NS" container rm bg
+    nothing_left bg "/run/containerd/runc/$NS"
+}
+
+@test "podman: run -d, stop, rm: the process is gone, nothing left" {
+    need podman
+    NAMES+=("podman:pbg")
+    # shellcheck disable=SC2086
+    run podman --runtime "$RT" --cgroup-manager cgroupfs run -d --name pbg $PODMAN_ULIMITS \
+        --network none "$IMG_LOCAL" sleep 600
+    [ "$status" = 0 ]
+    local id pid
+    id=$(podman inspect -f '{{.Id}}' pbg)
+    pid=$(podman inspect -f '{{.State.Pid}}' pbg)
+    kill -0 "$pid"
+    run podman stop -t 1 pbg
+    [ "$status" = 0 ]
+    ! kill -0 "$pid" 2>/dev/null
+    [ "$(podman inspect -f '{{.State.Status}}' pbg)" = exited ]
+    podman rm pbg
+    nothing_left "$id" /run/revrun
+}
+
+@test "docker: run -d, stop, rm: the process is gone, nothing left" {
+    need docker
+    NAMES+=("docker:dbg")
+    run "$DOCKER" run --runtime revrun-test -d --name dbg rrbusybox:test sleep 600
+    [ "$status" = 0 ]
+    local id pid
+    id=$("$DOCKER" inspect -f '{{.Id}}' dbg)
+    pid=$("$DOCKER" inspect -f '{{.State.Pid}}' dbg)
+    kill -0 "$pid"
+    run "$DOCKER" stop -t 1 dbg
+    [ "$status" = 0 ]
+    ! kill -0 "$pid" 2>/dev/null
+    [ "$("$DOCKER" inspect -f '{{.State.Running}}' dbg)" = false ]
+    "$DOCKER" rm dbg
+    nothing_left "$id" /run/docker/runtime-runc/moby
+}
+
+# ---- a second container in the first's network namespace, by path ----
+
+@test "ctr: a second container joins the first's network namespace by path" {
+    need ctr
+    NAMES+=("ctr:net1" "ctr:net2")
+    ctr -n "$NS" run --runc-binary "$RT" -d "$IMG_CTR" net1 sleep 600
+    local pid
+    pid=$(ctr -n "$NS" task ls | awk '$1 == "net1" {print $2}')
+    local want
+    want=$(readlink "/proc/$pid/ns/net")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --with-ns "network:/proc/$pid/ns/net" \
+        "$IMG_CTR" net2 readlink /proc/self/ns/net
+    echo "want $want, got $output"
+    [ "$status" = 0 ]
+    [ "$output" = "$want" ]
+    # a path that is not a namespace file is refused, as runc refuses it
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --with-ns "network:/etc/hostname" \
+        "$IMG_CTR" net3 true
+    NAMES+=("ctr:net3")
+    [ "$status" != 0 ]
+    [[ "$output" == *"not a namespace file"* ]]
+}
+
+@test "podman: a second container joins the first's network namespace (by path)" {
+    need podman
+    NAMES+=("podman:pn1" "podman:pn2")
+    # shellcheck disable=SC2086
+    podman --runtime "$RT" --cgroup-manager cgroupfs run -d --name pn1 $PODMAN_ULIMITS \
+        "$IMG_LOCAL" sleep 600
+    local pid want
+    pid=$(podman inspect -f '{{.State.Pid}}' pn1)
+    want=$(readlink "/proc/$pid/ns/net")
+    run_on podman revrun pn2 --network container:pn1 -- readlink /proc/self/ns/net
+    echo "want $want, got $output"
+    [ "$status" = 0 ]
+    [ "$output" = "$want" ]
+}
+
+@test "docker: a second container joins the first's network namespace (by path)" {
+    need docker
+    NAMES+=("docker:dn1" "docker:dn2")
+    "$DOCKER" run --runtime revrun-test -d --name dn1 rrbusybox:test sleep 600
+    local pid want
+    pid=$("$DOCKER" inspect -f '{{.State.Pid}}' dn1)
+    want=$(readlink "/proc/$pid/ns/net")
+    run_on docker revrun dn2 --network container:dn1 -- readlink /proc/self/ns/net
+    echo "want $want, got $output"
+    [ "$status" = 0 ]
+    [ "$output" = "$want" ]
+}
+
+# ---- without an engine: what revrun refuses itself ----
+
+@test "an engine's config without root is refused, naming why" {
+    local b
+    b=$(mktemp -d /tmp/revrun-engine-bundle.XXXXXX)
+    chmod 0755 "$b"
+    mkdir -p "$b/rootfs"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[2] + "/rootfs"
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+EOF
+    chmod -R a+rX "$b"
+    run setpriv --reuid "$REVRUN_TEST_UID" --regid "$REVRUN_TEST_GID" --clear-groups \
+        "$ENG_DIR/revrun" --root "$b/state" create --bundle "$b" rootless1
+    rm -rf "$b"
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"needs revrun running as root"* ]]
+}

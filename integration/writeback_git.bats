@@ -1,0 +1,307 @@
+#!/usr/bin/env bats
+# Write-back that understands the repository: on a real git checkout made by
+# the test, an agent that runs git inside `revrun review` (status, diff, add,
+# commit, stash) gets an accepted change set holding exactly its worktree
+# change; what it did in .git is counted and its commits' subjects are shown,
+# never applied; build output the checkout's ignore rules cover is counted,
+# not exported. Root and rootless. Judged from the outside: result.json,
+# summary.txt, the manifest and the bytes apply writes.
+
+load helpers
+
+setup() {
+    rr_setup_tmp
+    CO="$RR_TMP/checkout"
+    OUT="$RR_TMP/out"
+    mkdir -p "$OUT"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$OUT"
+    make_checkout "$CO"
+    MOUNTS_BEFORE=$(mount_points)
+}
+
+teardown() {
+    rr_destroy_all
+    "$RR_BIN/revrun" --root "$RR_ROOT" sweep >/dev/null 2>&1 || true
+    rr_teardown_tmp
+}
+
+# git as the checkout's owner (a user's checkout is theirs, index included).
+ugit() {
+    setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --clear-groups \
+        env HOME="$RR_TMP" git -c user.name=owner -c user.email=owner@localhost \
+        -c init.defaultBranch=main "$@"
+}
+
+# A real repository: text, a tracked file the ignore rules match (added with
+# -f), ignore rules at the top, in a subdirectory and in .git/info/exclude.
+# Every file is older than the index, so no entry is racily clean, and git
+# status has settled the index as the owner would have.
+make_checkout() {
+    local d=$1
+    mkdir -p "$d/src" "$d/docs"
+    printf 'hello\n' >"$d/a.txt"
+    printf 'int lib;\n' >"$d/src/lib.c"
+    printf 'notes\n' >"$d/docs/notes.md"
+    printf 'prebuilt\n' >"$d/gen.o"
+    printf '*.o\nbuild/\nnode_modules/\n*.pyc\n' >"$d/.gitignore"
+    printf '*.tmp\n' >"$d/src/.gitignore"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$d"
+    find "$d" -exec touch -h -d '2 hours ago' {} +
+    ugit init -q "$d"
+    printf '.cache/\n' >>"$d/.git/info/exclude"
+    ugit -C "$d" add -A
+    ugit -C "$d" add -f gen.o
+    ugit -C "$d" commit -qm base
+    ugit -C "$d" status --porcelain >/dev/null
+    BASE_HEAD=$(ugit -C "$d" rev-parse HEAD)
+}
+
+# review MODE SCRIPT: run SCRIPT (sh) as the agent, as root or rootless.
+review() {
+    local mode=$1 script=$2
+    if [ "$mode" = root ]; then
+        run "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$CO" --out "$OUT" -- sh -c "$script"
+    else
+        run as_user "$RR_BIN/revrun" review --lower "$CO" --out "$OUT" -- sh -c "$script"
+    fi
+}
+
+result() {
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d' + sys.argv[2]))" \
+        "$OUT/result.json" "$1"
+}
+
+# The paths of the exported manifest, one a line.
+manifest_paths() {
+    python3 -c "import json,sys; [print(c['path']) for c in json.load(open(sys.argv[1]))['changes']]" \
+        "$OUT/changeset/manifest.json"
+}
+
+apply_to_copy() {
+    cp -a "$CO" "$RR_TMP/target"
+    "$RR_BIN/revrun" apply "$OUT/changeset" --to "$RR_TMP/target" --approve "$(result '["digest"]')"
+}
+
+AGENT_ID='export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@localhost GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@localhost'
+
+# What an agent does with git: look, change, stage, commit twice, stash and
+# pop its work in progress, look again.
+GIT_SESSION="set -e; $AGENT_ID
+git status; git diff; git log --oneline
+printf 'fixed\n' >> a.txt
+git add a.txt
+git commit -qm 'agent: fix the greeting'
+printf 'new\n' > docs/new.md
+git add docs/new.md
+git commit -qm \"\$(printf 'agent: add notes \\033[31mred\\033[0m')\"
+printf 'int wip;\n' >> src/lib.c
+git stash -q
+git stash pop -q
+git status; git diff"
+
+git_session() {
+    review "$1" "$GIT_SESSION"
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    # exactly the worktree change: nothing under .git
+    [ "$(result '["changes"]')" = 3 ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt docs/new.md src/lib.c " ]
+    grep -Eq "^the agent changed [0-9]+ files under .git \(not part of the change set\)$" \
+        "$OUT/summary.txt"
+    [ "$(result '["git"]["gitDir"]["changed"]')" -gt 5 ]
+    # its commits, newest first, escaped
+    grep -q "on top of the checkout's HEAD" "$OUT/summary.txt"
+    grep -qF '    agent: add notes \x1b[31mred\x1b[0m' "$OUT/summary.txt"
+    grep -qF '    agent: fix the greeting' "$OUT/summary.txt"
+    [ "$(result '["git"]["commits"]["subjects"][1]')" = "agent: fix the greeting" ]
+    ! grep -q $'\033' "$OUT/summary.txt"
+    # the bytes apply writes; the target's repository is untouched
+    apply_to_copy
+    [ "$(cat "$RR_TMP/target/a.txt")" = "$(printf 'hello\nfixed')" ]
+    [ "$(cat "$RR_TMP/target/docs/new.md")" = new ]
+    [ "$(cat "$RR_TMP/target/src/lib.c")" = "$(printf 'int lib;\nint wip;')" ]
+    [ "$(ugit -C "$RR_TMP/target" rev-parse HEAD)" = "$BASE_HEAD" ]
+    [ "$(ugit -C "$RR_TMP/target" stash list)" = "" ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "git: status, diff, add, commit and stash inside give exactly the worktree change (root)" {
+    git_session root
+}
+
+@test "git: status, diff, add, commit and stash inside give exactly the worktree change (rootless)" {
+    git_session user
+}
+
+# Build output: objects at the top and in build/, a cache dir the exclude
+# file covers, a node_modules tree of 5,000 files, a venv-style absolute
+# symlink the rules cover; and the tracked gen.o, which they match too.
+BUILD="set -e
+printf 'obj\n' > main.o
+mkdir -p build/sub .cache/pip src/deep
+printf 'obj\n' > build/sub/x.o; printf 'log\n' > build/log.txt
+printf 'c\n' > .cache/pip/wheel; printf 't\n' > src/deep/scratch.tmp
+ln -s /usr/bin/python3 py.pyc
+i=0; while [ \$i -lt 50 ]; do mkdir -p node_modules/p\$i; j=0
+  while [ \$j -lt 100 ]; do : > node_modules/p\$i/f\$j.js; j=\$((j+1)); done; i=\$((i+1)); done
+printf 'rebuilt\n' > gen.o
+printf 'real\n' > src/real.c"
+
+ignored_output() {
+    review "$1" "$BUILD"
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "gen.o src/real.c " ]
+    # counted: main.o, py.pyc, scratch.tmp, build/ (2), .cache/ (1), node_modules/ (5,000)
+    [ "$(result '["git"]["ignored"]["count"]')" = 5006 ]
+    grep -qF "5006 ignored files left out by the checkout's ignore rules" "$OUT/summary.txt"
+    grep -qF "    node_modules/ (5000 files)" "$OUT/summary.txt"
+    grep -qF "    build/ (2 files)" "$OUT/summary.txt"
+    grep -qF "    .cache/ (1 file)" "$OUT/summary.txt"
+    grep -qxF "    main.o" "$OUT/summary.txt"
+    grep -qxF "    src/deep/scratch.tmp" "$OUT/summary.txt"
+    apply_to_copy
+    [ "$(cat "$RR_TMP/target/gen.o")" = rebuilt ]
+    [ "$(cat "$RR_TMP/target/src/real.c")" = real ]
+    [ ! -e "$RR_TMP/target/main.o" ] && [ ! -e "$RR_TMP/target/node_modules" ]
+    [ ! -e "$RR_TMP/target/build" ] && [ ! -L "$RR_TMP/target/py.pyc" ]
+    [ ! -e "$RR_TMP/target/src/deep" ] && [ ! -e "$RR_TMP/target/.cache" ]
+}
+
+@test "git: ignored build output is counted, not exported; a force-added ignored file's edit is (root)" {
+    ignored_output root
+}
+
+@test "git: ignored build output is counted, not exported; a force-added ignored file's edit is (rootless)" {
+    ignored_output user
+}
+
+@test "git: an ignore rule the agent writes counts; one it deletes does not" {
+    review root "set -e
+printf 'gen.o\n' > .gitignore
+printf 'x\n' > main.o
+printf 'secret\n' > notes.log; printf '*.log\n' >> .git/info/exclude"
+    assert_success
+    # .gitignore lost *.o: main.o is an add; the agent's exclude hides notes.log
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = ".gitignore main.o " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 1 ]
+    grep -qxF "    notes.log" "$OUT/summary.txt"
+}
+
+@test "git: revrun.writeback.ignored \"include\" exports ignored output" {
+    "$RR_BIN/revrun" spec --lower "$CO" >"$RR_TMP/config.json"
+    python3 - "$RR_TMP/config.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["revrun"].setdefault("writeback", {})["ignored"] = "include"
+json.dump(c, open(p, "w"))
+PY
+    mkdir -p "$RR_TMP/bundle"
+    mv "$RR_TMP/config.json" "$RR_TMP/bundle/"
+    run "$RR_BIN/revrun" --root "$RR_ROOT" review --bundle "$RR_TMP/bundle" --lower "$CO" \
+        --out "$OUT" -- sh -c 'printf "obj\n" > main.o; mkdir build; printf "x\n" > build/x.o'
+    assert_success
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "build build/x.o main.o " ]
+    [ "$(result '["git"]["ignored"]["exported"]')" = True ]
+}
+
+@test "git: a config value for revrun.writeback.ignored other than exclude or include is refused" {
+    "$RR_BIN/revrun" spec --lower "$CO" >"$RR_TMP/c.json"
+    python3 - "$RR_TMP/c.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["revrun"].setdefault("writeback", {})["ignored"] = "sometimes"
+json.dump(c, open(p, "w"))
+PY
+    mkdir -p "$RR_TMP/bundle"
+    mv "$RR_TMP/c.json" "$RR_TMP/bundle/config.json"
+    run "$RR_BIN/revrun" --root "$RR_ROOT" review --bundle "$RR_TMP/bundle" --lower "$CO" \
+        --out "$OUT" -- true
+    assert_failure
+    assert_output_contains "revrun.writeback.ignored"
+}
+
+@test "git: the first git status inside rewrites nothing under .git (root)" {
+    review root 'set -e; git status; git diff; git status --porcelain'
+    assert_success
+    [ "$(result '["changes"]')" = 0 ]
+    [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
+    ! grep -q "under .git" "$OUT/summary.txt"
+}
+
+@test "git: the first git status inside rewrites nothing under .git (rootless)" {
+    review user 'set -e; git status; git diff; git status --porcelain'
+    assert_success
+    [ "$(result '["changes"]')" = 0 ]
+    [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
+}
+
+@test "git: an edit that keeps the size still shows inside and is exported" {
+    review root 'set -e; printf "HELLO\n" > a.txt; git status --porcelain | grep -qx " M a.txt"'
+    assert_success
+    [ "$(manifest_paths)" = a.txt ]
+}
+
+@test "git: replacing .git with a file or a symlink, or a nested repository, is still refused" {
+    review root 'rm -rf .git && echo "gitdir: /tmp/elsewhere" > .git'
+    [ "$status" -eq 2 ]
+    grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
+    rm -rf "$OUT" && mkdir "$OUT" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$OUT"
+    review user 'rm -rf .git && ln -s /tmp .git'
+    [ "$status" -eq 2 ]
+    grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
+    rm -rf "$OUT" && mkdir "$OUT"
+    review root 'mkdir sub && cd sub && git init -q && echo x > f'
+    [ "$status" -eq 2 ]
+    grep -q "nested .git (an embedded repository)" "$OUT/summary.txt"
+}
+
+@test "git: a checkout without a repository keeps refusing writes under .git" {
+    rm -rf "$CO/.git"
+    mkdir -p "$CO/.git/hooks"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
+    review root 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo obj > main.o'
+    [ "$status" -eq 2 ]
+    grep -q "^REFUSED .git/hooks/pre-commit" "$OUT/summary.txt"
+    ! grep -q "ignored" "$OUT/summary.txt"
+}
+
+@test "git: commit subjects are capped in number and length, and a forged object is not listed" {
+    review root "set -e; $AGENT_ID
+i=0; while [ \$i -lt 30 ]; do echo \$i >> a.txt; git commit -qam \"c\$i \$(head -c 600 /dev/zero | tr '\\0' x)\"; i=\$((i+1)); done
+h=\$(git rev-parse HEAD); f=.git/objects/\$(echo \$h | cut -c1-2)/\$(echo \$h | cut -c3-)
+chmod u+w \$f; printf 'not zlib' > \$f"
+    assert_success
+    # the newest object no longer matches its id: nothing is listed from it
+    [ "$(result '["git"]["commits"]["subjects"]')" = "[]" ]
+    [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = False ]
+    rm -rf "$OUT" && mkdir "$OUT"
+    review root "set -e; $AGENT_ID
+i=0; while [ \$i -lt 30 ]; do echo \$i >> a.txt; git commit -qam \"c\$i \$(head -c 600 /dev/zero | tr '\\0' x)\"; i=\$((i+1)); done"
+    assert_success
+    [ "$(result '["git"]["commits"]["more"]')" = True ]
+    python3 - "$OUT/result.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["git"]["commits"]["subjects"]
+assert len(s) == 20, len(s)
+assert all(len(x) == 200 for x in s), [len(x) for x in s]
+assert s[0].startswith("c29 ") and s[19].startswith("c10 "), (s[0][:4], s[19][:4])
+PY
+}
+
+@test "git: a new ignored file the agent stages with add -f is exported; an unreadable index is said" {
+    review root "set -e; printf 'forced\n' > forced.o; git add -f forced.o; printf 'y\n' > other.o"
+    assert_success
+    [ "$(manifest_paths)" = forced.o ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 1 ]
+    # no index to ask: a changed checkout file counts, a new one is judged by the rules
+    printf 'not an index' >"$CO/.git/index"
+    rm -rf "$OUT" && mkdir "$OUT"
+    review root "printf 'again\n' > gen.o; printf 'x\n' > new.o"
+    assert_success
+    [ "$(manifest_paths)" = gen.o ]
+    grep -q "^note: the checkout's index could not be read" "$OUT/summary.txt"
+    [ -n "$(result '["git"]["note"]')" ]
+}

@@ -1,0 +1,578 @@
+/* revrun create for an engine's bundle (containerd's runc shim, conmon,
+ * docker): no monitor. This process opens what must be opened with the
+ * caller's credentials (the image, the bind sources, namespaces given by
+ * path), clones the container's process into revrun's namespaces, writes
+ * its id maps, puts it in its cgroup, runs the host-side hooks, records the
+ * state and the pid file, and exits: the process is then the child of the
+ * caller's subreaper, as runc's is, and its wait status is the container's. */
+#include "runtime/container/engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "common/mountapi.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/container/console.h"
+#include "runtime/container/engine_init.h"
+#include "runtime/container/hooks.h"
+#include "runtime/container/log.h"
+#include "common/proc.h"
+#include "runtime/container/statedir.h"
+#include "runtime/container/sync.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+#define ENGINE_BACKEND "engine"
+#define NOTES_FILE "tightened.txt"
+
+/* The namespaces that may be joined, by RR_NS_* bit index. */
+static const struct {
+    int index;
+    int flag;
+    const char *proc_name; /* ours, to come back to after the clone */
+} joinable[] = {{2, CLONE_NEWPID, "pid_for_children"},
+                {3, CLONE_NEWNET, "net"},
+                {4, CLONE_NEWIPC, "ipc"},
+                {5, CLONE_NEWUTS, "uts"}};
+#define N_JOINABLE (sizeof(joinable) / sizeof(joinable[0]))
+
+struct engine {
+    const struct rr_ctx *ctx;
+    const struct create_opts *o;
+    const struct rr_config *cfg;
+    const char *bundle;
+    int bundle_fd;
+    struct profile p;
+    struct cgroup_plan cg;
+    struct seccomp_progs sc;
+    char state_path[PATH_MAX];
+    int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
+    int *bind_fds;
+    int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
+    pid_t child;
+    int sync_fd;
+};
+
+bool engine_state_is_engine(const struct rr_state *s)
+{
+    return s->backend != NULL && strcmp(s->backend, ENGINE_BACKEND) == 0;
+}
+
+/* ---- the state directory ---- */
+
+static uint32_t host_of(const struct rr_id_mapping *m, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+            return m[i].host_id + (id - m[i].container_id);
+    return UINT32_MAX;
+}
+
+/* The config as the engine sent it, for start's and delete's hooks. */
+static int keep_config(struct engine *e, struct rr_error *err)
+{
+    _cleanup_close_ int fd = openat(e->bundle_fd, "config.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    _cleanup_free_ char *buf = NULL;
+    size_t max = json_limits_config.max_bytes, len = 0;
+    ssize_t n;
+
+    if (fd < 0)
+        return rr_fail(err, errno, "config.json");
+    buf = malloc(max + 1);
+    if (buf == NULL)
+        return rr_fail(err, ENOMEM, "config.json");
+    while ((n = read(fd, buf + len, max + 1 - len)) > 0)
+        if ((len += (size_t)n) > max)
+            return rr_fail(err, EFBIG, "config.json");
+    if (n < 0)
+        return rr_fail(err, errno, "config.json");
+    return rr_write_atomic(e->dir_fd, CONFIG_FILE, buf, len, 0600, err);
+}
+
+static int keep_notes(struct engine *e, struct rr_error *err)
+{
+    size_t len = 0;
+    _cleanup_free_ char *text = NULL;
+
+    for (size_t i = 0; i < e->p.notes.n; i++)
+        len += strlen(e->p.notes.v[i]) + 1;
+    text = calloc(1, len + 1);
+    if (text == NULL)
+        return rr_fail(err, ENOMEM, "notes");
+    for (size_t i = 0; i < e->p.notes.n; i++) {
+        strcat(text, e->p.notes.v[i]);
+        strcat(text, "\n");
+    }
+    return rr_write_atomic(e->dir_fd, NOTES_FILE, text, len, 0600, err);
+}
+
+static int record(struct engine *e, pid_t pid, struct rr_error *err)
+{
+    struct rr_state s = {0};
+    struct proc_ref ref = {0, 0};
+    char created[64];
+
+    if (pid > 0 && proc_ref_of(pid, &ref, err) < 0)
+        return -1;
+    rr_now_rfc3339(created, sizeof(created));
+    snprintf(s.id, sizeof(s.id), "%s", e->o->id);
+    s.bundle = (char *)e->bundle;
+    s.backend = ENGINE_BACKEND;
+    s.created = created;
+    s.pid = pid;
+    s.pid_start = ref.start_time;
+    s.owner = (uint32_t)geteuid();
+    if (e->cg.version != CG_NONE) {
+        s.cgroup = e->cg.path;
+        s.cgroup_version = (char *)cgroup_version_name(e->cg.version);
+    }
+    return statedir_write_state(e->dir_fd, &s, err);
+}
+
+static int make_state(struct engine *e, struct rr_error *err)
+{
+    char root[PATH_MAX], scope[32];
+    struct rr_strv warnings = {0};
+    uint32_t fifo_owner = host_of(e->p.eng.uid_map, e->p.eng.n_uid_map, 0);
+    uint32_t fifo_group = host_of(e->p.eng.gid_map, e->p.eng.n_gid_map, 0);
+    int r;
+
+    e->root_fd = container_root(e->ctx, true, err);
+    if (e->root_fd < 0)
+        return -1;
+    if (realpath(e->ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", e->ctx->root);
+    if ((size_t)snprintf(e->state_path, sizeof(e->state_path), "%s/%s", root, e->o->id) >=
+        sizeof(e->state_path))
+        return rr_fail(err, ENAMETOOLONG, "state root");
+    e->dir_fd = statedir_create(e->root_fd, e->o->id, err);
+    if (e->dir_fd < 0 || (e->lock_fd = statedir_lock(e->dir_fd, err)) < 0)
+        return -1;
+    /* The container's root opens it for writing before it becomes the
+     * process's user. */
+    if (mkfifoat(e->dir_fd, FIFO_FILE, 0600) < 0 ||
+        fchownat(e->dir_fd, FIFO_FILE, fifo_owner, fifo_group, AT_SYMLINK_NOFOLLOW) < 0)
+        return rr_fail(err, errno, "exec fifo");
+    if (mkdirat(e->dir_fd, ROOTFS_DIR, 0755) < 0)
+        return rr_fail(err, errno, "rootfs directory");
+    if (keep_config(e, err) < 0 || keep_notes(e, err) < 0 || record(e, 0, err) < 0)
+        return -1;
+    cgroup_scope_of(root, scope, sizeof(scope));
+    r = cgroup_create(&e->p, scope, e->o->id, &e->cg, &warnings, err);
+    for (size_t i = 0; i < warnings.n; i++)
+        log_msg(LOG_WARN, "%s", warnings.v[i]);
+    strv_free(&warnings);
+    if (r < 0)
+        return -1;
+    return record(e, 0, err);
+}
+
+/* ---- what is opened with the caller's credentials ---- */
+
+static int open_sources(struct engine *e, struct rr_error *err)
+{
+    const struct profile *p = &e->p;
+    _cleanup_close_ int rootdir = -1;
+
+    e->bind_fds = malloc((p->n_mounts + 1) * sizeof(int));
+    if (e->bind_fds == NULL)
+        return rr_fail(err, ENOMEM, "mounts");
+    for (size_t i = 0; i < p->n_mounts; i++)
+        e->bind_fds[i] = -1;
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        if (m->kind != MOUNT_BIND)
+            continue;
+        e->bind_fds[i] = rr_clone_tree(AT_FDCWD, m->source, m->recursive, m->attr, err);
+        if (e->bind_fds[i] < 0)
+            return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
+    }
+    /* The image: nosuid and nodev like every mount (its device nodes are
+     * unusable: the device rules' floor), read-only at the pivot if asked. */
+    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
+                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+    if (e->root_mfd < 0)
+        return rr_wrap(err, "root.path %s", p->eng.root_path);
+    rootdir = open(p->eng.root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootdir < 0)
+        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
+    /* revrun runs with umask 077; mount points must be searchable by the
+     * container's users, as runc makes them (0755). */
+    mode_t old = umask(022);
+    int r = rootfs_premake_engine(p, rootdir, e->bind_fds, err);
+    umask(old);
+    if (r < 0)
+        return -1;
+    e->mountpoint = openat(e->dir_fd, ROOTFS_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    e->fifo = openat(e->dir_fd, FIFO_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (e->mountpoint < 0 || e->fifo < 0)
+        return rr_fail(err, errno, "state directory");
+    return 0;
+}
+
+/* runc's checks on a namespace path: a namespace file (nsfs) of the type
+ * the config names. */
+static int open_namespaces(struct engine *e, struct rr_error *err)
+{
+    for (size_t i = 0; i < N_JOINABLE; i++) {
+        const char *path = e->p.eng.ns_path[joinable[i].index];
+        struct statfs sf;
+        char own[64];
+        int type;
+
+        if (path == NULL)
+            continue;
+        e->join_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+        if (e->join_fd[i] < 0)
+            return rr_fail(err, errno, "linux.namespaces: %s", path);
+        if (fstatfs(e->join_fd[i], &sf) < 0 || sf.f_type != NSFS_MAGIC)
+            return rr_fail(err, EINVAL, "linux.namespaces: %s is not a namespace file", path);
+        type = ioctl(e->join_fd[i], NS_GET_NSTYPE);
+        if (type != joinable[i].flag)
+            return rr_fail(err, EINVAL, "linux.namespaces: %s is not a %s namespace", path,
+                           joinable[i].proc_name);
+        snprintf(own, sizeof(own), "/proc/self/ns/%s", joinable[i].proc_name);
+        e->back_fd[i] = open(own, O_RDONLY | O_CLOEXEC);
+        if (e->back_fd[i] < 0)
+            return rr_fail(err, errno, "%s", own);
+    }
+    return 0;
+}
+
+static int switch_namespaces(struct engine *e, bool join, struct rr_error *err)
+{
+    for (size_t i = 0; i < N_JOINABLE; i++) {
+        int fd = join ? e->join_fd[i] : e->back_fd[i];
+        if (fd >= 0 && setns(fd, joinable[i].flag) < 0)
+            return rr_fail(err, errno, "%s the %s namespace %s", join ? "join" : "leave",
+                           joinable[i].proc_name, e->p.eng.ns_path[joinable[i].index]);
+    }
+    return 0;
+}
+
+/* ---- the container's process ---- */
+
+static int write_proc(pid_t pid, const char *file, const char *text, struct rr_error *err)
+{
+    char path[64];
+    _cleanup_close_ int fd = -1;
+
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || rr_write_all(fd, text, strlen(text)) < 0)
+        return rr_fail(err, errno, "write %s", path);
+    return 0;
+}
+
+static int write_map(pid_t pid, const char *file, const struct rr_id_mapping *m, size_t n,
+                     struct rr_error *err)
+{
+    char text[8 * 40] = "";
+
+    for (size_t i = 0; i < n; i++)
+        snprintf(text + strlen(text), sizeof(text) - strlen(text), "%u %u %u\n",
+                 m[i].container_id, m[i].host_id, m[i].size);
+    return write_proc(pid, file, text, err);
+}
+
+/* What the host side sets on the process before it takes a step: its id
+ * maps, its cgroup, its rlimits (root may raise a hard limit, the
+ * container may not), its OOM score. */
+static int place_child(struct engine *e, struct rr_error *err)
+{
+    const struct profile *p = &e->p;
+    char text[32];
+
+    if (write_map(e->child, "uid_map", p->eng.uid_map, p->eng.n_uid_map, err) < 0 ||
+        write_map(e->child, "gid_map", p->eng.gid_map, p->eng.n_gid_map, err) < 0)
+        return rr_wrap(err, "user namespace");
+    if (cgroup_join(&e->cg, e->child, err) < 0)
+        return -1;
+    for (size_t i = 0; i < p->n_rlimits; i++) {
+        struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
+        if (prlimit(e->child, p->rlimits[i].resource, &rl, NULL) < 0)
+            return rr_fail(err, errno, "process.rlimits[%zu]", i);
+    }
+    if (p->eng.has_oom_score_adj) {
+        snprintf(text, sizeof(text), "%d", p->eng.oom_score_adj);
+        if (write_proc(e->child, "oom_score_adj", text, err) < 0)
+            return rr_wrap(err, "process.oomScoreAdj");
+    }
+    return 0;
+}
+
+static pid_t clone_child(unsigned flags)
+{
+    struct clone_args ca = {.flags = flags, .exit_signal = SIGCHLD};
+    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+
+    if (pid < 0 && errno == ENOSYS)
+        pid = syscall(SYS_clone, (unsigned long)flags | SIGCHLD, 0, 0, 0, 0);
+    return (pid_t)pid;
+}
+
+static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
+{
+    struct engine_init_args a = {
+        .p = &e->p, .id = e->o->id, .bundle = e->bundle, .state_path = e->state_path,
+        .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
+        .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
+                .lower_mfd = -1, .checkout_mfd = -1, .upper_fd = -1, .work_fd = -1,
+                .out_mfd = -1}};
+    int *keep = malloc((e->p.n_mounts + 8) * sizeof(int));
+    size_t n = 0;
+
+    if (keep == NULL)
+        _exit(1);
+    keep[n++] = sync_fd;
+    keep[n++] = e->fifo;
+    keep[n++] = e->mountpoint;
+    keep[n++] = e->root_mfd;
+    keep[n++] = e->console_fd;
+    for (size_t i = 0; i < e->p.n_mounts; i++)
+        keep[n++] = e->bind_fds[i];
+    /* Nothing of create's reaches the container: not the lock, the state
+     * root, the bundle or the log. */
+    rr_close_all_except(keep, n);
+    free(keep);
+    engine_init_main(&a);
+}
+
+static int spawn(struct engine *e, struct rr_error *err)
+{
+    int sp[2];
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+        return rr_fail(err, errno, "socketpair");
+    e->sync_fd = sp[0];
+    if (switch_namespaces(e, true, err) < 0) {
+        close(sp[1]);
+        return -1;
+    }
+    /* Sysctls of a joined namespace, from inside it, as root of the host. */
+    if (e->p.eng.sysctl_joined.n > 0 && engine_write_sysctls(&e->p.eng.sysctl_joined, err) < 0) {
+        close(sp[1]);
+        switch_namespaces(e, false, err);
+        return -1;
+    }
+    e->child = clone_child(e->p.clone_flags);
+    if (e->child == 0) {
+        close(sp[0]);
+        child_main(e, sp[1]);
+    }
+    int saved = errno;
+    close(sp[1]);
+    /* The hooks and everything after run in revrun's own namespaces. */
+    if (switch_namespaces(e, false, err) < 0)
+        return -1;
+    if (e->child < 0)
+        return rr_fail(err, saved, "clone the container (namespaces)");
+    return 0;
+}
+
+static int hooks_now(struct engine *e, enum rr_hook_kind kind, struct rr_error *err)
+{
+    _cleanup_free_ char *state = NULL;
+
+    if (e->cfg->n_hooks[kind] == 0)
+        return 0;
+    if (hooks_state_json(e->o->id, "creating", e->child, e->bundle, &e->cfg->annotations, &state,
+                         err) < 0)
+        return -1;
+    return hooks_run(e->cfg, kind, state, err);
+}
+
+static int write_pid_file(const char *path, pid_t pid, struct rr_error *err)
+{
+    char dir[PATH_MAX], text[32];
+    const char *slash = strrchr(path, '/');
+    _cleanup_close_ int dfd = -1;
+
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return rr_fail(err, errno, "pid file directory %s", dir);
+    snprintf(text, sizeof(text), "%d", (int)pid);
+    return rr_write_atomic(dfd, slash ? slash + 1 : path, text, strlen(text), 0644, err);
+}
+
+static int steps(struct engine *e, struct rr_error *err)
+{
+    struct sync_msg m;
+
+    if (profile_build_engine(e->cfg, e->bundle, PROFILE_POLICY_FILE, &e->p, err) < 0)
+        return -1;
+    for (size_t i = 0; i < e->p.notes.n; i++)
+        log_msg(LOG_INFO, "tightened: %s", e->p.notes.v[i]);
+    if (e->p.terminal != (e->o->console_socket != NULL))
+        return rr_fail(err, EINVAL, e->p.terminal ? "process.terminal needs --console-socket"
+                                                  : "--console-socket needs process.terminal");
+    if (e->o->console_socket != NULL &&
+        (e->console_fd = console_connect(e->o->console_socket, err)) < 0)
+        return -1;
+    if (seccomp_compile(&e->p, &e->sc, err) < 0)
+        return -1;
+    if (make_state(e, err) < 0 || open_sources(e, err) < 0 || open_namespaces(e, err) < 0 ||
+        spawn(e, err) < 0)
+        return -1;
+    if (place_child(e, err) < 0 || hooks_now(e, RR_HOOK_PRESTART, err) < 0 ||
+        hooks_now(e, RR_HOOK_CREATE_RUNTIME, err) < 0)
+        return -1;
+    if (sync_send(e->sync_fd, SYNC_GO, e->child, 0, NULL) < 0)
+        return rr_fail(err, errno, "release the container");
+    if (sync_expect(e->sync_fd, SYNC_READY, &m, err) < 0)
+        return -1;
+    if (record(e, e->child, err) < 0)
+        return -1;
+    if (e->o->pid_file != NULL && write_pid_file(e->o->pid_file, e->child, err) < 0)
+        return -1;
+    return 0;
+}
+
+static void abandon(struct engine *e)
+{
+    struct rr_error ignored;
+
+    if (e->child > 0) {
+        kill(e->child, SIGKILL);
+        while (waitpid(e->child, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (e->cg.version != CG_NONE)
+        cgroup_remove(e->cg.version, e->cg.path, &ignored);
+    if (e->dir_fd >= 0)
+        statedir_remove(e->root_fd, e->o->id, &ignored);
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
+                  const struct rr_config *cfg, const char *bundle, int bundle_fd,
+                  struct rr_error *err)
+{
+    struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
+                       .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
+                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1};
+    int r;
+
+    for (size_t i = 0; i < N_JOINABLE; i++)
+        e.join_fd[i] = e.back_fd[i] = -1;
+    if (o->attached) {
+        r = rr_fail(err, EINVAL, "an engine's bundle (no `revrun` section) is run by its engine "
+                                 "through create and start, not by `revrun run`");
+    } else {
+        r = steps(&e, err);
+        if (r < 0 && !(err->errnum == EEXIST && e.dir_fd < 0))
+            abandon(&e);
+    }
+    close_fd(&e.sync_fd);
+    close_fd(&e.root_mfd);
+    close_fd(&e.mountpoint);
+    close_fd(&e.fifo);
+    close_fd(&e.console_fd);
+    for (size_t i = 0; e.bind_fds != NULL && i < e.p.n_mounts; i++)
+        close_fd(&e.bind_fds[i]);
+    free(e.bind_fds);
+    for (size_t i = 0; i < N_JOINABLE; i++) {
+        close_fd(&e.join_fd[i]);
+        close_fd(&e.back_fd[i]);
+    }
+    seccomp_progs_free(&e.sc);
+    profile_free(&e.p);
+    close_fd(&e.lock_fd);
+    close_fd(&e.dir_fd);
+    close_fd(&e.root_fd);
+    return r;
+}
+
+/* ---- after create: the hooks start and delete run ---- */
+
+static int load_kept(int dirfd, struct rr_config *cfg, struct rr_error *err)
+{
+    struct json_node *root = NULL;
+    int r;
+
+    if (json_parse_file(dirfd, CONFIG_FILE, &json_limits_config, &root, err) < 0)
+        return -1;
+    r = config_from_json(root, cfg, err);
+    json_free(root);
+    return r;
+}
+
+int engine_after(int dirfd, const struct rr_state *s, enum rr_hook_kind kind, const char *status,
+                 struct rr_error *err)
+{
+    struct rr_config cfg;
+    _cleanup_free_ char *state = NULL;
+    int r;
+
+    if (load_kept(dirfd, &cfg, err) < 0)
+        return rr_wrap(err, "the config kept at create");
+    r = cfg.n_hooks[kind] == 0
+            ? 0
+            : hooks_state_json(s->id, status, (pid_t)s->pid, s->bundle, &cfg.annotations, &state,
+                               err);
+    if (r == 0 && cfg.n_hooks[kind] > 0)
+        r = hooks_run(&cfg, kind, state, err);
+    config_free(&cfg);
+    return r;
+}
+
+int engine_read_notes(int dirfd, char *out, size_t len)
+{
+    _cleanup_close_ int fd = openat(dirfd, NOTES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n;
+
+    out[0] = '\0';
+    if (fd < 0)
+        return -1;
+    n = read(fd, out, len - 1);
+    if (n < 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+int engine_write_sysctls(const struct rr_strv *kvs, struct rr_error *err)
+{
+    for (size_t i = 0; i < kvs->n; i++) {
+        const char *eq = strchr(kvs->v[i], '=');
+        char path[256];
+        _cleanup_close_ int fd = -1;
+        snprintf(path, sizeof(path), "/proc/sys/%.*s", (int)(eq - kvs->v[i]), kvs->v[i]);
+        for (char *c = path + 10; *c; c++)
+            if (*c == '.')
+                *c = '/';
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || rr_write_all(fd, eq + 1, strlen(eq + 1)) < 0)
+            return rr_fail(err, errno, "linux.sysctl %.*s", (int)(eq - kvs->v[i]), kvs->v[i]);
+    }
+    return 0;
+}

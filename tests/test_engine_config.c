@@ -1,0 +1,365 @@
+/* Engine configs (tests/fixtures/engines: what containerd 1.6, podman 4.3
+ * and docker 20.10 sent runc on Debian 12): each is accepted and judged by
+ * profile_build_engine, every field honoured or tightened with a note; the
+ * review profile still refuses the same fields; the floor holds whatever the
+ * config asks (capabilities, sysctls, namespaces, mappings). */
+#include <linux/mount.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle/config.h"
+#include "bundle/json.h"
+#include "bundle/policy.h"
+#include "runtime/confine/profile.h"
+#include "tests/tap.h"
+
+static const char *const fixtures[] = {
+    "containerd-ctr-run.json",     "containerd-ctr-run-t.json",  "podman-run-network-none.json",
+    "podman-run-netns-path.json",  "podman-run-t.json",          "docker-run-network-none.json",
+    "docker-run-d.json",           "docker-run-t.json",
+};
+
+static char rootfs[] = "/tmp/revrun-test-engine.XXXXXX";
+static char policy[sizeof(rootfs) + 16];
+static struct rr_error err;
+static struct rr_config cfg;
+static struct profile prof;
+static bool have_cfg, have_prof;
+
+static void reset(void)
+{
+    if (have_prof)
+        profile_free(&prof);
+    if (have_cfg)
+        config_free(&cfg);
+    have_cfg = have_prof = false;
+    err = (struct rr_error){0};
+}
+
+static struct json_node *load_fixture(const char *name)
+{
+    char path[256];
+    struct json_node *root = NULL;
+
+    snprintf(path, sizeof(path), "tests/fixtures/engines/%s", name);
+    if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, &err) < 0)
+        tap_note("fixture %s: %s", name, err.msg);
+    return root;
+}
+
+static struct json_node *frag(const char *text)
+{
+    struct json_node *n = NULL;
+    struct rr_error e;
+
+    if (json_parse(text, strlen(text), &json_limits_config, &n, &e) < 0)
+        tap_note("test bug: %s: %s", text, e.msg);
+    return n;
+}
+
+/* obj.key, added (NULL) when absent */
+static struct json_node **member(struct json_node *obj, const char *key)
+{
+    size_t n = obj->u.object.n;
+
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(obj->u.object.keys[i], key) == 0)
+            return &obj->u.object.values[i];
+    obj->u.object.keys = realloc(obj->u.object.keys, (n + 1) * sizeof(char *));
+    obj->u.object.values = realloc(obj->u.object.values, (n + 1) * sizeof(void *));
+    obj->u.object.keys[n] = strdup(key);
+    obj->u.object.values[n] = NULL;
+    obj->u.object.n++;
+    return &obj->u.object.values[n];
+}
+
+/* Set a.b.c (objects only) to the JSON text value. */
+static void set(struct json_node *root, const char *path, const char *value)
+{
+    struct json_node **at = &root;
+    char key[64];
+
+    while (*path != '\0') {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof(key), "%.*s", (int)n, path);
+        if (*at == NULL)
+            *at = frag("{}");
+        at = member(*at, key);
+        path += n + (path[n] == '.');
+    }
+    json_free(*at);
+    *at = frag(value);
+}
+
+/* Parse root (consumed), point root.path at the test's directory, build. */
+static int build(struct json_node *root)
+{
+    int r;
+
+    reset();
+    r = config_from_json(root, &cfg, &err);
+    json_free(root);
+    if (r < 0)
+        return -1;
+    have_cfg = true;
+    free(cfg.root.path);
+    cfg.root.path = strdup(rootfs);
+    if (profile_build_engine(&cfg, "/bundle", policy, &prof, &err) < 0)
+        return -1;
+    have_prof = true;
+    return 0;
+}
+
+static bool has_note(const char *want)
+{
+    for (size_t i = 0; have_prof && i < prof.notes.n; i++)
+        if (strstr(prof.notes.v[i], want) != NULL)
+            return true;
+    tap_note("no note with \"%s\"", want);
+    return false;
+}
+
+static bool refused_with(struct json_node *root, const char *want)
+{
+    if (build(root) == 0) {
+        tap_note("accepted (wanted \"%s\")", want);
+        return false;
+    }
+    if (strstr(err.msg, want) == NULL) {
+        tap_note("message \"%s\" lacks \"%s\"", err.msg, want);
+        return false;
+    }
+    return true;
+}
+
+static void write_policy(const char *text)
+{
+    FILE *f = fopen(policy, "w");
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+        tap_note("cannot write %s", policy);
+}
+
+static uint64_t bit(const char *name)
+{
+    return 1ULL << rr_cap_by_name(name);
+}
+
+TEST(setup_dirs)
+{
+    CHECK(mkdtemp(rootfs) != NULL);
+    snprintf(policy, sizeof(policy), "%s/policy.json", rootfs);
+}
+
+TEST(every_engine_fixture_is_accepted_with_the_floor)
+{
+    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+        struct json_node *root = load_fixture(fixtures[i]);
+        if (!CHECK(root != NULL))
+            continue;
+        if (!CHECK(build(root) == 0)) {
+            tap_note("%s: %s", fixtures[i], err.msg);
+            continue;
+        }
+        CHECK(cfg.engine);
+        /* the floor: a user namespace of revrun's, masks, the seccomp floor */
+        CHECK(prof.clone_flags & CLONE_NEWUSER);
+        CHECK(prof.eng.n_uid_map == 1 && prof.eng.uid_map[0].host_id == PROFILE_ENGINE_HOST_BASE);
+        CHECK(strv_contains(&prof.masked, "/proc/kcore"));
+        CHECK(strv_contains(&prof.readonly, "/proc/sys"));
+        CHECK(prof.n_syscall_rules > 0);
+        CHECK(has_note("\"user\" added"));
+        /* never beyond the default set */
+        for (int s = 0; s < 5; s++)
+            CHECK((prof.eng.caps[s] & ~rr_caps_engine_default) == 0);
+        CHECK(prof.eng.caps[1] & bit("CAP_CHOWN"));
+    }
+    reset();
+}
+
+TEST(docker_fields_are_honoured_or_tightened)
+{
+    CHECK(build(load_fixture("docker-run-d.json")) == 0);
+    CHECK(cfg.n_hooks[RR_HOOK_PRESTART] == 1);
+    CHECK(cfg.process.n_additional_gids == 1 && prof.eng.n_groups == 1);
+    /* docker's ping range (0 2147483647) is kept within the mapped groups */
+    CHECK(strv_contains(&prof.eng.sysctl_inside, "net.ipv4.ping_group_range=0 65535"));
+    CHECK(has_note("ping_group_range"));
+    CHECK(strv_contains(&prof.eng.sysctl_inside, "net.ipv4.ip_unprivileged_port_start=0"));
+    for (size_t i = 0; i < prof.n_mounts; i++)
+        if (strncmp(prof.mounts[i].destination, "/sys", 4) == 0)
+            CHECK(prof.mounts[i].attr & MOUNT_ATTR_RDONLY);
+    reset();
+}
+
+TEST(podman_fields_are_honoured)
+{
+    CHECK(build(load_fixture("podman-run-netns-path.json")) == 0);
+    CHECK(cfg.process.has_umask && prof.eng.umask == 022);
+    CHECK(prof.eng.join_flags & CLONE_NEWNET);
+    CHECK(!(prof.clone_flags & CLONE_NEWNET));
+    /* a joined network namespace: its sysctls are written host side, with
+     * the group ids as the host sees the container's */
+    CHECK(prof.eng.sysctl_joined.n == 1);
+    CHECK(has_note("replaced by an empty read-only tmpfs"));
+    reset();
+}
+
+TEST(the_review_profile_still_refuses_engine_fields)
+{
+    static const struct {
+        const char *fixture, *want;
+    } cases[] = {
+        {"docker-run-d.json", "hooks: unknown or unsupported key"},
+        {"containerd-ctr-run.json", "supplementary groups"},
+        {"podman-run-network-none.json", "umask"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct json_node *root = load_fixture(cases[i].fixture);
+        struct rr_config c;
+        set(root, "revrun", "{\"lower\": \"/tmp\"}");
+        CHECK(config_from_json(root, &c, &err) < 0);
+        if (!CHECK(strstr(err.msg, cases[i].want) != NULL))
+            tap_note("%s: %s", cases[i].fixture, err.msg);
+        json_free(root);
+    }
+    {
+        struct json_node *root = load_fixture("containerd-ctr-run.json");
+        struct rr_config c;
+        set(root, "revrun", "{\"lower\": \"/tmp\"}");
+        set(root, "process.user", "{\"uid\": 0, \"gid\": 0}");
+        CHECK(config_from_json(root, &c, &err) < 0);
+        CHECK(strstr(err.msg, "grants the agent no capabilities") != NULL);
+        json_free(root);
+    }
+}
+
+TEST(capabilities_only_within_the_policy)
+{
+    struct json_node *root = load_fixture("containerd-ctr-run.json");
+    const char *all = "[\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\",\"CAP_BPF\",\"CAP_BOGUS\"]";
+
+    set(root, "process.capabilities",
+        "{\"bounding\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\",\"CAP_BPF\","
+        "\"CAP_BOGUS\"], \"effective\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\"], "
+        "\"permitted\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\"]}");
+    (void)all;
+    CHECK(build(root) == 0);
+    CHECK(prof.eng.caps[0] == bit("CAP_CHOWN"));
+    CHECK(prof.eng.caps[1] == bit("CAP_CHOWN"));
+    CHECK(has_note("CAP_SYS_ADMIN"));
+    CHECK(has_note("CAP_BOGUS"));
+    /* a policy may allow more, never the forbidden ones */
+    write_policy("{\"engine\": {\"capabilities\": [\"CAP_NET_ADMIN\", \"CAP_CHOWN\"]}}");
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "process.capabilities",
+        "{\"bounding\": [\"CAP_SYS_ADMIN\",\"CAP_NET_ADMIN\",\"CAP_KILL\"], \"permitted\": "
+        "[\"CAP_NET_ADMIN\",\"CAP_KILL\"], \"effective\": [\"CAP_NET_ADMIN\"]}");
+    CHECK(build(root) == 0);
+    CHECK(prof.eng.caps[0] == bit("CAP_NET_ADMIN"));
+    CHECK(prof.eng.caps[1] == bit("CAP_NET_ADMIN"));
+    write_policy("{\"engine\": {\"capabilities\": [\"CAP_SYS_ADMIN\"]}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "never granted"));
+    write_policy("{\"engine\": {\"capabilites\": []}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "unknown or unsupported key"));
+    unlink(policy);
+    reset();
+}
+
+TEST(namespaces_mappings_and_identity)
+{
+    struct json_node *root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.namespaces", "[{\"type\": \"user\", \"path\": \"/proc/1/ns/user\"}]");
+    CHECK(refused_with(root, "always its own"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.namespaces", "[{\"type\": \"mount\"}]");
+    CHECK(build(root) == 0);
+    CHECK((prof.clone_flags & (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
+                               CLONE_NEWUTS | CLONE_NEWNS)) ==
+          (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNS));
+    CHECK(has_note("\"network\" added"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.uidMappings", "[{\"containerID\": 0, \"hostID\": 0, \"size\": 65536}]");
+    CHECK(refused_with(root, "host uid 0 is never mapped"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "process.user", "{\"uid\": 0, \"gid\": 0, \"additionalGids\": [70000]}");
+    CHECK(refused_with(root, "is not mapped"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "process.noNewPrivileges", "false");
+    set(root, "process.oomScoreAdj", "-500");
+    CHECK(build(root) == 0);
+    CHECK(has_note("noNewPrivileges: false tightened to true"));
+    CHECK(prof.eng.oom_score_adj == 0 && has_note("oomScoreAdj"));
+    reset();
+}
+
+TEST(sysctls_only_in_the_containers_namespaces)
+{
+    static const char *const refused[] = {"kernel.panic", "net.core.somaxconn", "vm.swappiness",
+                                          "kernel.pid_max"};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        struct json_node *root = load_fixture("containerd-ctr-run.json");
+        char obj[128];
+        snprintf(obj, sizeof(obj), "{\"%s\": \"1\"}", refused[i]);
+        set(root, "linux.sysctl", obj);
+        CHECK(refused_with(root, "not in a namespace of the container's"));
+    }
+    struct json_node *root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.sysctl", "{\"../../kernel/panic\": \"1\"}");
+    CHECK(refused_with(root, "not a sysctl name"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.sysctl", "{\"kernel.shmmax\": \"65536\", \"kernel.domainname\": \"x\"}");
+    CHECK(build(root) == 0);
+    CHECK(prof.eng.sysctl_inside.n == 2);
+    reset();
+}
+
+TEST(mounts_and_resources)
+{
+    struct json_node *root = load_fixture("containerd-ctr-run.json");
+    set(root, "mounts",
+        "[{\"destination\": \"/x\", \"source\": \"/tmp\", \"options\": [\"rbind\", "
+        "\"strictatime\"]}, {\"destination\": \"/y\", \"type\": \"tmpfs\", \"source\": \"shm\", "
+        "\"options\": [\"noatime\"]}]");
+    CHECK(build(root) == 0);
+    CHECK(prof.n_mounts == 2 && prof.mounts[0].kind == MOUNT_BIND && prof.mounts[0].recursive);
+    CHECK(!(prof.mounts[0].attr & MOUNT_ATTR_RDONLY)); /* engine binds: rw unless ro */
+    CHECK(prof.mounts[0].attr & MOUNT_ATTR_STRICTATIME);
+    CHECK(prof.mounts[1].fs_source != NULL && strcmp(prof.mounts[1].fs_source, "shm") == 0);
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "mounts", "[{\"destination\": \"/x\", \"source\": \"/tmp\"}]");
+    CHECK(refused_with(root, "required unless the options say bind"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "mounts", "[{\"destination\": \"/x\", \"type\": \"ext4\", \"source\": \"/dev/sda\"}]");
+    CHECK(refused_with(root, "refused"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.resources.cpu.cpus", "\"0-1\"");
+    CHECK(refused_with(root, "linux.resources.cpu.cpus: refused"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.resources.memory", "{\"disableOOMKiller\": true}");
+    CHECK(build(root) == 0);
+    CHECK(has_note("disableOOMKiller: not applied"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.resources.devices", "[{\"allow\": false, \"access\": \"rwm\"}, {\"allow\": "
+                                         "true, \"type\": \"c\", \"major\": 1, \"minor\": 3, "
+                                         "\"access\": \"rwm\"}]");
+    CHECK(build(root) == 0);
+    CHECK(prof.dev_allowed == 1u); /* /dev/null only */
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.cgroupsPath", "\"kubepods/pod1/c1\"");
+    CHECK(build(root) == 0);
+    CHECK(strcmp(prof.cgroups_path, "/revrun-engine/kubepods/pod1/c1") == 0);
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "foo", "1");
+    CHECK(refused_with(root, "unknown or unsupported key"));
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "annotations", "{\"io.revrun.chekout\": \"/w\"}");
+    CHECK(refused_with(root, "unknown revrun annotation"));
+    reset();
+    rmdir(rootfs);
+}

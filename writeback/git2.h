@@ -1,0 +1,60 @@
+/* libgit2, loaded when a review first needs it (dlopen): linked in, it and
+ * its dependencies cost every revrun command a few milliseconds of loading,
+ * and git_libgit2_init ~10 ms more (it parses the system CA bundle), which
+ * a 10-change review of a 100,000-file checkout must not pay. The table
+ * holds the functions write-back uses, resolved once per process. */
+#ifndef REVRUN_WB_GIT2_H
+#define REVRUN_WB_GIT2_H
+
+#include <git2.h>
+#include <git2/sys/mempack.h>
+
+#include "common/error.h"
+
+#ifndef WB_LIBGIT2_SONAME
+#define WB_LIBGIT2_SONAME "libgit2.so.1.5"
+#endif
+
+#define WB_GIT2_FUNCS(X)                                                                           \
+    X(git_libgit2_init)                                                                            \
+    X(git_libgit2_shutdown)                                                                        \
+    X(git_libgit2_opts)                                                                            \
+    X(git_error_last)                                                                              \
+    X(git_repository_open_ext)                                                                     \
+    X(git_repository_wrap_odb)                                                                     \
+    X(git_repository_free)                                                                         \
+    X(git_ignore_path_is_ignored)                                                                  \
+    X(git_index_open)                                                                              \
+    X(git_index_find)                                                                              \
+    X(git_index_find_prefix)                                                                       \
+    X(git_index_free)                                                                              \
+    X(git_odb_new)                                                                                 \
+    X(git_odb_add_backend)                                                                         \
+    X(git_odb_write)                                                                               \
+    X(git_odb_free)                                                                                \
+    X(git_mempack_new)                                                                             \
+    X(git_oid_fromstr)                                                                             \
+    X(git_oid_equal)                                                                               \
+    X(git_oid_tostr)                                                                               \
+    X(git_commit_lookup)                                                                           \
+    X(git_commit_summary)                                                                          \
+    X(git_commit_parentcount)                                                                      \
+    X(git_commit_parent_id)                                                                        \
+    X(git_commit_free)
+
+struct wb_git2 {
+#define WB_GIT2_FIELD(name) __typeof__(name) *name;
+    WB_GIT2_FUNCS(WB_GIT2_FIELD)
+#undef WB_GIT2_FIELD
+};
+
+/* The table, libgit2 initialised with no config search path (no system,
+ * global or XDG config is ever read); NULL and err when it cannot be
+ * loaded. Pair with wb_git2_release. */
+const struct wb_git2 *wb_git2_acquire(struct rr_error *err);
+void wb_git2_release(const struct wb_git2 *g2);
+
+/* libgit2's last error text, for messages. */
+const char *wb_git2_error(const struct wb_git2 *g2);
+
+#endif

@@ -1,0 +1,56 @@
+/* What git would call the change: the checkout's ignore rules (every
+ * .gitignore of the merged view and .git/info/exclude) and its index, read
+ * with libgit2 and never through a path the checkout or the agent chose.
+ *
+ * libgit2 only ever opens a private shadow repository that revrun builds in
+ * a fresh directory of its own (mode 0700): the merged view's ignore files,
+ * read as the walk meets them (regular files only, capped), beside a config
+ * revrun writes. libgit2 is loaded, and the shadow made, only when a rule
+ * may match a changed path (gitmatch.h): most reviews never need either. So no hook, filter, fsmonitor or config-named
+ * program of the checkout runs, and no config of the checkout is read at
+ * all. The index (the checkout's, and the agent's if it wrote one) is opened
+ * through /proc/self/fd of a regular file opened beneath the tree without
+ * following a symlink, and capped in size. */
+#ifndef REVRUN_WB_GITCLASS_H
+#define REVRUN_WB_GITCLASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "writeback/format.h"
+
+#define WB_GITIGNORE_MAX (1u << 20)      /* bytes of one ignore file */
+#define WB_GITIGNORE_TOTAL (16u << 20)   /* bytes of all of them */
+#define WB_GITIGNORE_FILES 10000u        /* ignore files read */
+#define WB_GIT_INDEX_MAX (256ull << 20)  /* bytes of an index */
+
+struct wb_git;
+
+/* A classifier for the repository the checkout at lower_fd holds (the caller
+ * checked wb_git_is_repo), the agent's upper at upper_fd. */
+int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git **out,
+                struct rr_error *err);
+void wb_git_close(struct wb_git *g);
+
+/* The walk enters the merged directory dir[0..len) ("" the top): ufd is the
+ * upper's directory, lfd the checkout's when the merged one shows it (-1
+ * otherwise). Its ignore file, if any, joins the rules. */
+int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd,
+                 struct rr_error *err);
+
+/* The walk leaves the directory it last entered. */
+void wb_git_leave(struct wb_git *g);
+
+/* Is path[0..len) (a directory when dir) left out of the change: matched by
+ * an ignore rule and tracked by neither the checkout's index nor the
+ * agent's? in_lower: the checkout has something there (when no index can be
+ * read, that counts as tracked). */
+int wb_git_ignored(struct wb_git *g, const char *path, size_t len, bool dir, bool in_lower,
+                   bool *ignored, struct rr_error *err);
+
+/* Why an index could not be read ("" when it could, or was not needed):
+ * without it a changed checkout file counts as tracked. */
+const char *wb_git_problem(const struct wb_git *g);
+
+#endif

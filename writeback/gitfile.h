@@ -1,0 +1,32 @@
+/* Reading the small files of a checkout's .git and its ignore files, as the
+ * hostile input they are: beneath a directory fd, no symlink followed, only
+ * regular files, at most a cap of bytes (checked while reading), and the
+ * merged view's answer (the upper's file, its whiteout, or the checkout's). */
+#ifndef REVRUN_WB_GITFILE_H
+#define REVRUN_WB_GITFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "writeback/format.h"
+
+/* Read the regular file dirfd/path (path beneath dirfd) whole. Returns 1 and
+ * a new NUL-terminated buffer, 0 when there is no regular file there (absent,
+ * a symlink on the way, another type), or -1 (E2BIG past max bytes). */
+int wb_git_read(int dirfd, const char *path, size_t max, char **buf, size_t *len,
+                struct rr_error *err);
+
+/* What the merged view shows as NAME in a directory: ufd is the upper's
+ * directory (-1: none there), lfd the checkout's when the merged directory
+ * shows it (-1: hidden or none). An upper whiteout (a 0/0 device, or
+ * fuse-overlayfs' .wh.NAME) hides the checkout's file; anything in the upper
+ * that is not a regular file counts as no file. Same returns as above. */
+int wb_git_read_merged(int ufd, int lfd, enum wb_format fmt, const char *name, size_t max,
+                       char **buf, size_t *len, struct rr_error *err);
+
+/* The checkout holds a git directory as git would take one: .git is a
+ * directory (not a symlink, not a gitfile) with HEAD, objects/ and refs/. */
+bool wb_git_is_repo(int lower_fd);
+
+#endif
