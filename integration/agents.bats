@@ -87,7 +87,7 @@ claude_review() {
 m = json.load(open(sys.argv[1]))
 print(" ".join(sorted(c["path"] + ":" + c["type"] for c in m["changes"])))' \
         "$AG/out/changeset/manifest.json")" = \
-        ".claude:dir .claude/.cc-writes:dir NOTES.md:file hello.txt:file" ]
+        ".claude/.cc-writes:dir .claude:dir NOTES.md:file hello.txt:file" ]
     grep -q 'under .git (not part of the change set)' "$AG/out/summary.txt"
 }
 
