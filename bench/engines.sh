@@ -53,12 +53,12 @@ podman_run() {
     local bin=/usr/sbin/runc
     [ "$1" = revrun ] && bin=$tmp/revrun
     podman --runtime "$bin" --cgroup-manager cgroupfs run --rm --network none \
-        --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 localhost/rrbusybox:test true
+        --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 localhost/rrbusybox:bench true
 }
 docker_run() {
     local rt=runc
     [ "$1" = revrun ] && rt=revrun-test
-    "$docker" run --runtime "$rt" --rm --network none rrbusybox:test true
+    "$docker" run --runtime "$rt" --rm --network none rrbusybox:bench true
 }
 
 echo "run --rm of \`true\`, $n runs each"
@@ -67,14 +67,14 @@ if ctr version >/dev/null 2>&1; then
     row ctr ctr_run
 fi
 if command -v podman >/dev/null 2>&1; then
-    podman import "$tmp/img/rootfs.tar" localhost/rrbusybox:test >/dev/null
+    podman import "$tmp/img/rootfs.tar" localhost/rrbusybox:bench >/dev/null 2>&1
     row podman podman_run
 fi
 if "$docker" info >/dev/null 2>&1; then
     path=$(python3 -c 'import json; print(json.load(open("/etc/docker/daemon.json"))["runtimes"]["revrun-test"]["path"])' 2>/dev/null || true)
     if [ -n "$path" ]; then
         cp "$here/revrun" "$path"
-        "$docker" import "$tmp/img/rootfs.tar" rrbusybox:test >/dev/null
+        "$docker" import "$tmp/img/rootfs.tar" rrbusybox:bench >/dev/null 2>&1
         row docker docker_run
     fi
 fi

@@ -15,6 +15,8 @@
 #include "bundle/jfield.h"
 #include "common/cleanup.h"
 
+/* Not NULL-terminated: indexed by set and by kind (jf_only_keys takes
+ * its own terminated lists). */
 const char *const rr_cap_set_names[5] = {"bounding", "effective", "inheritable", "permitted",
                                          "ambient"};
 const char *const rr_hook_kind_names[RR_HOOK_KINDS] = {
@@ -92,7 +94,10 @@ int engine_parse_user(const struct json_node *u, const char *path, struct rr_con
 int engine_parse_capabilities(const struct json_node *caps, const char *path,
                               struct rr_config *cfg, struct rr_error *err)
 {
-    if (jf_only_keys(caps, path, rr_cap_set_names, err) < 0)
+    static const char *const keys[] = {"bounding", "effective", "inheritable", "permitted",
+                                       "ambient", NULL};
+
+    if (jf_only_keys(caps, path, keys, err) < 0)
         return -1;
     for (size_t i = 0; i < 5; i++)
         if (jf_strv(caps, rr_cap_set_names[i], path, &cfg->process.caps[i], err) < 0)
@@ -160,7 +165,10 @@ static int parse_hook(const struct json_node *h, const char *path, struct rr_hoo
 int engine_parse_hooks(const struct json_node *hooks, struct rr_config *cfg,
                        struct rr_error *err)
 {
-    if (jf_only_keys(hooks, "hooks", rr_hook_kind_names, err) < 0)
+    static const char *const keys[] = {"prestart", "createRuntime", "createContainer",
+                                       "startContainer", "poststart", "poststop", NULL};
+
+    if (jf_only_keys(hooks, "hooks", keys, err) < 0)
         return -1;
     for (size_t k = 0; k < RR_HOOK_KINDS; k++) {
         const struct json_node *arr = json_get(hooks, rr_hook_kind_names[k]);

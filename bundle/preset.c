@@ -63,9 +63,11 @@ static int check_lists(const struct rr_preset *p, struct rr_error *err)
     char path[JPATH_MAX];
 
     for (size_t i = 0; i < p->base_url_env.n; i++) {
+        const char *v = p->base_url_env.v[i];
+        size_t n = strcspn(v, "=");
         jpath_index(path, "baseUrlEnv", i);
-        if (check_var(p->base_url_env.v[i], path, err) < 0)
-            return -1;
+        if (!env_name_ok(v, n) || (v[n] == '=' && v[n + 1] != '/'))
+            return rr_fail(err, 0, "%s: NAME or NAME=/path", path);
     }
     for (size_t i = 0; i < p->env.n; i++) {
         jpath_index(path, "env", i);

@@ -181,6 +181,23 @@ int egress_check_route(const char *upstream, const struct rr_strv *allow, const 
     return 0;
 }
 
+int egress_check_base_url_var(const char *spec, struct rr_error *err)
+{
+    const char *eq = strchr(spec, '=');
+    char name[128];
+    size_t n = eq ? (size_t)(eq - spec) : strlen(spec);
+
+    if (n == 0 || n >= sizeof(name))
+        return rr_fail(err, 0, "not a variable name");
+    memcpy(name, spec, n);
+    name[n] = '\0';
+    if (!env_name(name))
+        return rr_fail(err, 0, "\"%s\" is not a variable name", name);
+    if (eq != NULL && check_prefix(eq + 1, err) < 0)
+        return rr_fail(err, 0, "the path after %s= must be a plain absolute path", name);
+    return 0;
+}
+
 int egress_config_validate(const struct rr_egress *eg, enum rr_network net, struct rr_error *err)
 {
     if (eg->mode == RR_EGRESS_NONE)
@@ -192,7 +209,7 @@ int egress_config_validate(const struct rr_egress *eg, enum rr_network net, stru
         return -1;
     /* port 0 stands for EGRESS_DEFAULT_PORT */
     for (size_t i = 0; i < eg->base_url_env.n; i++)
-        if (!env_name(eg->base_url_env.v[i]))
-            return rr_fail(err, 0, "egress baseUrlEnv[%zu] is not a variable name", i);
+        if (egress_check_base_url_var(eg->base_url_env.v[i], err) < 0)
+            return rr_wrap(err, "egress baseUrlEnv[%zu]", i);
     return 0;
 }

@@ -69,6 +69,10 @@
  * agent would not need the broker, so the pair is refused as a mistake). */
 int egress_config_validate(const struct rr_egress *eg, enum rr_network net, struct rr_error *err);
 
+/* One baseUrlEnv entry: NAME (set to the relay's URL) or NAME=/path (the
+ * URL with that path after it, for SDKs that want e.g. ".../v1"). */
+int egress_check_base_url_var(const char *spec, struct rr_error *err);
+
 /* The part of that check that a broker's own options need: the upstream
  * URL, the allow prefixes, the header name and prefix (NULL: defaults). */
 int egress_check_route(const char *upstream, const struct rr_strv *allow, const char *header,

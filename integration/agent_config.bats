@@ -184,6 +184,15 @@ agent_dir_runs() {
     [ "$(cat "$RR_TMP/host/new")" = written ]
 }
 
+@test "--base-url-env NAME=/path: the relay's URL with the path the SDK wants" {
+    printf 'revrun-test-key-0123456789\n' >"$RR_TMP/key"
+    run review root --upstream https://localhost:9 --credential-file "$RR_TMP/key" \
+        --base-url-env A_URL --base-url-env 'B_URL=/v1' -- sh -c 'echo "A=$A_URL"; echo "B=$B_URL"'
+    assert_success
+    grep -qx "A=http://127.0.0.1:8080" "$RR_TMP/out/agent.log"
+    grep -qx "B=http://127.0.0.1:8080/v1" "$RR_TMP/out/agent.log"
+}
+
 @test "--bind: over /proc, /dev, or read-write onto the checkout or a system tree is refused" {
     run review root --bind "$RR_TMP/host:/proc/x" -- true
     [ "$status" -eq 3 ]
@@ -298,6 +307,13 @@ artifacts_kept() {
     [ "$(result '["artifacts"]["files"]')" = 5000 ]
     [ "$(result '["artifacts"]["capped"]')" = True ]
     [ "$(find "$RR_TMP/out/artifacts/many" -type f | wc -l)" = 5000 ]
+}
+
+@test "revrun.artifacts: directories count against the cap (empty ones cost the agent nothing, the host an inode each)" {
+    run review root --artifact '~/many' -- sh -c 'mkdir ~/many; cd ~/many; seq 0 5999 | xargs mkdir'
+    assert_success
+    [ "$(result '["artifacts"]["capped"]')" = True ]
+    [ "$(find "$RR_TMP/out/artifacts/many" -mindepth 1 -type d | wc -l)" -le 5000 ]
 }
 
 # ---- DNS ----

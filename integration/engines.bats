@@ -15,7 +15,7 @@
 load helpers
 
 IMG_CTR=docker.io/library/rrbusybox:test
-IMG_LOCAL=localhost/rrbusybox:test
+IMG_LOCAL=localhost/rrbusybox:engines
 NS=revrun-test
 DOCKER=/usr/bin/docker # Debian's docker.io (a /usr/local/bin/docker may be another client)
 # podman's default nofile (1048576) can exceed this host's hard limit.
@@ -38,7 +38,7 @@ setup_file() {
         podman import "$ENG_DIR/img/rootfs.tar" "$IMG_LOCAL" >/dev/null 2>&1 || true
     fi
     if "$DOCKER" info >/dev/null 2>&1; then
-        "$DOCKER" import "$ENG_DIR/img/rootfs.tar" rrbusybox:test >/dev/null 2>&1 || true
+        "$DOCKER" import "$ENG_DIR/img/rootfs.tar" rrbusybox:engines >/dev/null 2>&1 || true
         local path
         path=$(docker_runtime_path)
         if [ -n "$path" ]; then
@@ -51,6 +51,8 @@ setup_file() {
 
 teardown_file() {
     ctr -n "$NS" image rm "$IMG_CTR" >/dev/null 2>&1 || true
+    podman rmi -f "$IMG_LOCAL" >/dev/null 2>&1 || true
+    "$DOCKER" rmi rrbusybox:engines >/dev/null 2>&1 || true
     rm -rf "$ENG_DIR"
 }
 
@@ -72,7 +74,11 @@ teardown() {
         docker:*) "$DOCKER" rm -f "${n#docker:}" >/dev/null 2>&1 || true ;;
         esac
     done
-    rm -f /etc/revrun/policy.json.test
+    # a hook test that failed half way: its container and bundle
+    if [ -n "${B:-}" ] && [ -d "$B" ]; then
+        "$RT" --root "$B/state" delete --force h1 >/dev/null 2>&1 || true
+        rm -rf "$B"
+    fi
 }
 
 docker_runtime_path() {
@@ -128,7 +134,7 @@ run_on() {
     docker)
         NAMES+=("docker:$name")
         run timeout 60 "$DOCKER" run --runtime "$(docker_rt "$runtime")" --rm --name "$name" \
-            "${flags[@]}" rrbusybox:test "$@"
+            "${flags[@]}" rrbusybox:engines "$@"
         ;;
     esac
 }
@@ -336,7 +342,7 @@ nothing_left() {
 @test "docker: run -d, stop, rm: the process is gone, nothing left" {
     need docker
     NAMES+=("docker:dbg")
-    run "$DOCKER" run --runtime revrun-test -d --name dbg rrbusybox:test sleep 600
+    run "$DOCKER" run --runtime revrun-test -d --name dbg rrbusybox:engines sleep 600
     [ "$status" = 0 ]
     local id pid
     id=$("$DOCKER" inspect -f '{{.Id}}' dbg)
@@ -391,7 +397,7 @@ nothing_left() {
 @test "docker: a second container joins the first's network namespace (by path)" {
     need docker
     NAMES+=("docker:dn1" "docker:dn2")
-    "$DOCKER" run --runtime revrun-test -d --name dn1 rrbusybox:test sleep 600
+    "$DOCKER" run --runtime revrun-test -d --name dn1 rrbusybox:engines sleep 600
     local pid want
     pid=$("$DOCKER" inspect -f '{{.State.Pid}}' dn1)
     want=$(readlink "/proc/$pid/ns/net")
@@ -402,6 +408,31 @@ nothing_left() {
 }
 
 # ---- without an engine: what revrun refuses itself ----
+
+@test "an engine's sysctl in the host's network namespace (joined by path) is refused, as runc refuses it" {
+    local b fwd
+    b=$(mktemp -d /tmp/revrun-engine-bundle.XXXXXX)
+    mkdir -p "$b/rootfs"
+    fwd=$(cat /proc/sys/net/ipv4/ip_forward)
+    # the host's own value: without the check the write changes nothing here
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" "$fwd" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[2] + "/rootfs"
+ns = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
+ns.append({"type": "network", "path": "/proc/self/ns/net"})
+c["linux"]["namespaces"] = ns
+c["linux"]["sysctl"] = {"net.ipv4.ip_forward": sys.argv[3]}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+EOF
+    run "$ENG_DIR/revrun" --root "$b/state" create --bundle "$b" hostnet1
+    "$ENG_DIR/revrun" --root "$b/state" delete -f hostnet1 >/dev/null 2>&1 || true
+    rm -rf "$b"
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"net.ipv4.ip_forward: refused: the net namespace /proc/self/ns/net is the host's"* ]]
+    [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$fwd" ]
+}
 
 @test "an engine's config without root is refused, naming why" {
     local b
@@ -421,4 +452,118 @@ EOF
     echo "$output"
     [ "$status" != 0 ]
     [[ "$output" == *"needs revrun running as root"* ]]
+}
+
+# ---- hooks, without an engine: revrun create/start/delete on an engine's bundle ----
+
+# A bundle from containerd's config with the test image as root and the
+# hooks given as JSON ($1); the state root is $B/state.
+hook_bundle() {
+    B=$(mktemp -d /tmp/revrun-engine-hooks.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sh", "-c", "exit 0"]
+c["hooks"] = json.loads(sys.argv[4])
+c["annotations"] = {"org.example/k": "v"}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    cat >"$B/hook.sh" <<'SH'
+#!/bin/sh
+# $1: where to put the state; $2: how to end
+cat >"$1"
+case $2 in
+fail) echo "hook says no" >&2; exit 3 ;;
+hang) sleep 30 ;;
+esac
+exit 0
+SH
+    chmod 0755 "$B/hook.sh"
+}
+
+# create, with the container's stdio (create's) in a file: a created
+# container holds it until it runs, as runc's does.
+hook_create() {
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/create.out" 2>&1
+    local rc=$?
+    cat "$B/create.out"
+    return $rc
+}
+
+hook_teardown() {
+    "$RT" --root "$B/state" delete --force h1 >/dev/null 2>&1 || true
+    rm -rf "$B"
+}
+
+@test "hooks: run on the host side with the state on stdin, at their moments" {
+    hook_bundle '{"prestart": [{"path": "HOOK", "args": ["hook", "B/prestart.json"]}],
+                  "createRuntime": [{"path": "HOOK", "args": ["hook", "B/createRuntime.json"]}],
+                  "poststart": [{"path": "HOOK", "args": ["hook", "B/poststart.json"]}],
+                  "poststop": [{"path": "HOOK", "args": ["hook", "B/poststop.json"]}]}'
+    sed -i "s|HOOK|$B/hook.sh|g; s|\"B/|\"$B/|g" "$B/config.json"
+    run hook_create
+    echo "$output"
+    [ "$status" = 0 ]
+    [ -s "$B/prestart.json" ] && [ -s "$B/createRuntime.json" ]
+    [ ! -e "$B/poststart.json" ]
+    local pid
+    pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B/prestart.json")
+    # the state names the container's process, its id, bundle and annotations
+    python3 - "$B/createRuntime.json" "$pid" "$B" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["id"] == "h1" and s["status"] == "creating", s
+assert s["pid"] == int(sys.argv[2]) and s["pid"] > 0, s
+assert s["bundle"] == sys.argv[3], s
+assert s["annotations"] == {"org.example/k": "v"}, s
+PY
+    kill -0 "$pid"
+    "$RT" --root "$B/state" start h1
+    [ -s "$B/poststart.json" ]
+    grep -q '"status":"running"' "$B/poststart.json"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    "$RT" --root "$B/state" delete h1
+    grep -q '"status":"stopped"' "$B/poststop.json"
+    [ ! -e "$B/state/h1" ]
+    hook_teardown
+}
+
+@test "hooks: a failing createRuntime hook fails create, with its output; nothing is left" {
+    hook_bundle '{"createRuntime": [{"path": "HOOK", "args": ["hook", "B/cr.json", "fail"]}]}'
+    sed -i "s|HOOK|$B/hook.sh|g; s|\"B/|\"$B/|g" "$B/config.json"
+    run hook_create
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"hooks.createRuntime[0]"*"exited 3"*"hook says no"* ]]
+    [ ! -e "$B/state/h1" ]
+    local pid
+    pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B/cr.json")
+    ! kill -0 "$pid" 2>/dev/null
+    hook_teardown
+}
+
+@test "hooks: a hook past its timeout is killed and fails create" {
+    hook_bundle '{"prestart": [{"path": "HOOK", "args": ["hook", "B/p.json", "hang"], "timeout": 1}]}'
+    sed -i "s|HOOK|$B/hook.sh|g; s|\"B/|\"$B/|g" "$B/config.json"
+    run hook_create
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"hooks.prestart[0]"*"killed after its timeout of 1s"* ]]
+    [ ! -e "$B/state/h1" ]
+    hook_teardown
+}
+
+@test "hooks: a failing poststop hook is a warning; the delete goes on" {
+    hook_bundle '{"poststop": [{"path": "HOOK", "args": ["hook", "B/ps.json", "fail"]}]}'
+    sed -i "s|HOOK|$B/hook.sh|g; s|\"B/|\"$B/|g" "$B/config.json"
+    hook_create
+    run "$RT" --root "$B/state" delete --force h1
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"warning"*"hooks.poststop[0]"*"exited 3"* ]]
+    [ ! -e "$B/state/h1" ]
+    hook_teardown
 }

@@ -71,12 +71,15 @@ assert_nothing_left() {
     assert_nothing_left
 }
 
-@test "review: summary.txt holds no raw control byte from content" {
+@test "review: summary.txt holds no raw control byte from content, and says why a file is shown as binary" {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c \
         'printf "echo safe\r# rm -rf ~\n\033]0;pwned\007\033[2J\000 \302\233 \342\200\256\n" > a.txt; printf "x\rz\n" > c.txt'
     [ "$status" -eq 0 ]
     [ "$(result "$RR_TMP/out" '["verdict"]')" = accept ]
     grep -q "a.txt" "$RR_TMP/out/summary.txt"
+    # and it says why the patch shows them as binary
+    grep -q "the new content holds a carriage return: shown as binary in the patch" "$RR_TMP/out/summary.txt"
+    [ "$(grep -c "shown as binary in the patch" "$RR_TMP/out/summary.txt")" -eq 2 ]
     # only printable ASCII, TAB and LF: no CR, ESC, BEL, NUL, C1 or bidi from the files
     ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$RR_TMP/out/summary.txt"
     assert_nothing_left

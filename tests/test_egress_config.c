@@ -45,6 +45,10 @@ TEST(upstream_url_refusals)
 
 static char *base_url_vars[] = {(char *)"ANTHROPIC_BASE_URL", NULL};
 static char *bad_url_vars[] = {(char *)"ANTHROPIC_BASE_URL", (char *)"X-Y", NULL};
+static char *suffix_vars[] = {(char *)"OPENAI_BASE_URL=/v1", (char *)"B=/a/b/", NULL};
+static char *bad_suffixes[][2] = {{(char *)"X=v1", NULL}, {(char *)"X=/a/../b", NULL},
+                                 {(char *)"X=/a?b", NULL}, {(char *)"=/v1", NULL},
+                                 {(char *)"X=/a%2f", NULL}};
 
 static struct rr_egress good(void)
 {
@@ -114,6 +118,13 @@ TEST(config_refuses_bad_headers_and_prefixes)
     eg = good();
     eg.base_url_env = (struct rr_strv){bad_url_vars, 2};
     CHECK(egress_config_validate(&eg, RR_NET_NONE, &err) < 0);
+    eg.base_url_env = (struct rr_strv){suffix_vars, 2};
+    CHECK(egress_config_validate(&eg, RR_NET_NONE, &err) == 0);
+    for (size_t i = 0; i < sizeof(bad_suffixes) / sizeof(bad_suffixes[0]); i++) {
+        eg.base_url_env = (struct rr_strv){bad_suffixes[i], 1};
+        if (!CHECK(egress_config_validate(&eg, RR_NET_NONE, &err) < 0))
+            tap_note("accepted %s", bad_suffixes[i][0]);
+    }
     eg = good();
     eg.upstream = (char *)"http://api.anthropic.com";
     CHECK(egress_config_validate(&eg, RR_NET_NONE, &err) < 0);

@@ -253,3 +253,19 @@ TEST(quick_filter_is_sound_against_libgit2)
     CHECK(wb_ignore_may_match("node_modules/\n", 14, "node_modules/a/b.js", 19));
     CHECK(wb_glob_may_match("**/x", 4, "x", 1) && wb_glob_may_match("a/**/b", 6, "a/b", 3));
 }
+
+TEST(ref_names_checked_strictly)
+{
+    CHECK(wb_git_refname_ok("refs/heads/main"));
+    CHECK(wb_git_refname_ok("refs/heads/feature/x-1.2_b+c"));
+    CHECK(!wb_git_refname_ok("refs/heads/../../config"));
+    CHECK(!wb_git_refname_ok("refs/heads/.hidden"));
+    CHECK(!wb_git_refname_ok("refs/heads/main.lock"));
+    CHECK(!wb_git_refname_ok("refs/heads//main"));
+    CHECK(!wb_git_refname_ok("refs/heads/main/"));
+    CHECK(!wb_git_refname_ok("HEAD"));
+    CHECK(!wb_git_refname_ok("refs/"));
+    CHECK(!wb_git_refname_ok("refs/heads/a b"));
+    CHECK(!wb_git_refname_ok("refs/heads/\x1b[31m"));
+    CHECK(!wb_git_refname_ok("/etc/passwd"));
+}

@@ -438,3 +438,21 @@ TEST(fuse_opaque_marker_on_the_top_is_refused)
     CHECK(!tree_refused(&t, "sub/.wh..wh..opq", "impossible-marker"));
     tree_free(&t);
 }
+
+TEST(content_that_may_not_be_printed_is_marked_while_hashed)
+{
+    struct tree t;
+    const struct wb_change *c;
+
+    tree_init(&t);
+    tree_file(&t, "lower", "was_cr.txt", "a\r\n");
+    tree_file(&t, "upper", "was_cr.txt", "a\n");
+    tree_file(&t, "upper", "cr.sh", "echo safe\r# rm -rf ~\n");
+    tree_file(&t, "upper", "fine.c", "int x;\t/* ok */\n");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK((c = tree_change(&t, "cr.sh")) && c->new.unsafe &&
+          strcmp(c->new.unsafe, "a carriage return") == 0);
+    CHECK((c = tree_change(&t, "was_cr.txt")) && c->base.unsafe && !c->new.unsafe);
+    CHECK((c = tree_change(&t, "fine.c")) && !c->new.unsafe);
+    tree_free(&t);
+}

@@ -37,6 +37,9 @@ struct wb_obj {
     uint64_t size;                       /* files: bytes; symlinks: target bytes */
     unsigned char sha256[WB_SHA256_LEN]; /* files: content; symlinks: target */
     char *target;                        /* symlinks, NUL-terminated */
+    const char *unsafe; /* files: why the content is not printed as text (a
+                         * static reason, textclass.h), or NULL; not in the
+                         * manifest */
 };
 
 struct wb_change {

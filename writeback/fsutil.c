@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "writeback/textclass.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -227,9 +228,11 @@ int wb_hash_fd(int fd, uint64_t expect, uint64_t cap, const struct wb_deny *deny
     unsigned char buf[65536];
     struct wb_sha256 h;
     struct wb_deny_stream ds;
+    struct wb_textclass tc;
     ssize_t n;
 
     *out = (struct wb_content){0};
+    wb_textclass_init(&tc);
     if (wb_deny_stream_init(&ds, deny, err) < 0)
         return -1;
     wb_sha256_init(&h);
@@ -247,7 +250,10 @@ int wb_hash_fd(int fd, uint64_t expect, uint64_t cap, const struct wb_deny *deny
         }
         wb_sha256_update(&h, buf, (size_t)n);
         wb_deny_stream_feed(&ds, buf, (size_t)n);
+        wb_textclass_feed(&tc, buf, (size_t)n);
     }
+    wb_textclass_finish(&tc);
+    out->unsafe = tc.unsafe;
     out->secret = ds.hit;
     wb_deny_stream_free(&ds);
     if (!out->over_cap && out->size != expect)

@@ -39,6 +39,7 @@ struct wb_content {
     uint64_t size;
     bool over_cap; /* more than cap bytes: reading stopped there */
     bool secret;   /* the deny list matched */
+    const char *unsafe; /* why it may not be printed as text (textclass.h), or NULL */
 };
 
 /* Hash an open regular file, reading at most cap+1 bytes; the size read must

@@ -251,6 +251,7 @@ static int push(struct wb_git *g, size_t file, struct rr_error *err)
     return 0;
 }
 
+/* On failure nothing is kept: the caller still owns text. */
 static int keep_file(struct wb_git *g, const char *dir, size_t len, char *text, size_t tlen,
                      struct rr_error *err)
 {
@@ -266,8 +267,12 @@ static int keep_file(struct wb_git *g, const char *dir, size_t len, char *text, 
     }
     if ((f.dir = strndup(dir, len)) == NULL)
         return rr_fail(err, ENOMEM, "git");
+    if (push(g, g->n_files, err) < 0) {
+        free(f.dir);
+        return -1;
+    }
     g->files[g->n_files++] = f;
-    return push(g, g->n_files - 1, err);
+    return 0;
 }
 
 int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd,

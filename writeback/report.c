@@ -41,6 +41,13 @@ static int put_change(FILE *out, const struct wb_change *c)
         put_obj(out, "             base: ", &c->base);
         fputc('\n', out);
     }
+    /* the patch shows such content as binary: say why here too */
+    if (c->new.type == WB_T_FILE && c->new.unsafe)
+        fprintf(out, "             the new content holds %s: shown as binary in the patch\n",
+                c->new.unsafe);
+    if (c->base.type == WB_T_FILE && c->base.unsafe)
+        fprintf(out, "             the old content holds %s: shown as binary in the patch\n",
+                c->base.unsafe);
     return 0;
 }
 

@@ -354,6 +354,7 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
     if (c.secret && sc_refuse(sc, e->len, "secret", "content holds a --deny-content secret") < 0)
         return -1;
     new.size = c.size;
+    new.unsafe = c.unsafe;
     memcpy(new.sha256, c.sha256, WB_SHA256_LEN);
     kind = wb_kind_of(base, &new);
     /* A checkout file the rules ignore counts only if an index tracks it. */

@@ -41,6 +41,7 @@ static int lower_file(struct scanner *sc, int dirfd, const char *name, const str
     o->type = WB_T_FILE;
     o->exec = (fst.st_mode & S_IXUSR) != 0;
     o->size = c.size;
+    o->unsafe = c.unsafe;
     memcpy(o->sha256, c.sha256, WB_SHA256_LEN);
     return 0;
 }

@@ -238,12 +238,16 @@ static const struct remedy remedies[CAUSE_COUNT] = {
     {"a masked /proc (paths mounted over it: the kernel refuses a new procfs)",
      "--security-opt systempaths=unconfined", "--security-opt unmask=ALL", "procMount: Unmasked",
      "(kubernetes: procMount: Unmasked needs hostUsers: false on the pod)"},
-    {"a read-only or not writable cgroup hierarchy",
+    {"a read-only or not writable cgroup hierarchy (on cgroup v2, EBUSY: the container's "
+     "processes sit in the root of its cgroup namespace, which cannot then enable controllers "
+     "for revrun's)",
      "-v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns=host",
      "-v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns=host",
      "privileged: true",
      "or list \"memory\", \"pids\", \"cpu\" in revrun.bestEffort (the outer container's own "
-     "limits then bound the job)"},
+     "limits then bound the job); for EBUSY, or move the container's processes to a child "
+     "cgroup first, as docker-in-docker does: mkdir /sys/fs/cgroup/init && for p in $(cat "
+     "/sys/fs/cgroup/cgroup.procs); do echo $p > /sys/fs/cgroup/init/cgroup.procs; done"},
     {"no /dev/fuse", "--device /dev/fuse", "--device /dev/fuse", NULL,
      "(kubernetes: a /dev/fuse device plugin, or privileged: true; only the fuse backend needs "
      "it: revrun.overlay \"native\" does not)"},
