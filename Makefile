@@ -56,7 +56,7 @@ PROBE_SRC := $(wildcard integration/probes/*.c)
 PROBE_BIN := $(patsubst integration/probes/%.c,$(BUILD)/probes/%,$(PROBE_SRC))
 PROBE_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static
 
-.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check
+.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check man
 
 all: revrun probes
 
@@ -96,14 +96,24 @@ layout-check:
 check: layout-check $(BUILD)/revrun probes $(TEST_BIN)
 	@tests/run-all.sh "$(CURDIR)/$(BUILD)" $(TEST_BIN)
 
-install: revrun
+# The man page is rendered from the usage table (runtime/cli/usage.c), the
+# same text --help prints: never edited by hand, never out of date.
+MANDIR ?= $(PREFIX)/share/man
+man: $(BUILD)/revrun.1
+
+$(BUILD)/revrun.1: $(BUILD)/revrun
+	$< --man >$@
+
+install: revrun $(BUILD)/revrun.1
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 revrun $(DESTDIR)$(BINDIR)/revrun
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(BUILD)/revrun.1 $(DESTDIR)$(MANDIR)/man1/revrun.1
 	install -d $(DESTDIR)$(AGENTSDIR)
 	install -m 0644 agents/*.json $(DESTDIR)$(AGENTSDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/revrun
+	rm -f $(DESTDIR)$(BINDIR)/revrun $(DESTDIR)$(MANDIR)/man1/revrun.1
 	rm -f $(addprefix $(DESTDIR)$(AGENTSDIR)/,$(notdir $(wildcard agents/*.json)))
 
 fuzz:

@@ -15,7 +15,9 @@
 # .git (result.json), 0 when the index was not rewritten. The target: the
 # first status inside at most 1.1x the one outside. As root the checkout is
 # idmapped into the sandbox, so its owners differ from what the index
-# recorded, which is what made git re-hash every file.
+# recorded, which is what made git re-hash every file. What remains of the
+# first one inside is overlayfs looking up every file for the first time
+# through a fresh mount (the second one shows what a warm mount costs).
 #
 #   bench/gitstatus.sh [FILES] [RUNS]        REVRUN=path/to/revrun to pick a build
 set -euo pipefail
@@ -54,7 +56,10 @@ printf '*.o\nbuild/\n' >"$work/co/.gitignore"
 find "$work/co" -exec touch -h -d '2 hours ago' {} +
 git -C "$work/co" init -q
 git -C "$work/co" add -A
-git -C "$work/co" -c user.name=bench -c user.email=bench@localhost commit -qm base
+git -C "$work/co" -c gc.auto=0 -c user.name=bench -c user.email=bench@localhost commit -qm base
+# Packed, as a clone is, and no gc started behind the timings' back.
+git -C "$work/co" config gc.auto 0
+git -C "$work/co" repack -adq
 git -C "$work/co" status --porcelain >/dev/null # settled, as the operator's is
 sync
 

@@ -281,6 +281,12 @@ extern const char *const rr_hook_kind_names[RR_HOOK_KINDS];
  * meant to confine, so ignoring it would fail open. */
 int config_from_json(const struct json_node *root, struct rr_config *cfg, struct rr_error *err);
 
+/* `revrun exec --process FILE`: a bare OCI process object, parsed with the
+ * same rules as config.json's process (an engine's when engine); only
+ * cfg->process is filled. */
+int config_process_from_json(const struct json_node *proc, bool engine, struct rr_config *cfg,
+                             struct rr_error *err);
+
 /* Read and parse DIR/config.json (dirfd is the bundle directory). */
 int config_load(int bundle_dirfd, struct rr_config *cfg, struct rr_error *err);
 

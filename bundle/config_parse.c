@@ -495,3 +495,15 @@ fail:
     config_free(cfg);
     return -1;
 }
+
+int config_process_from_json(const struct json_node *proc, bool engine, struct rr_config *cfg,
+                             struct rr_error *err)
+{
+    config_init(cfg);
+    cfg->engine = engine;
+    if (jf_expect(proc, JSON_OBJECT, "process", err) < 0 || parse_process(proc, cfg, err) < 0) {
+        config_free(cfg);
+        return -1;
+    }
+    return 0;
+}

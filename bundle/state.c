@@ -10,11 +10,11 @@
 #include "bundle/json.h"
 
 static const struct json_limits state_limits = {
-    .max_bytes = 64 * 1024,
+    .max_bytes = 512 * 1024,
     .max_depth = 4,
-    .max_nodes = 256,
+    .max_nodes = 2048,
     .max_string = 8192,
-    .max_members = 64,
+    .max_members = 512, /* an engine's annotations (Kubernetes sends dozens) */
 };
 
 bool rr_id_valid(const char *id)
@@ -72,10 +72,60 @@ int state_to_json(const struct rr_state *s, char **out, struct rr_error *err)
     json_w_kv_uint(w, "owner", s->owner);
     kv_opt(w, "cgroup", s->cgroup);
     kv_opt(w, "cgroupVersion", s->cgroup_version);
+    kv_opt(w, "rootfs", s->rootfs);
+    if (s->n_annotations > 0) {
+        json_w_key(w, "annotations");
+        json_w_begin_object(w);
+        for (size_t i = 0; i < s->n_annotations; i++) {
+            json_w_key(w, s->annotations[2 * i]);
+            json_w_bytes(w, s->annotations[2 * i + 1], strlen(s->annotations[2 * i + 1]));
+        }
+        json_w_end_object(w);
+    }
     json_w_end_object(w);
     r = json_writer_finish(w, out, NULL, err);
     json_writer_free(w);
     return r;
+}
+
+int state_add_annotation(struct rr_state *s, const char *key, const char *value)
+{
+    char **v = realloc(s->annotations, (s->n_annotations + 1) * 2 * sizeof(char *));
+    char *k, *val;
+
+    if (v == NULL)
+        return -1;
+    s->annotations = v;
+    k = strdup(key);
+    val = strdup(value);
+    if (k == NULL || val == NULL) {
+        free(k);
+        free(val);
+        return -1;
+    }
+    v[2 * s->n_annotations] = k;
+    v[2 * s->n_annotations + 1] = val;
+    s->n_annotations++;
+    return 0;
+}
+
+/* "annotations": an object of strings, or absent. */
+static int get_annotations(const struct json_node *root, struct rr_state *s, struct rr_error *err)
+{
+    const struct json_node *a = json_get(root, "annotations");
+
+    if (a == NULL)
+        return 0;
+    if (a->type != JSON_OBJECT)
+        return rr_fail(err, 0, "annotations: not an object");
+    for (size_t i = 0; i < a->u.object.n; i++) {
+        const struct json_node *v = a->u.object.values[i];
+        if (v->type != JSON_STRING)
+            return rr_fail(err, 0, "annotations: not a string");
+        if (state_add_annotation(s, a->u.object.keys[i], v->u.string.s) < 0)
+            return rr_fail(err, ENOMEM, "annotations");
+    }
+    return 0;
 }
 
 static int get_i64(const struct json_node *o, const char *k, int64_t *out, struct rr_error *err)
@@ -118,6 +168,8 @@ int state_from_json(const char *text, size_t len, struct rr_state *s, struct rr_
         jf_string(root, "created", "", false, &s->created, err) < 0 ||
         jf_string(root, "cgroup", "", false, &s->cgroup, err) < 0 ||
         jf_string(root, "cgroupVersion", "", false, &s->cgroup_version, err) < 0 ||
+        jf_string(root, "rootfs", "", false, &s->rootfs, err) < 0 ||
+        get_annotations(root, s, err) < 0 ||
         get_i64(root, "pid", &s->pid, err) < 0 || get_i64(root, "pidStart", &pid_start, err) < 0 ||
         get_i64(root, "monitorPid", &s->monitor_pid, err) < 0 ||
         get_i64(root, "monitorStart", &monitor_start, err) < 0 ||
@@ -150,6 +202,10 @@ void state_free(struct rr_state *s)
     free(s->created);
     free(s->cgroup);
     free(s->cgroup_version);
+    free(s->rootfs);
+    for (size_t i = 0; i < 2 * s->n_annotations; i++)
+        free(s->annotations[i]);
+    free(s->annotations);
     memset(s, 0, sizeof(*s));
 }
 

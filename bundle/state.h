@@ -28,7 +28,14 @@ struct rr_state {
     uint32_t owner;         /* uid that created it */
     char *cgroup;           /* cgroup path relative to each hierarchy, or NULL */
     char *cgroup_version;   /* "v1", "v2" or NULL */
+    char *rootfs;           /* the bundle's root.path, absolute (what `state` reports) */
+    /* the config's annotations at create: pairs, key then value */
+    char **annotations;
+    size_t n_annotations;   /* number of pairs */
 };
+
+/* Add one annotation pair to s (copies). -1 on ENOMEM. */
+int state_add_annotation(struct rr_state *s, const char *key, const char *value);
 
 struct rr_exit {
     int64_t wait_status; /* as waitpid reports it */

@@ -411,6 +411,31 @@ nothing_left() {
 
 # ---- without an engine: what revrun refuses itself ----
 
+@test "an engine's sysctl in the host's network namespace (joined by path) is refused, as runc refuses it" {
+    local b fwd
+    b=$(mktemp -d /tmp/revrun-engine-bundle.XXXXXX)
+    mkdir -p "$b/rootfs"
+    fwd=$(cat /proc/sys/net/ipv4/ip_forward)
+    # the host's own value: without the check the write changes nothing here
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" "$fwd" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[2] + "/rootfs"
+ns = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
+ns.append({"type": "network", "path": "/proc/self/ns/net"})
+c["linux"]["namespaces"] = ns
+c["linux"]["sysctl"] = {"net.ipv4.ip_forward": sys.argv[3]}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+EOF
+    run "$ENG_DIR/revrun" --root "$b/state" create --bundle "$b" hostnet1
+    "$ENG_DIR/revrun" --root "$b/state" delete -f hostnet1 >/dev/null 2>&1 || true
+    rm -rf "$b"
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"net.ipv4.ip_forward: refused: the net namespace /proc/self/ns/net is the host's"* ]]
+    [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$fwd" ]
+}
+
 @test "an engine's config without root is refused, naming why" {
     local b
     b=$(mktemp -d /tmp/revrun-engine-bundle.XXXXXX)

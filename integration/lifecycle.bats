@@ -159,9 +159,13 @@ assert c["revrun"]["lower"].endswith("/checkout")
     ! kill -0 "$monitor" 2>/dev/null
     [ ! -e "$RR_ROOT/d1" ]
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
-    # idempotent
+    # destroy is idempotent; delete answers as runc does (the shim and
+    # conmon match the words), unless --force
     rr destroy d1
-    rr delete d1
+    run rr delete d1
+    [ "$status" -eq 1 ]
+    assert_output_contains "container does not exist"
+    rr delete --force d1
 }
 
 @test "a checkout path with , : = spaces and a newline works" {

@@ -156,17 +156,43 @@ TEST(state_fields_are_checked)
 
 TEST(state_limits)
 {
-    char *big = malloc(70 * 1024);
+    /* above the 512 KiB an engine's annotations may take */
+    size_t n = 520 * 1024;
+    char *big = malloc(n);
     struct rr_state out;
 
     if (big == NULL)
         return;
-    memset(big, ' ', 70 * 1024);
+    memset(big, ' ', n);
     memcpy(big, "{}", 2);
-    CHECK(state_from_json(big, 70 * 1024, &out, &err) < 0 && strstr(err.msg, "limit") != NULL);
+    CHECK(state_from_json(big, n, &out, &err) < 0 && strstr(err.msg, "limit") != NULL);
     free(big);
     CHECK(state_from_json("{\"a\":{\"b\":{\"c\":{\"d\":{}}}}}", 26, &out, &err) < 0 &&
           strstr(err.msg, "nested too deeply") != NULL);
+}
+
+TEST(state_rootfs_and_annotations_round_trip)
+{
+    struct rr_state in = {.id = "a1", .bundle = "/b", .created = "t", .rootfs = "/b/rootfs"};
+    struct rr_state out;
+    char *json = NULL;
+
+    CHECK(state_add_annotation(&in, "io.example/k", "v\"\n") == 0);
+    CHECK(state_to_json(&in, &json, &err) == 0);
+    CHECK(state_from_json(json, strlen(json), &out, &err) == 0);
+    CHECK(strcmp(out.rootfs, "/b/rootfs") == 0);
+    CHECK(out.n_annotations == 1 && strcmp(out.annotations[0], "io.example/k") == 0 &&
+          strcmp(out.annotations[1], "v\"\n") == 0);
+    state_free(&out);
+    free(json);
+    for (size_t i = 0; i < 2 * in.n_annotations; i++)
+        free(in.annotations[i]);
+    free(in.annotations);
+    /* an annotation that is not a string is refused */
+    const char *bad = "{\"id\":\"a\",\"pid\":0,\"pidStart\":0,\"monitorPid\":0,"
+                      "\"monitorStart\":0,\"owner\":0,\"annotations\":{\"k\":1}}";
+    CHECK(state_from_json(bad, strlen(bad), &out, &err) < 0 &&
+          strstr(err.msg, "annotations") != NULL);
 }
 
 TEST(exit_record_round_trips_and_escapes_its_error)

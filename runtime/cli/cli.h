@@ -27,12 +27,27 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv);
 int cli_sweep(struct rr_ctx *ctx, int argc, char **argv);
 int cli_broker(struct rr_ctx *ctx, int argc, char **argv);
 int cli_relay(struct rr_ctx *ctx, int argc, char **argv); /* hidden: tests, benchmarks */
+/* runc's verbs (engines call them) */
+int cli_exec(struct rr_ctx *ctx, int argc, char **argv);
+int cli_ps(struct rr_ctx *ctx, int argc, char **argv);
+int cli_pause(struct rr_ctx *ctx, int argc, char **argv);
+int cli_resume(struct rr_ctx *ctx, int argc, char **argv);
+int cli_update(struct rr_ctx *ctx, int argc, char **argv);
+int cli_features(struct rr_ctx *ctx, int argc, char **argv);
+
+/* revrun --version: as crun prints it (version, spec, +FEATURES). */
+#include <stdio.h>
+void cli_version(FILE *out);
+
+/* The command's argv while it runs, for naming a bad option. */
+extern char **cli_argv;
 
 /* Exit statuses shared by the commands. */
 enum {
     CLI_OK = 0,
     CLI_ERROR = 1,
     CLI_USAGE = 2, /* bad command line (diff uses 2 for "refused" instead) */
+    CLI_EXEC_FAILED = 255, /* exec could not start the process (runc's status) */
 };
 
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

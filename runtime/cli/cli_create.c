@@ -1,4 +1,5 @@
 #include <getopt.h>
+#include <string.h>
 
 #include "runtime/cli/cli.h"
 #include "runtime/container/container.h"
@@ -10,6 +11,9 @@ int cli_create(struct rr_ctx *ctx, int argc, char **argv)
         {"bundle", required_argument, NULL, 'b'},
         {"pid-file", required_argument, NULL, 'p'},
         {"console-socket", required_argument, NULL, 'c'},
+        {"preserve-fds", required_argument, NULL, 'f'},
+        {"no-pivot", no_argument, NULL, 'n'},
+        {"no-new-keyring", no_argument, NULL, 'k'},
         {NULL, 0, NULL, 0},
     };
     struct create_opts o = {.bundle = "."};
@@ -23,6 +27,17 @@ int cli_create(struct rr_ctx *ctx, int argc, char **argv)
             o.pid_file = optarg;
         } else if (c == 'c') {
             o.console_socket = optarg;
+        } else if (c == 'n' || c == 'k') {
+            /* runc's: revrun always pivots, and keyctl is denied by the
+             * seccomp floor (no keyring to share or to make) */
+        } else if (c == 'f') {
+            /* passing the caller's fds on is not done at create yet:
+             * refused rather than silently dropped */
+            if (strcmp(optarg, "0") != 0) {
+                cli_usage_error("create", "--preserve-fds %s: only 0 is supported at create "
+                                          "(exec takes N)", optarg);
+                return CLI_USAGE;
+            }
         } else {
             cli_usage_error("create", "unknown option");
             return CLI_USAGE;

@@ -9,9 +9,10 @@
 
 #include "common/cmdline.h"
 #include "runtime/cli/cli.h"
+#include "runtime/cli/usage.h"
+#include "runtime/confine/userns_ids.h"
 #include "runtime/container/log.h"
 #include "runtime/container/paths.h"
-#include "runtime/confine/userns_ids.h"
 
 static const struct {
     const char *name;
@@ -23,48 +24,40 @@ static const struct {
     {"check", cli_check},     {"diff", cli_diff},           {"export", cli_export},
     {"apply", cli_apply},     {"writeback", cli_writeback}, {"review", cli_review},
     {"sweep", cli_sweep},     {"broker", cli_broker},       {"relay", cli_relay},
+    {"exec", cli_exec},       {"ps", cli_ps},               {"pause", cli_pause},
+    {"resume", cli_resume},   {"update", cli_update},       {"features", cli_features},
 };
 
-static void usage(FILE *out)
+/* --log and --log-format first, so that every error after them, a bad
+ * command line included, reaches the log the engine reads back. */
+static int open_log_early(int argc, char **argv)
 {
-    fputs("usage: revrun [--root DIR] [--log FILE] [--log-format text|json] COMMAND ...\n"
-          "  spec     [--lower DIR] [--rootless] [--agent NAME|FILE] [AGENT FLAGS]\n"
-          "                                             write a hardened config.json\n"
-          "  create   [--bundle DIR] [--pid-file F] ID   set up; the process waits, not yet exec'd\n"
-          "           [--console-socket PATH]           process.terminal: where the pty master goes\n"
-          "  start    ID                                 let it run\n"
-          "  state    ID                                 OCI state JSON\n"
-          "  kill     ID [SIGNAL]\n"
-          "  destroy  [--force] ID                       (alias: delete) nothing left behind\n"
-          "  run      [--bundle DIR] ID                  create + start + wait\n"
-          "  run      --lower DIR [--out DIR] [--keep] -- CMD ARGS...\n"
-          "  list\n"
-          "  check    [--bundle DIR]                     what this host can enforce\n"
-          "  diff     [--json|--patch] ID                the vetted change set, or why refused\n"
-          "  export   ID DIR                             manifest.json + blobs\n"
-          "  apply    DIR --to TARGET --approve DIGEST   all or nothing onto TARGET\n"
-          "  writeback ID --to TARGET --approve DIGEST   export + apply from a live bundle\n"
-          "  review   --lower DIR --out DIR [--timeout S] [--bundle DIR] [--agent NAME|FILE]\n"
-          "           [AGENT FLAGS] -- CMD ARGS...     the CI job: bundle, run, vet, export\n"
-          "  sweep    [--older-than DURATION] [--exports DIR]  clean what crashed runs left\n"
-          "  broker   --socket PATH --upstream URL (--credential-file F | --credential-env VAR)\n"
-          "           [--header NAME] [--header-prefix TEXT] [--allow PREFIX]... [--ca-file F]\n"
-          "           [--idle-timeout S] [--max-conns N]   the egress credential broker\n"
-          "  (diff, export and writeback also take --lower DIR --upper DIR in place of ID)\n"
-          "AGENT FLAGS (spec and review; a flag overrides the --agent preset: claude, codex,\n"
-          "gemini, or a preset FILE; `spec` prints the config they make):\n"
-          "  --agent-dir DIR            the agent's install, read-only at /opt/agent, its bin and\n"
-          "                             node_modules/.bin first on PATH\n"
-          "  --bind SRC:DST[:ro|rw]     a host path inside (read-only unless :rw)\n"
-          "  --upstream URL             the model API, reached through the broker\n"
-          "  --credential-file F | --credential-env VAR   where the broker reads the key\n"
-          "  --ca-file F  --header NAME  --header-prefix TEXT  --allow PREFIX...\n"
-          "  --base-url-env VAR[=/PATH]... set to the relay's URL (+ PATH) inside\n"
-          "  --env K=V...               the agent's environment\n"
-          "  --home DIR                 copied (not bound) into the agent's HOME\n"
-          "  --artifact ~/PATH...       kept in OUT/artifacts after the run\n"
-          "  --nested-sandboxes         let the agent make its own namespaces (bwrap)\n",
-          out);
+    const char *path = NULL;
+    enum log_format fmt = LOG_FORMAT_TEXT;
+    struct rr_error err;
+
+    for (int i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strncmp(a, "--log=", 6) == 0)
+            path = a + 6;
+        else if (strcmp(a, "--log") == 0 && i + 1 < argc)
+            path = argv[++i];
+        else if (strncmp(a, "--log-format=", 13) == 0)
+            v = a + 13;
+        else if (strcmp(a, "--log-format") == 0 && i + 1 < argc)
+            v = argv[++i];
+        else if (strcmp(a, "--root") == 0)
+            i++;
+        if (v != NULL)
+            fmt = strcmp(v, "json") == 0 ? LOG_FORMAT_JSON : LOG_FORMAT_TEXT;
+    }
+    if (path == NULL)
+        return 0;
+    if (log_open(path, fmt, &err) < 0) {
+        log_error(&err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Root of a user namespace that maps no id but 0 (unshare -r, a rootless
@@ -92,12 +85,13 @@ int main(int argc, char **argv)
         {"root", required_argument, NULL, 'r'},
         {"log", required_argument, NULL, 'l'},
         {"log-format", required_argument, NULL, 'f'},
+        {"systemd-cgroup", no_argument, NULL, 's'},
+        {"version", no_argument, NULL, 'v'},
+        {"man", no_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct rr_ctx ctx = {0};
-    const char *log_path = NULL;
-    enum log_format fmt = LOG_FORMAT_TEXT;
     char root_buf[4096];
     int c;
 
@@ -109,42 +103,44 @@ int main(int argc, char **argv)
     /* Everything revrun creates is private to its user: no reliance on the
      * caller's umask for state, uppers or exported change sets. */
     umask(077);
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    if (open_log_early(argc, argv) < 0)
+        return CLI_ERROR;
+    /* getopt's own messages would reach stderr only: revrun reports. */
+    opterr = 0;
+    cli_argv = argv;
+    while ((c = getopt_long(argc, argv, "+hv", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             ctx.root = optarg;
             break;
         case 'l':
-            log_path = optarg;
-            break;
+            break; /* opened above */
         case 'f':
-            if (strcmp(optarg, "json") == 0) {
-                fmt = LOG_FORMAT_JSON;
-            } else if (strcmp(optarg, "text") == 0) {
-                fmt = LOG_FORMAT_TEXT;
-            } else {
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0) {
                 cli_usage_error("revrun", "--log-format must be text or json");
                 return CLI_USAGE;
             }
             break;
+        case 's':
+            ctx.systemd_cgroup = true;
+            break;
+        case 'v':
+            cli_version(stdout);
+            return CLI_OK;
+        case 'm':
+            usage_print_man(stdout);
+            return CLI_OK;
         case 'h':
-            usage(stdout);
+            usage_print_all(stdout);
             return CLI_OK;
         default:
-            usage(stderr);
+            cli_usage_error("revrun", "unknown option");
             return CLI_USAGE;
         }
     }
     if (optind >= argc) {
-        usage(stderr);
+        usage_print_all(stderr);
         return CLI_USAGE;
-    }
-    if (log_path != NULL) {
-        struct rr_error err;
-        if (log_open(log_path, fmt, &err) < 0) {
-            log_error(&err);
-            return CLI_ERROR;
-        }
     }
     ctx.rootless = geteuid() != 0 || root_without_ids();
     if (ctx.root == NULL) {
@@ -159,7 +155,13 @@ int main(int argc, char **argv)
         if (strcmp(argv[optind], commands[i].name) == 0) {
             int sub_argc = argc - optind;
             char **sub_argv = argv + optind;
+            const struct usage_cmd *u = usage_find(commands[i].name);
+            if (u != NULL && usage_wants_help(sub_argc, sub_argv)) {
+                usage_print_cmd(stdout, u);
+                return CLI_OK;
+            }
             optind = 0; /* reset getopt for the command's own options */
+            cli_argv = sub_argv;
             return commands[i].fn(&ctx, sub_argc, sub_argv);
         }
     }

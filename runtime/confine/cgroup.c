@@ -17,6 +17,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
+#include "runtime/confine/cgroup_freeze.h"
 
 static const char *const v1_names[3] = {"memory", "pids", "cpu"};
 
@@ -443,7 +444,7 @@ int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error
 
 /* Remove the now-empty parents revrun made (the scope, then the base named
  * revrun*), stopping at the first one still in use. */
-static void remove_empty_parents(const char *mnt, const char *path)
+void cg_remove_empty_parents(const char *mnt, const char *path)
 {
     _cleanup_close_ int root = open(mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
     char p[PATH_MAX];
@@ -474,13 +475,16 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
 
     if (v == CG_NONE || path == NULL)
         return 0;
+    /* first: a paused container's tasks die only once thawed */
+    if (v == CG_V1)
+        cgroup_freezer_v1_remove(path);
     cgroup_host_probe(&h, err);
     for (int i = 0; i < (v == CG_V2 ? 1 : 3); i++) {
         const char *mnt = mount_for(&h, v, i);
         if (mnt[0] != '\0' && cg_kill_and_rmdir(mnt, path, v == CG_V2, err) < 0)
             return -1;
         if (mnt[0] != '\0')
-            remove_empty_parents(mnt, path);
+            cg_remove_empty_parents(mnt, path);
     }
     return 0;
 }

@@ -88,6 +88,8 @@ int cg_mkdir_leaf(const char *mnt, const char *rel, struct rr_error *err);
 bool cg_unwritable(const struct rr_error *err);
 int cg_unavailable(struct cgroup_plan *cg, const struct rr_error *err);
 int cg_kill_and_rmdir(const char *mnt, const char *rel, bool v2, struct rr_error *err);
+/* The now-empty parents revrun made (the scope, then a base named revrun*). */
+void cg_remove_empty_parents(const char *mnt, const char *path);
 
 /* cg->path is set by the caller. */
 #define CGROUP_V1_TCP_LIMIT "memory.kmem.tcp.limit_in_bytes"

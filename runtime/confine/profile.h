@@ -260,4 +260,31 @@ int profile_helper_floor(struct profile *p, struct rr_error *err);
 
 bool profile_best_effort(const struct profile *p, const char *name);
 
+/* `revrun exec`: the process an engine or an operator asks to run in a
+ * container that exists, judged against that container's profile. The
+ * result is the container's profile (namespaces, seccomp floor and filter,
+ * Landlock, no capabilities it lacks, no_new_privs) with only the
+ * process's own fields replaced: args, env, cwd, terminal, and rlimits
+ * never above the container's. An engine's container: any identity its
+ * user namespace maps, capabilities within the container's, umask and
+ * groups of the process. out->p borrows from container and proc: never pass
+ * it to profile_free; its notes (what was tightened, one line each) are its
+ * own: strv_free(&out->p.notes). */
+#define PROFILE_EXEC_RLIMITS 16
+struct exec_profile {
+    struct profile p;
+    struct rr_rlimit rlimits[PROFILE_EXEC_RLIMITS];
+    /* the container's syscall rules, reported ones made plain errors (no
+     * monitor listens for an exec'd process): free() it */
+    struct syscall_rule *rules;
+};
+int profile_exec(const struct profile *container, const struct rr_config *proc,
+                 struct exec_profile *out, struct rr_error *err);
+
+/* `revrun update`: limits may change, never be lifted: a limit the
+ * container has cannot become unlimited, and every value is positive. */
+int profile_judge_update(const struct profile *container, const struct rr_resources *req,
+                         struct rr_error *err);
+
+
 #endif

@@ -10,7 +10,13 @@
 #include "common/error.h"
 #include "runtime/container/ctx.h"
 
-enum container_status { STATUS_CREATING, STATUS_CREATED, STATUS_RUNNING, STATUS_STOPPED };
+enum container_status {
+    STATUS_CREATING,
+    STATUS_CREATED,
+    STATUS_RUNNING,
+    STATUS_STOPPED,
+    STATUS_PAUSED, /* its cgroup is frozen (revrun pause) */
+};
 
 const char *container_status_name(enum container_status s);
 
@@ -29,7 +35,10 @@ struct create_opts {
 int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int *attach_fd,
                      struct rr_error *err);
 int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *err);
+/* A stopped container: ESRCH, "container not running" (runc's words). */
 int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err);
+/* kill --all: every process of the container (container_signal_all). */
+int container_kill_all(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err);
 /* Idempotent: a missing container is success. */
 int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
                       struct rr_error *err);
@@ -43,6 +52,25 @@ int container_stop_processes(const struct rr_state *s, struct rr_error *err);
 
 /* Status from the state directory (s may be NULL: not yet recorded). */
 enum container_status container_status_of(int dirfd, const struct rr_state *s);
+
+/* The container's directory, locked, and its state: what every verb acting
+ * on one container starts from. */
+struct opened {
+    int root;
+    int dir;
+    int lock;
+    bool have_state;
+    struct rr_state state;
+};
+
+/* ENOENT: "container does not exist". need_state: refuse one whose create
+ * has not recorded its processes yet. */
+int open_container(const struct rr_ctx *ctx, const char *id, bool need_state, struct opened *o,
+                   struct rr_error *err);
+void opened_close(struct opened *o);
+
+#include "common/proc.h"
+struct proc_ref init_ref(const struct rr_state *s);
 
 /* Open the state root for this context (created when create is set). */
 int container_root(const struct rr_ctx *ctx, bool create, struct rr_error *err);

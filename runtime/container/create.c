@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bundle/json.h"
 #include "common/cleanup.h"
 #include "common/crashpoint.h"
 #include "common/fsutil.h"
@@ -47,8 +48,45 @@ struct creation {
     int bundle_fd;
     int console_fd;
     pid_t monitor;
+    struct rr_state extra; /* rootfs and annotations, for `state` */
     bool engine; /* handed to engine_create, which cleans up after itself */
 };
+
+/* What `state` reports beyond revrun's own record: the bundle's root.path
+ * made absolute, and the config's annotations (read from the same file
+ * config_load read; they inform, they decide nothing). */
+static int state_extras_load(struct creation *c, struct rr_error *err)
+{
+    struct json_node *root = NULL;
+    const struct json_node *a;
+    const char *rp = c->use->root.path;
+    char buf[PATH_MAX];
+
+    if (rp[0] == '/')
+        snprintf(buf, sizeof(buf), "%s", rp);
+    else if (c->o->cfg != NULL)
+        snprintf(buf, sizeof(buf), "%s/%s/%s", c->state_path, BUNDLE_DIR, rp);
+    else
+        snprintf(buf, sizeof(buf), "%s/%s", c->bundle, rp);
+    c->extra.rootfs = strdup(buf);
+    if (c->extra.rootfs == NULL)
+        return rr_fail(err, ENOMEM, "state");
+    if (c->o->cfg != NULL)
+        return 0;
+    if (json_parse_file(c->bundle_fd, "config.json", &json_limits_config, &root, err) < 0)
+        return rr_wrap(err, "bundle %s", c->bundle);
+    a = json_get(root, "annotations");
+    for (size_t i = 0; a != NULL && a->type == JSON_OBJECT && i < a->u.object.n; i++) {
+        const struct json_node *v = a->u.object.values[i];
+        if (v->type == JSON_STRING &&
+            state_add_annotation(&c->extra, a->u.object.keys[i], v->u.string.s) < 0) {
+            json_free(root);
+            return rr_fail(err, ENOMEM, "state");
+        }
+    }
+    json_free(root);
+    return 0;
+}
 
 /* For an in-memory config: <state>/bundle/{config.json,rootfs/}. */
 static int write_bundle(struct creation *c, struct rr_error *err)
@@ -269,6 +307,9 @@ static int record_state(struct creation *c, const struct sync_msg *m, struct rr_
     s.monitor_start = mon.start_time;
     s.rootless = c->ctx->rootless;
     s.owner = (uint32_t)geteuid();
+    s.rootfs = c->extra.rootfs;
+    s.annotations = c->extra.annotations;
+    s.n_annotations = c->extra.n_annotations;
     if (c->cg.version != CG_NONE) {
         s.cgroup = c->cg.path;
         s.cgroup_version = (char *)cgroup_version_name(c->cg.version);
@@ -375,6 +416,8 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
     crash_point("create:state-dir");
     if (c->o->cfg != NULL && write_bundle(c, err) < 0)
         return -1;
+    if (state_extras_load(c, err) < 0)
+        return -1;
     if (snapshot_config(c, err) < 0 || make_cgroup(c, err) < 0)
         return -1;
     crash_point("create:cgroup");
@@ -421,6 +464,7 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
         close(cli_fd);
     }
     profile_free(&c.profile);
+    state_free(&c.extra);
     if (c.use == &c.cfg)
         config_free(&c.cfg);
     if (c.lock_fd >= 0)

@@ -9,6 +9,7 @@
 struct rr_ctx {
     const char *root; /* state root: --root, or the default for this user */
     bool rootless;    /* not running as root in the initial user namespace */
+    bool systemd_cgroup; /* --systemd-cgroup: cgroupsPath is slice:prefix:name */
 };
 
 #endif

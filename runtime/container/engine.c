@@ -30,6 +30,7 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
@@ -131,9 +132,23 @@ static int record(struct engine *e, pid_t pid, struct rr_error *err)
     struct rr_state s = {0};
     struct proc_ref ref = {0, 0};
     char created[64];
+    int r;
 
     if (pid > 0 && proc_ref_of(pid, &ref, err) < 0)
         return -1;
+    /* what `state` reports as runc does: the image root and annotations */
+    s.rootfs = (char *)e->p.eng.root_path;
+    for (size_t i = 0; i < e->cfg->annotations.n; i++) {
+        const char *kv = e->cfg->annotations.v[i], *eq = strchr(kv, '=');
+        char key[1024];
+        if (eq == NULL || (size_t)(eq - kv) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+        if (state_add_annotation(&s, key, eq + 1) < 0) {
+            r = rr_fail(err, ENOMEM, "state");
+            goto out;
+        }
+    }
     rr_now_rfc3339(created, sizeof(created));
     snprintf(s.id, sizeof(s.id), "%s", e->o->id);
     s.bundle = (char *)e->bundle;
@@ -146,7 +161,12 @@ static int record(struct engine *e, pid_t pid, struct rr_error *err)
         s.cgroup = e->cg.path;
         s.cgroup_version = (char *)cgroup_version_name(e->cg.version);
     }
-    return statedir_write_state(e->dir_fd, &s, err);
+    r = statedir_write_state(e->dir_fd, &s, err);
+out:
+    for (size_t i = 0; i < 2 * s.n_annotations; i++)
+        free(s.annotations[i]);
+    free(s.annotations);
+    return r;
 }
 
 static int make_state(struct engine *e, struct rr_error *err)
@@ -230,6 +250,38 @@ static int open_sources(struct engine *e, struct rr_error *err)
     return 0;
 }
 
+/* Sysctls of a joined namespace are written by revrun as root of the host
+ * (engine_write_sysctls in spawn): when that namespace is revrun's own (the
+ * host's: a path such as /proc/1/ns/net), they would change the host, so
+ * they are refused, as runc refuses them in the host's network namespace. */
+static int joined_sysctls_refused(const struct engine *e, size_t i, struct rr_error *err)
+{
+    const struct rr_strv *kvs = &e->p.eng.sysctl_joined;
+    struct stat joined, own;
+
+    if (kvs->n == 0)
+        return 0;
+    if (fstat(e->join_fd[i], &joined) < 0 || fstat(e->back_fd[i], &own) < 0)
+        return rr_fail(err, errno, "linux.namespaces: %s", e->p.eng.ns_path[joinable[i].index]);
+    if (joined.st_dev != own.st_dev || joined.st_ino != own.st_ino)
+        return 0;
+    for (size_t k = 0; k < kvs->n; k++) {
+        const char *kv = kvs->v[k];
+        int flag = strncmp(kv, "net.", 4) == 0 ? CLONE_NEWNET
+                   : strncmp(kv, "kernel.hostname=", 16) == 0 ||
+                           strncmp(kv, "kernel.domainname=", 18) == 0
+                       ? CLONE_NEWUTS
+                       : CLONE_NEWIPC;
+        if (flag == joinable[i].flag)
+            return rr_fail(err, 0,
+                           "linux.sysctl.%.*s: refused: the %s namespace %s is the host's "
+                           "(revrun's own); the sysctl would change the host",
+                           (int)strcspn(kv, "="), kv, joinable[i].proc_name,
+                           e->p.eng.ns_path[joinable[i].index]);
+    }
+    return 0;
+}
+
 /* runc's checks on a namespace path: a namespace file (nsfs) of the type
  * the config names. */
 static int open_namespaces(struct engine *e, struct rr_error *err)
@@ -255,6 +307,8 @@ static int open_namespaces(struct engine *e, struct rr_error *err)
         e->back_fd[i] = open(own, O_RDONLY | O_CLOEXEC);
         if (e->back_fd[i] < 0)
             return rr_fail(err, errno, "%s", own);
+        if (joined_sysctls_refused(e, i, err) < 0)
+            return -1;
     }
     return 0;
 }
@@ -448,6 +502,16 @@ static int steps(struct engine *e, struct rr_error *err)
 
     if (profile_build_engine(e->cfg, e->bundle, PROFILE_POLICY_FILE, &e->p, err) < 0)
         return -1;
+    /* --systemd-cgroup: slice:prefix:name, placed where systemd would */
+    if (e->ctx->systemd_cgroup && e->cfg->linux.cgroups_path != NULL &&
+        strchr(e->cfg->linux.cgroups_path, ':') != NULL) {
+        if (cgroup_systemd_path(e->cfg->linux.cgroups_path, e->p.cgroups_buf,
+                                sizeof(e->p.cgroups_buf), err) < 0)
+            return -1;
+        e->p.cgroups_path = e->p.cgroups_buf;
+        log_msg(LOG_INFO, "linux.cgroupsPath %s (systemd) is cgroup %s", e->cfg->linux.cgroups_path,
+                e->p.cgroups_path);
+    }
     for (size_t i = 0; i < e->p.notes.n; i++)
         log_msg(LOG_INFO, "tightened: %s", e->p.notes.v[i]);
     if (e->p.terminal != (e->o->console_socket != NULL))

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,18 +16,21 @@
 #include "bundle/json.h"
 #include "common/cleanup.h"
 #include "common/crashpoint.h"
-#include "runtime/confine/cgroup.h"
-#include "runtime/container/container.h"
 #include "common/proc.h"
+#include "common/version.h"
+#include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_freeze.h"
+#include "runtime/container/container.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/log.h"
+#include "runtime/container/verbs.h"
 
 #define STOP_GRACE_MS 5000
 
 const char *container_status_name(enum container_status s)
 {
-    static const char *const names[] = {"creating", "created", "running", "stopped"};
+    static const char *const names[] = {"creating", "created", "running", "stopped", "paused"};
     return names[s];
 }
 
@@ -45,21 +49,14 @@ enum container_status container_status_of(int dirfd, const struct rr_state *s)
     init.start_time = s->pid_start;
     if (!proc_ref_alive(&init))
         return STATUS_STOPPED;
+    if (cgroup_frozen(cgroup_version_parse(s->cgroup_version), s->cgroup))
+        return STATUS_PAUSED;
     if (faccessat(dirfd, FIFO_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
         return STATUS_CREATED;
     return STATUS_RUNNING;
 }
 
-/* The container's directory, locked, and its state. */
-struct opened {
-    int root;
-    int dir;
-    int lock;
-    bool have_state;
-    struct rr_state state;
-};
-
-static void opened_close(struct opened *o)
+void opened_close(struct opened *o)
 {
     if (o->have_state)
         state_free(&o->state);
@@ -72,13 +69,16 @@ static void opened_close(struct opened *o)
     o->root = o->dir = o->lock = -1;
 }
 
-static int open_container(const struct rr_ctx *ctx, const char *id, bool need_state,
-                          struct opened *o, struct rr_error *err)
+int open_container(const struct rr_ctx *ctx, const char *id, bool need_state, struct opened *o,
+                   struct rr_error *err)
 {
     *o = (struct opened){.root = -1, .dir = -1, .lock = -1};
     if (!rr_id_valid(id))
         return rr_fail(err, EINVAL, "invalid container ID");
     o->root = container_root(ctx, false, err);
+    /* No state root yet: nothing was ever created here. */
+    if (o->root < 0 && err->errnum == ENOENT)
+        return rr_fail(err, ENOENT, "container does not exist");
     if (o->root < 0)
         return -1;
     o->dir = statedir_open(o->root, id, err);
@@ -89,7 +89,7 @@ static int open_container(const struct rr_ctx *ctx, const char *id, bool need_st
         return -1;
     /* A destroy that held the lock before us has removed the directory. */
     if (faccessat(o->dir, LOCK_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-        return rr_fail(err, ENOENT, "container %s does not exist", id);
+        return rr_fail(err, ENOENT, "container does not exist");
     if (statedir_read_state(o->dir, &o->state, err) == 0) {
         o->have_state = true;
     } else if (need_state) {
@@ -98,7 +98,7 @@ static int open_container(const struct rr_ctx *ctx, const char *id, bool need_st
     return 0;
 }
 
-static struct proc_ref init_ref(const struct rr_state *s)
+struct proc_ref init_ref(const struct rr_state *s)
 {
     return (struct proc_ref){(pid_t)s->pid, s->pid_start};
 }
@@ -171,7 +171,8 @@ out:
     return r < 0 ? rr_wrap(err, "start") : 0;
 }
 
-int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err)
+static int kill_impl(const struct rr_ctx *ctx, const char *id, int sig, bool all,
+                     struct rr_error *err)
 {
     struct opened o;
     enum container_status st;
@@ -181,16 +182,32 @@ int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_
     if (open_container(ctx, id, true, &o, err) < 0)
         goto out;
     st = container_status_of(o.dir, &o.state);
-    /* "container not running": the words containerd's shim looks for. */
-    if (st != STATUS_CREATED && st != STATUS_RUNNING) {
+    /* runc's words: the shim and conmon match on them. */
+    if (st != STATUS_CREATED && st != STATUS_RUNNING && st != STATUS_PAUSED) {
         rr_fail(err, ESRCH, "container not running (%s is %s)", id, container_status_name(st));
+        goto out;
+    }
+    if (all) {
+        r = container_signal_all(&o.state, sig, err);
         goto out;
     }
     ref = init_ref(&o.state);
     r = proc_ref_signal(&ref, sig, err);
+    if (r < 0 && err->errnum == ESRCH)
+        rr_fail(err, ESRCH, "container not running");
 out:
     opened_close(&o);
-    return r < 0 ? rr_wrap(err, "kill") : 0;
+    return r < 0 ? rr_wrap(err, "kill %s", id) : 0;
+}
+
+int container_kill(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err)
+{
+    return kill_impl(ctx, id, sig, false, err);
+}
+
+int container_kill_all(const struct rr_ctx *ctx, const char *id, int sig, struct rr_error *err)
+{
+    return kill_impl(ctx, id, sig, true, err);
 }
 
 /* Stop the monitor (which kills pid 1 first); escalate if either lingers. */
@@ -227,14 +244,20 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
         /* Destroying what is not there is done already. */
         if (err->errnum == ENOENT)
             return 0;
-        return rr_wrap(err, "destroy");
+        return rr_wrap(err, "delete %s", id);
     }
     if (o.have_state) {
         enum container_status st = container_status_of(o.dir, &o.state);
-        if (st == STATUS_RUNNING && !force) {
-            rr_fail(err, EBUSY, "container %s is running (stop it, or destroy --force)", id);
+        if ((st == STATUS_RUNNING || st == STATUS_PAUSED) && !force) {
+            rr_fail(err, EBUSY, "cannot delete container %s that is not stopped: %s (stop it, or "
+                    "delete --force)", id, container_status_name(st));
             goto out;
         }
+        /* frozen (v1) tasks die of SIGKILL only once thawed */
+        if (st == STATUS_PAUSED &&
+            cgroup_set_frozen(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, false,
+                              err) < 0)
+            goto out;
         if (container_stop_processes(&o.state, err) < 0)
             goto out;
         crash_point("destroy:stopped");
@@ -254,7 +277,7 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
     r = statedir_remove(o.root, id, err);
 out:
     opened_close(&o);
-    return r < 0 ? rr_wrap(err, "destroy %s", id) : 0;
+    return r < 0 ? rr_wrap(err, "delete %s", id) : 0;
 }
 
 /* What create tightened in an engine's config, one entry per field. */
@@ -297,32 +320,61 @@ static void state_extras(struct json_writer *w, int dirfd)
     exit_free(&e);
 }
 
+/* The user name of uid, or the uid in decimal when it has none. */
+static void owner_name(uint32_t uid, char *out, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+
+    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 && res != NULL)
+        snprintf(out, len, "%s", pw.pw_name);
+    else
+        snprintf(out, len, "%u", (unsigned)uid);
+}
+
 int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
                          struct rr_error *err)
 {
     struct opened o;
     struct json_writer *w;
     enum container_status st;
+    char owner[256];
     int r = -1;
 
     if (open_container(ctx, id, false, &o, err) < 0)
         goto out;
     st = container_status_of(o.dir, o.have_state ? &o.state : NULL);
+    owner_name(o.have_state ? o.state.owner : (uint32_t)geteuid(), owner, sizeof(owner));
     w = json_writer_new(true);
     if (w == NULL) {
         rr_fail(err, ENOMEM, "state");
         goto out;
     }
     json_w_begin_object(w);
-    json_w_kv_string(w, "ociVersion", "1.0.2");
+    json_w_kv_string(w, "ociVersion", REVRUN_SPEC_VERSION);
     json_w_kv_string(w, "id", id);
     json_w_kv_string(w, "status", container_status_name(st));
     json_w_kv_int(w, "pid", o.have_state && st != STATUS_STOPPED ? o.state.pid : 0);
     if (o.have_state) {
         json_w_key(w, "bundle");
         json_w_bytes(w, o.state.bundle, strlen(o.state.bundle));
+        if (o.state.rootfs != NULL) {
+            json_w_key(w, "rootfs");
+            json_w_bytes(w, o.state.rootfs, strlen(o.state.rootfs));
+        }
         json_w_kv_string(w, "created", o.state.created);
-        json_w_kv_uint(w, "owner", o.state.owner);
+        /* runc's field: the creator, by name (a string, never a number) */
+        json_w_kv_string(w, "owner", owner);
+        if (o.state.n_annotations > 0) {
+            json_w_key(w, "annotations");
+            json_w_begin_object(w);
+            for (size_t i = 0; i < o.state.n_annotations; i++) {
+                json_w_key(w, o.state.annotations[2 * i]);
+                json_w_bytes(w, o.state.annotations[2 * i + 1],
+                             strlen(o.state.annotations[2 * i + 1]));
+            }
+            json_w_end_object(w);
+        }
         json_w_key(w, "revrun");
         json_w_begin_object(w);
         json_w_kv_string(w, "backend", o.state.backend);
@@ -341,5 +393,5 @@ int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
     json_writer_free(w);
 out:
     opened_close(&o);
-    return r < 0 ? rr_wrap(err, "state") : 0;
+    return r < 0 ? rr_wrap(err, "state %s", id) : 0;
 }

@@ -36,6 +36,11 @@ int log_open(const char *path, enum log_format fmt, struct rr_error *err)
     return 0;
 }
 
+int log_fileno(void)
+{
+    return log_fd;
+}
+
 void log_close(void)
 {
     if (log_fd >= 0)

@@ -13,6 +13,8 @@ enum log_format { LOG_FORMAT_TEXT, LOG_FORMAT_JSON };
 /* Start logging to path (appended, created 0600). */
 int log_open(const char *path, enum log_format fmt, struct rr_error *err);
 void log_close(void);
+/* The --log file's fd, or -1 (so that no fd of revrun's is handed on). */
+int log_fileno(void);
 
 /* Messages at or above this level also go to stderr (default: warnings). */
 void log_set_stderr_level(enum log_level level);

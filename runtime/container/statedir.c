@@ -68,7 +68,7 @@ int statedir_open(int rootfd, const char *id, struct rr_error *err)
     int fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
     if (fd < 0 && errno == ENOENT)
-        return rr_fail(err, ENOENT, "container %s does not exist", id);
+        return rr_fail(err, ENOENT, "container does not exist");
     if (fd < 0)
         return rr_fail(err, errno, "open state for %s", id);
     return fd;
@@ -81,7 +81,7 @@ int statedir_lock(int dirfd, struct rr_error *err)
     int fd = openat(dirfd, LOCK_FILE, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 
     if (fd < 0 && errno == ENOENT)
-        return rr_fail(err, ENOENT, "container is being removed or does not exist");
+        return rr_fail(err, ENOENT, "container does not exist (or is being removed)");
     if (fd < 0)
         return rr_fail(err, errno, "lock");
     while (flock(fd, LOCK_EX) < 0) {

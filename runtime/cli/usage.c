@@ -1,0 +1,305 @@
+#include "runtime/cli/usage.h"
+
+#include <string.h>
+
+#define END {NULL, NULL}
+
+static const struct usage_opt global_opts[] = {
+    {"--root DIR", "state root (default /run/revrun, or $XDG_RUNTIME_DIR/revrun rootless)"},
+    {"--log FILE", "also write every message, errors included, to FILE (appended)"},
+    {"--log-format text|json", "json: one {\"level\",\"msg\",\"time\"} object a line, as runc "
+                               "writes it (what containerd's shim and conmon read back)"},
+    {"--systemd-cgroup", "linux.cgroupsPath is systemd's slice:prefix:name; revrun maps it to "
+                         "the cgroupfs path systemd would use (/SLICE-PATH/PREFIX-NAME.scope) "
+                         "and writes it itself: systemd's D-Bus is never called"},
+    {"--version", "version, runtime-spec version and the features built in"},
+    {"--help", "this text; `revrun COMMAND --help` for one command"},
+    END,
+};
+
+#define AGENT_FLAGS                                                                          \
+    {"--agent NAME|FILE", "a preset (claude, codex, gemini) or a preset FILE; the flags below "  \
+                          "override it"},                                                      \
+    {"--agent-dir DIR", "the agent's install, read-only at /opt/agent, its bin and "            \
+                        "node_modules/.bin first on PATH"},                                    \
+    {"--bind SRC:DST[:ro|rw]", "a host path inside (read-only unless :rw)"},                    \
+    {"--upstream URL", "the model API, reached through the broker"},                           \
+    {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
+    {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
+                                                                          "settings"},          \
+    {"--base-url-env VAR[=/PATH]", "set to the relay's URL (with PATH) inside (repeatable)"},   \
+    {"--env K=V", "the agent's environment (repeatable)"},                                     \
+    {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
+    {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
+    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"}
+
+static const struct usage_opt o_spec[] = {
+    {"--lower DIR", "the checkout to review (default: the current directory)"},
+    {"--rootless", "a config for an unprivileged caller"},
+    AGENT_FLAGS,
+    END,
+};
+static const struct usage_opt o_create[] = {
+    {"--bundle DIR, -b DIR", "the OCI bundle (default: the current directory)"},
+    {"--pid-file FILE", "write the container's pid there"},
+    {"--console-socket PATH", "process.terminal: the pty master is sent to this unix socket"},
+    {"--preserve-fds N", "only 0 at create for now (exec --preserve-fds N passes fds on)"},
+    {"--no-pivot", "accepted for runc compatibility; revrun always pivots into the new root "
+                   "(its root is never a chroot the process could leave)"},
+    {"--no-new-keyring", "accepted for runc compatibility; the container's process gets no "
+                         "session keyring of its own, and keyctl() is denied by the seccomp "
+                         "floor either way"},
+    END,
+};
+static const struct usage_opt o_none[] = {END};
+static const struct usage_opt o_kill[] = {
+    {"--all, -a", "signal every process of the container (its cgroup, or its pid namespace), "
+                  "each pinned by a pidfd"},
+    END,
+};
+static const struct usage_opt o_destroy[] = {
+    {"--force, -f", "stop a running container first (SIGTERM, then SIGKILL)"},
+    END,
+};
+static const struct usage_opt o_run[] = {
+    {"--bundle DIR", "the OCI bundle (default: the current directory)"},
+    {"--lower DIR", "build the bundle from the default spec around this checkout"},
+    {"--out DIR", "with --lower: bound read-write at /out"},
+    {"--keep", "keep the container after it exits (for diff/export)"},
+    {"--id ID", "with --lower: the container's ID"},
+    END,
+};
+static const struct usage_opt o_exec[] = {
+    {"--process FILE, -p FILE", "the process to run, as an OCI process object (JSON)"},
+    {"--detach, -d", "do not wait: the process is left to the caller's subreaper"},
+    {"--pid-file FILE", "write the process's pid there"},
+    {"--console-socket PATH", "with a terminal: where the pty master goes"},
+    {"--tty, -t", "give the process a terminal (needs --console-socket)"},
+    {"--cwd DIR", "inline form: working directory"},
+    {"--env, -e NAME=VALUE", "inline form: add to the container's environment"},
+    {"--preserve-fds N", "pass fds 3 .. 3+N-1 on"},
+    END,
+};
+static const struct usage_opt o_ps[] = {
+    {"--format table|json, -f", "table: `ps -ef` lines of the container's processes; json: an "
+                                "array of their pids"},
+    END,
+};
+static const struct usage_opt o_update[] = {
+    {"--resources FILE, -r FILE", "an OCI linux.resources object (JSON; - for stdin)"},
+    {"--memory BYTES", "memory limit"},
+    {"--memory-swap BYTES", "memory plus swap limit"},
+    {"--pids-limit N", "maximum number of processes"},
+    {"--cpu-quota US", "CPU time per period, in microseconds"},
+    {"--cpu-period US", "the period, in microseconds"},
+    END,
+};
+static const struct usage_opt o_list[] = {
+    {"--quiet, -q", "IDs only"},
+    {"--format table|json", "json: an array of state objects"},
+    END,
+};
+static const struct usage_opt o_check[] = {
+    {"--bundle DIR", "judge this bundle's config against the host"},
+    END,
+};
+static const struct usage_opt o_diff[] = {
+    {"--json", "the change set as JSON"},
+    {"--patch", "a git-style patch"},
+    END,
+};
+static const struct usage_opt o_apply[] = {
+    {"--to TARGET", "the tree to change"},
+    {"--approve DIGEST", "the digest the operator read"},
+    END,
+};
+static const struct usage_opt o_review[] = {
+    {"--lower DIR", "the checkout"},
+    {"--out DIR", "where the change set goes"},
+    {"--timeout S", "wall-clock limit"},
+    {"--bundle DIR", "a config to use instead of the default spec"},
+    {"--id ID", "the container's ID"},
+    AGENT_FLAGS,
+    END,
+};
+static const struct usage_opt o_sweep[] = {
+    {"--older-than DURATION", "only what is at least this old"},
+    {"--exports DIR", "also roll back killed applies journalled there"},
+    END,
+};
+static const struct usage_opt o_broker[] = {
+    {"--socket PATH", "where the relay connects"},
+    {"--upstream URL", "the model endpoint"},
+    {"--credential-file F, --credential-env VAR", "the secret, read on the host"},
+    {"--header NAME, --header-prefix TEXT", "how the secret is sent"},
+    {"--allow PREFIX", "allowed path prefixes (repeatable)"},
+    {"--ca-file F", "trust anchors"},
+    {"--idle-timeout S, --max-conns N", "bounds"},
+    END,
+};
+
+static const struct usage_cmd commands[] = {
+    {"spec", "[OPTIONS]", "write a default hardened config.json to stdout", o_spec, NULL},
+    {"create", "[OPTIONS] ID", "set the container up; its process waits for start", o_create,
+     NULL},
+    {"start", "ID", "let the created container's process run", o_none, NULL},
+    {"state", "ID", "the OCI state JSON (with rootfs, annotations, owner)", o_none, NULL},
+    {"kill", "[--all] ID [SIGNAL]", "signal the container's process (default SIGTERM)", o_kill,
+     "A stopped container answers \"container not running\" (exit 1)."},
+    {"delete", "[--force] ID", "remove the container: processes, mounts, cgroup, state", o_destroy,
+     "A missing container answers \"container does not exist\" (exit 1) unless --force. "
+     "Alias: destroy."},
+    {"destroy", "[--force] ID", "the same as delete, but a missing container is no error",
+     o_destroy, NULL},
+    {"run", "[OPTIONS] ID | --lower DIR [OPTIONS] -- CMD ARGS...",
+     "create, start and wait; exits with the process's status", o_run, NULL},
+    {"exec", "[OPTIONS] ID [CMD ARGS...]",
+     "run one more process inside the container",
+     o_exec,
+     "The process joins the container's namespaces (through a pidfd of its init), its cgroup "
+     "and its confinement: the same seccomp floor and filter, no_new_privs, Landlock where the "
+     "container has it, its rlimits, no capability the container lacks, only fds 0-2 (and "
+     "--preserve-fds). Without --detach, revrun waits and exits with the process's status; when "
+     "the process could not be started it exits 255, as runc does."},
+    {"ps", "[--format table|json] ID", "the container's processes", o_ps, NULL},
+    {"pause", "ID", "freeze every process of the container (cgroup freezer v1 or v2)", o_none,
+     "The status reads \"paused\" until resume."},
+    {"resume", "ID", "thaw a paused container", o_none, NULL},
+    {"update", "[OPTIONS] ID", "change the container's cgroup limits", o_update, NULL},
+    {"features", "", "what this revrun supports, as runtime-spec's features.json", o_none, NULL},
+    {"list", "[--quiet] [--format table|json]", "the containers under the state root", o_list,
+     NULL},
+    {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
+     o_check, NULL},
+    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
+     "the vetted change set, or why it is refused", o_diff, NULL},
+    {"export", "ID DIR | --lower DIR --upper DIR DIR", "manifest.json + blobs", o_none, NULL},
+    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
+    {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_apply,
+     NULL},
+    {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
+     "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
+    {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
+     NULL},
+    {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",
+     "the egress credential broker alone", o_broker, NULL},
+};
+
+const struct usage_cmd *usage_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void print_opts(FILE *out, const struct usage_opt *o)
+{
+    for (; o->flag != NULL; o++)
+        fprintf(out, "  %-28s %s\n", o->flag, o->text);
+}
+
+void usage_print_all(FILE *out)
+{
+    fputs("usage: revrun [GLOBAL OPTIONS] COMMAND [ARGS...]\n\nglobal options:\n", out);
+    print_opts(out, global_opts);
+    fputs("\ncommands:\n", out);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\n`revrun COMMAND --help` lists a command's options; `man revrun` has it all.\n", out);
+}
+
+void usage_print_cmd(FILE *out, const struct usage_cmd *c)
+{
+    fprintf(out, "usage: revrun %s %s\n\n%s\n", c->name, c->synopsis, c->summary);
+    if (c->opts[0].flag != NULL) {
+        fputs("\noptions:\n", out);
+        print_opts(out, c->opts);
+    }
+    if (c->notes != NULL)
+        fprintf(out, "\n%s\n", c->notes);
+}
+
+/* roff: a backslash is \e, a minus is \-, and a line must not start with a
+ * dot or an apostrophe. */
+static void roff(FILE *out, const char *s)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", out);
+    for (; *s != '\0'; s++) {
+        if (*s == '\\')
+            fputs("\\e", out);
+        else if (*s == '-')
+            fputs("\\-", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void man_opts(FILE *out, const struct usage_opt *o)
+{
+    for (; o->flag != NULL; o++) {
+        fputs(".TP\n.B ", out);
+        roff(out, o->flag);
+        fputc('\n', out);
+        roff(out, o->text);
+        fputc('\n', out);
+    }
+}
+
+void usage_print_man(FILE *out)
+{
+    fputs(".TH REVRUN 1 \"\" \"revrun\" \"User Commands\"\n.SH NAME\nrevrun \\- run an AI "
+          "review agent over a read\\-only checkout and export a vetted change set; an OCI "
+          "runtime for engines\n.SH SYNOPSIS\n.B revrun\n[\\fIGLOBAL OPTIONS\\fR] "
+          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH GLOBAL OPTIONS\n",
+          out);
+    man_opts(out, global_opts);
+    fputs(".SH COMMANDS\n", out);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        const struct usage_cmd *c = &commands[i];
+        fputs(".SS ", out);
+        roff(out, c->name);
+        fputs("\n.B revrun ", out);
+        roff(out, c->name);
+        fputs("\n", out);
+        if (c->synopsis[0] != '\0') {
+            roff(out, c->synopsis);
+            fputs("\n", out);
+        }
+        fputs(".PP\n", out);
+        roff(out, c->summary);
+        fputc('\n', out);
+        man_opts(out, c->opts);
+        if (c->notes != NULL) {
+            fputs(".PP\n", out);
+            roff(out, c->notes);
+            fputc('\n', out);
+        }
+    }
+    fputs(".SH EXIT STATUS\n0 on success, 1 on an error, 2 on a bad command line; run and exec "
+          "without \\-\\-detach: the process's status (128+N for signal N), 255 when exec could "
+          "not start it.\n.SH SEE ALSO\nrunc(8), crun(1)\n",
+          out);
+}
+
+bool usage_wants_help(int argc, char **argv)
+{
+    bool stop_at_operand = strcmp(argv[0], "exec") == 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return false;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+        if (stop_at_operand && argv[i][0] != '-' && !(i > 1 && argv[i - 1][0] == '-' &&
+                                                      argv[i - 1][1] != '\0' &&
+                                                      strchr(argv[i - 1], '=') == NULL &&
+                                                      strcmp(argv[i - 1], "-d") != 0 &&
+                                                      strcmp(argv[i - 1], "--detach") != 0 &&
+                                                      strcmp(argv[i - 1], "-t") != 0 &&
+                                                      strcmp(argv[i - 1], "--tty") != 0))
+            return false;
+    }
+    return false;
+}
