@@ -289,6 +289,13 @@ TEST(namespaces_mappings_and_identity)
     root = load_fixture("containerd-ctr-run.json");
     set(root, "process.user", "{\"uid\": 0, \"gid\": 0, \"additionalGids\": [70000]}");
     CHECK(refused_with(root, "is not mapped"));
+    /* a joined UTS namespace keeps its names; said */
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.namespaces", "[{\"type\": \"uts\", \"path\": \"/proc/1/ns/uts\"}]");
+    set(root, "hostname", "\"x\"");
+    CHECK(build(root) == 0);
+    CHECK((prof.eng.join_flags & CLONE_NEWUTS) && !(prof.clone_flags & CLONE_NEWUTS));
+    CHECK(has_note("UTS namespace is joined"));
     root = load_fixture("containerd-ctr-run.json");
     set(root, "process.noNewPrivileges", "false");
     set(root, "process.oomScoreAdj", "-500");

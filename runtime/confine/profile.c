@@ -1729,6 +1729,11 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
         goto fail;
     p->hostname = c->hostname;
     p->eng.domainname = c->domainname;
+    /* A joined UTS namespace is another container's: its names stay. */
+    if ((p->eng.join_flags & CLONE_NEWUTS) && (c->hostname != NULL || c->domainname != NULL) &&
+        note(p, "hostname/domainname: not set (the UTS namespace is joined, not the "
+                "container's own)") < 0)
+        goto fail;
     p->args = &c->process.args;
     p->env = &c->process.env;
     p->cwd = c->process.cwd;
