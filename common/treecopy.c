@@ -103,9 +103,17 @@ static int copy_open_file(struct copy *c, int in, const struct stat *st, int dst
     return 0;
 }
 
+/* Files and directories both count against max_files: an empty directory
+ * costs the source nothing (an agent makes millions in a tmpfs) but an
+ * inode and a mkdir on the host side. */
+static bool over_entries(const struct copy *c)
+{
+    return c->rep->files + c->rep->dirs >= c->lim->max_files;
+}
+
 static bool over_caps(struct copy *c, const struct stat *st)
 {
-    if (c->rep->files < c->lim->max_files && (uint64_t)st->st_size <= c->lim->max_bytes - c->rep->bytes)
+    if (!over_entries(c) && (uint64_t)st->st_size <= c->lim->max_bytes - c->rep->bytes)
         return false;
     c->rep->capped = true;
     return true;
@@ -151,7 +159,8 @@ static int enter_dir(struct copy *c, int src_dir, int dst_dir, const char *name,
     int in, out;
     size_t len = strlen(c->path);
 
-    if (c->depth >= c->lim->max_depth || len + 1 + strlen(name) >= sizeof(c->path)) {
+    if (c->depth >= c->lim->max_depth || over_entries(c) ||
+        len + 1 + strlen(name) >= sizeof(c->path)) {
         c->rep->capped = true;
         skip(c, name);
         return 0;

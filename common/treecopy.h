@@ -1,6 +1,6 @@
 /* Copying a tree that someone else shaped (an agent's HOME after it ran, an
  * operator's seed directory) into one revrun owns: no symlink is followed
- * or copied, only regular files and directories are, depth, file count and
+ * or copied, only regular files and directories are, depth, entry count and
  * bytes are capped (bytes while reading, not only before), and what is left
  * out is counted and named. No recursion: an explicit stack of max_depth. */
 #ifndef REVRUN_TREECOPY_H
@@ -13,7 +13,7 @@
 #include "common/error.h"
 
 struct rr_copy_limits {
-    uint64_t max_files;  /* regular files copied, in all */
+    uint64_t max_files;  /* regular files and directories made, in all */
     uint64_t max_bytes;  /* bytes copied, in all */
     unsigned max_depth;  /* directory levels below the top */
     bool keep_mode;      /* permission bits & 0755 kept; else files 0600, dirs 0700 */

@@ -309,6 +309,13 @@ artifacts_kept() {
     [ "$(find "$RR_TMP/out/artifacts/many" -type f | wc -l)" = 5000 ]
 }
 
+@test "revrun.artifacts: directories count against the cap (empty ones cost the agent nothing, the host an inode each)" {
+    run review root --artifact '~/many' -- sh -c 'mkdir ~/many; cd ~/many; seq 0 5999 | xargs mkdir'
+    assert_success
+    [ "$(result '["artifacts"]["capped"]')" = True ]
+    [ "$(find "$RR_TMP/out/artifacts/many" -mindepth 1 -type d | wc -l)" -le 5000 ]
+}
+
 # ---- DNS ----
 
 dns_fails_fast() {

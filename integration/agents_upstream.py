@@ -14,7 +14,9 @@ CLI does real work against it.
 
 The conversation (when the prompt holds "revrun-agent-test workdir=DIR"):
 write NOTES.md, edit hello.txt ("world" -> "revrun"), run one shell command
-(`git status --short; git diff; echo SHELL-OK`), then a final answer. Each
+(`git status --short; git diff`, a name lookup, `printf 'SHELL-%s\\n' 42`:
+its output, never its text, holds "SHELL-42"), then
+a final answer. Each
 step is chosen from the history the request carries (how many tool results
 came back), so retries and parallel side requests (titles, routing,
 token counts) do not derail it. A tool result that reports an error ends the
@@ -45,7 +47,13 @@ counter = [0]
 
 NOTES = "Reviewed by the revrun agent suite.\n"
 OLD, NEW = "world", "revrun"
-SHELL = "git status --short; git diff; echo SHELL-OK"
+# The shell step also asks the sandbox's resolver for a name: "dns -2"
+# (EAI_NONAME, an NXDOMAIN answer) is what revrun promises inside.
+# --no-ext-diff: Gemini CLI runs commands with diff.external set to "",
+# which git 2.39 tries to run.
+SHELL = ("git status --short; git diff --no-ext-diff; python3 -c \"import socket\n"
+         "try: socket.getaddrinfo('model-api.example', 443); print('dns resolved')\n"
+         "except socket.gaierror as e: print('dns', e.errno)\"; printf 'SHELL-%s\\n' 42")
 DONE = "Review finished: NOTES.md written, hello.txt edited."
 MARKER = re.compile(r"revrun-agent-test workdir=(/[A-Za-z0-9._/-]*)")
 WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -427,7 +435,7 @@ def gemini_step(req):
             fr = p.get("functionResponse") if isinstance(p, dict) else None
             if fr is not None:
                 resp = json.dumps(fr.get("response", {}))
-                if '"error"' in resp:
+                if '"error"' in resp or "was blocked" in resp:
                     return n, True
                 n += 1
     return n, False

@@ -289,6 +289,13 @@ TEST(namespaces_mappings_and_identity)
     root = load_fixture("containerd-ctr-run.json");
     set(root, "process.user", "{\"uid\": 0, \"gid\": 0, \"additionalGids\": [70000]}");
     CHECK(refused_with(root, "is not mapped"));
+    /* a joined UTS namespace keeps its names; said */
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.namespaces", "[{\"type\": \"uts\", \"path\": \"/proc/1/ns/uts\"}]");
+    set(root, "hostname", "\"x\"");
+    CHECK(build(root) == 0);
+    CHECK((prof.eng.join_flags & CLONE_NEWUTS) && !(prof.clone_flags & CLONE_NEWUTS));
+    CHECK(has_note("UTS namespace is joined"));
     root = load_fixture("containerd-ctr-run.json");
     set(root, "process.noNewPrivileges", "false");
     set(root, "process.oomScoreAdj", "-500");
@@ -349,7 +356,9 @@ TEST(mounts_and_resources)
                                          "true, \"type\": \"c\", \"major\": 1, \"minor\": 3, "
                                          "\"access\": \"rwm\"}]");
     CHECK(build(root) == 0);
-    CHECK(prof.dev_allowed == 1u); /* /dev/null only */
+    /* the runtime spec's default devices stay: the rules cannot remove them */
+    CHECK(prof.dev_allowed == ~0u);
+    CHECK(has_note("denied by the rules but bound: 1:5 1:7 1:8 1:9 5:0"));
     root = load_fixture("containerd-ctr-run.json");
     set(root, "linux.cgroupsPath", "\"kubepods/pod1/c1\"");
     CHECK(build(root) == 0);

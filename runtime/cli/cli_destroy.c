@@ -6,6 +6,29 @@
 #include "runtime/container/container.h"
 #include "runtime/container/log.h"
 
+/* runc's delete, as the runtime spec has it: what is not there is an error
+ * ("container does not exist": the shim and conmon match the words), and
+ * so is a container that is not stopped (created, running, paused), unless
+ * --force. revrun's own destroy stays idempotent and takes a created one. */
+static int delete_allowed(struct rr_ctx *ctx, const char *id, struct rr_error *err)
+{
+    struct opened o;
+    enum container_status st;
+    int r = open_container(ctx, id, false, &o, err);
+
+    if (r < 0) {
+        opened_close(&o);
+        return err->errnum == ENOENT ? rr_wrap(err, "delete %s", id) : 0;
+    }
+    st = container_status_of(o.dir, o.have_state ? &o.state : NULL);
+    opened_close(&o);
+    if (st == STATUS_CREATED || st == STATUS_RUNNING || st == STATUS_PAUSED)
+        return rr_fail(err, EBUSY, "delete %s: cannot delete container %s that is not stopped: %s "
+                                   "(kill it first, or delete --force)",
+                       id, id, container_status_name(st));
+    return 0;
+}
+
 int cli_destroy(struct rr_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -31,15 +54,9 @@ int cli_destroy(struct rr_ctx *ctx, int argc, char **argv)
     /* runc's delete: what is not there is an error, unless --force (the
      * shim and conmon match "container does not exist"); revrun's own
      * destroy stays idempotent. */
-    if (!force && strcmp(argv[0], "delete") == 0) {
-        struct opened o;
-        int r = open_container(ctx, argv[optind], false, &o, &err);
-        opened_close(&o);
-        if (r < 0 && err.errnum == ENOENT) {
-            rr_wrap(&err, "delete %s", argv[optind]);
-            log_error(&err);
-            return CLI_ERROR;
-        }
+    if (!force && strcmp(argv[0], "delete") == 0 && delete_allowed(ctx, argv[optind], &err) < 0) {
+        log_error(&err);
+        return CLI_ERROR;
     }
     if (container_destroy(ctx, argv[optind], force, &err) < 0) {
         log_error(&err);

@@ -1636,14 +1636,15 @@ static int engine_resources(const struct rr_config *c, struct profile *p, struct
         return rr_fail(err, ENOMEM, "notes");
     /* Device rules: every mount but revrun's own device binds and the
      * container's devpts is nodev (the image's root too), so the only nodes
-     * reachable are revrun's fixed set; the rules decide which of those
-     * are bound. */
+     * reachable are revrun's fixed set, which is exactly the runtime spec's
+     * default devices (null, zero, full, random, urandom, tty): the spec
+     * says they MUST be there, and runc allows them whatever the rules say.
+     * A rule that would deny one is said to have no effect. */
     if (r->n_devices > 0) {
         static const struct {
             int64_t major, minor;
         } fixed[] = {{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}};
         char denied[128] = "";
-        p->dev_allowed = 0;
         for (size_t d = 0; d < sizeof(fixed) / sizeof(fixed[0]); d++) {
             bool allow = false;
             for (size_t i = 0; i < r->n_devices; i++) {
@@ -1653,14 +1654,14 @@ static int engine_resources(const struct rr_config *c, struct profile *p, struct
                     (rule->minor < 0 || rule->minor == fixed[d].minor))
                     allow = rule->allow && strchr(rule->access, 'r') && strchr(rule->access, 'w');
             }
-            if (allow)
-                p->dev_allowed |= 1u << d;
-            else
+            if (!allow)
                 snprintf(denied + strlen(denied), sizeof(denied) - strlen(denied), " %lld:%lld",
                          (long long)fixed[d].major, (long long)fixed[d].minor);
         }
-        if (note(p, "linux.resources.devices: applied to the container's /dev (every other "
-                    "mount is nodev)%s%s", denied[0] ? "; not bound:" : "", denied) < 0)
+        if (denied[0] != '\0' &&
+            note(p, "linux.resources.devices: the default devices are provided as the runtime "
+                    "spec requires (every other node is out of reach: all mounts are nodev); "
+                    "denied by the rules but bound:%s", denied) < 0)
             return rr_fail(err, ENOMEM, "notes");
     }
     return 0;
@@ -1728,6 +1729,11 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
         goto fail;
     p->hostname = c->hostname;
     p->eng.domainname = c->domainname;
+    /* A joined UTS namespace is another container's: its names stay. */
+    if ((p->eng.join_flags & CLONE_NEWUTS) && (c->hostname != NULL || c->domainname != NULL) &&
+        note(p, "hostname/domainname: not set (the UTS namespace is joined, not the "
+                "container's own)") < 0)
+        goto fail;
     p->args = &c->process.args;
     p->env = &c->process.env;
     p->cwd = c->process.cwd;

@@ -250,6 +250,38 @@ static int open_sources(struct engine *e, struct rr_error *err)
     return 0;
 }
 
+/* Sysctls of a joined namespace are written by revrun as root of the host
+ * (engine_write_sysctls in spawn): when that namespace is revrun's own (the
+ * host's: a path such as /proc/1/ns/net), they would change the host, so
+ * they are refused, as runc refuses them in the host's network namespace. */
+static int joined_sysctls_refused(const struct engine *e, size_t i, struct rr_error *err)
+{
+    const struct rr_strv *kvs = &e->p.eng.sysctl_joined;
+    struct stat joined, own;
+
+    if (kvs->n == 0)
+        return 0;
+    if (fstat(e->join_fd[i], &joined) < 0 || fstat(e->back_fd[i], &own) < 0)
+        return rr_fail(err, errno, "linux.namespaces: %s", e->p.eng.ns_path[joinable[i].index]);
+    if (joined.st_dev != own.st_dev || joined.st_ino != own.st_ino)
+        return 0;
+    for (size_t k = 0; k < kvs->n; k++) {
+        const char *kv = kvs->v[k];
+        int flag = strncmp(kv, "net.", 4) == 0 ? CLONE_NEWNET
+                   : strncmp(kv, "kernel.hostname=", 16) == 0 ||
+                           strncmp(kv, "kernel.domainname=", 18) == 0
+                       ? CLONE_NEWUTS
+                       : CLONE_NEWIPC;
+        if (flag == joinable[i].flag)
+            return rr_fail(err, 0,
+                           "linux.sysctl.%.*s: refused: the %s namespace %s is the host's "
+                           "(revrun's own); the sysctl would change the host",
+                           (int)strcspn(kv, "="), kv, joinable[i].proc_name,
+                           e->p.eng.ns_path[joinable[i].index]);
+    }
+    return 0;
+}
+
 /* runc's checks on a namespace path: a namespace file (nsfs) of the type
  * the config names. */
 static int open_namespaces(struct engine *e, struct rr_error *err)
@@ -275,6 +307,8 @@ static int open_namespaces(struct engine *e, struct rr_error *err)
         e->back_fd[i] = open(own, O_RDONLY | O_CLOEXEC);
         if (e->back_fd[i] < 0)
             return rr_fail(err, errno, "%s", own);
+        if (joined_sysctls_refused(e, i, err) < 0)
+            return -1;
     }
     return 0;
 }

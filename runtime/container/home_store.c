@@ -106,7 +106,8 @@ static int seed(int root, const struct profile *p, struct rr_error *err)
         /* A seed that does not fit is an operator's mistake: refused, not
          * half-copied without a word. */
         if (rep.capped)
-            return rr_fail(err, EFBIG, "revrun.home %s: over %u files or %llu bytes",
+            return rr_fail(err, EFBIG,
+                           "revrun.home %s: over %u files and directories or %llu bytes",
                            p->home_seed, HOME_SEED_MAX_FILES,
                            (unsigned long long)HOME_SEED_MAX_BYTES);
     }
@@ -200,7 +201,7 @@ static int copy_one(int home_fd, const char *rel, int out_dir, struct rr_copy_li
     add_report(&rep->copy, &one);
     rr_copy_report_free(&one);
     /* The caps are for all paths together. */
-    lim->max_files -= one.files < lim->max_files ? one.files : lim->max_files;
+    lim->max_files -= one.files + one.dirs < lim->max_files ? one.files + one.dirs : lim->max_files;
     lim->max_bytes -= one.bytes < lim->max_bytes ? one.bytes : lim->max_bytes;
     return r;
 }
