@@ -4,8 +4,12 @@
 #      read host secrets, which it cannot);
 #   2. revrun shows what it changed, vetted, with the change set's digest;
 #   3. the bundle is destroyed and nothing is left behind.
-# Run as root (sudo examples/demo.sh) from the repository, after `make`.
+# Run from the repository after `make`; it runs as root, through sudo when
+# it is not root already.
 set -eu
+if [ "$(id -u)" != 0 ]; then
+    exec sudo "$0" "$@"
+fi
 cd "$(dirname "$0")/.."
 REVRUN=./revrun
 ID=demo-$$
