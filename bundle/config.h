@@ -303,6 +303,8 @@ void writeback_policy_free(struct rr_writeback_policy *p);
 int strv_push(struct rr_strv *sv, const char *s);
 void strv_free(struct rr_strv *sv);
 bool strv_contains(const struct rr_strv *sv, const char *s);
+/* The value of NAME in an environment list of NAME=VALUE strings, or NULL. */
+const char *strv_env_get(const struct rr_strv *env, const char *name);
 
 /* Parse "1G", "512M", "1048576" (binary units); false on junk or overflow. */
 bool parse_size(const char *s, uint64_t *out);

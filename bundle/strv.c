@@ -39,3 +39,13 @@ bool strv_contains(const struct rr_strv *sv, const char *s)
             return true;
     return false;
 }
+
+const char *strv_env_get(const struct rr_strv *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
+            return env->v[i] + n + 1;
+    return NULL;
+}

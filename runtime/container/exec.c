@@ -64,22 +64,12 @@ struct exec_job {
 
 /* ---- the process, inside the container's namespaces ---- */
 
-static const char *env_get(const struct rr_strv *env, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (size_t i = 0; i < env->n; i++)
-        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
-            return env->v[i] + n + 1;
-    return NULL;
-}
-
 /* args[0] through the process's PATH (its env, never the host's), in the
  * container's root. */
 static int resolve_exe(struct exec_job *j, struct rr_error *err)
 {
     const char *prog = j->ep.p.args->v[0];
-    const char *path = env_get(j->ep.p.env, "PATH");
+    const char *path = strv_env_get(j->ep.p.env, "PATH");
     struct stat st;
 
     if (strchr(prog, '/') != NULL) {

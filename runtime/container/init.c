@@ -27,6 +27,7 @@
 #include "runtime/confine/caps.h"
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/console.h"
+#include "runtime/container/loopback.h"
 #include "runtime/confine/landlock.h"
 #include "egress/dns.h"
 #include "egress/egress.h"
@@ -79,38 +80,12 @@ static int tie_to_monitor(int sync_fd, struct rr_error *err)
     return 0;
 }
 
-static int loopback_up(struct rr_error *err)
-{
-    struct ifreq ifr = {0};
-    _cleanup_close_ int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-    if (s < 0)
-        return rr_fail(err, errno, "network: socket");
-    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-        return rr_fail(err, errno, "network: lo flags");
-    ifr.ifr_flags |= IFF_UP;
-    if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-        return rr_fail(err, errno, "network: bring lo up");
-    return 0;
-}
-
-static const char *env_get(const struct rr_strv *env, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (size_t i = 0; i < env->n; i++)
-        if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=')
-            return env->v[i] + n + 1;
-    return NULL;
-}
-
 /* args[0] through the container's PATH (from process.env, never the
  * host's), checked now so that `create` reports a missing program. */
 static int resolve_exe(const struct profile *p, struct rr_error *err)
 {
     const char *prog = p->args->v[0];
-    const char *path = env_get(p->env, "PATH");
+    const char *path = strv_env_get(p->env, "PATH");
     struct stat st;
 
     if (strchr(prog, '/') != NULL) {
