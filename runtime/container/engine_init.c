@@ -152,27 +152,6 @@ static int setup(struct engine_init_args *a, struct rr_error *err)
     return 0;
 }
 
-static int wait_for_start(int fifo_fd, struct rr_error *err)
-{
-    char path[64];
-    int fd;
-
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fifo_fd);
-    do {
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return rr_fail(err, errno, "open exec fifo");
-    close(fifo_fd);
-    if (rr_write_all(fd, "0", 1) < 0) {
-        int e = errno;
-        close(fd);
-        return rr_fail(err, e, "write exec fifo");
-    }
-    close(fd);
-    return 0;
-}
-
 /* AppArmor applies at the exec, as runc applies it. */
 static int apparmor_on_exec(const char *profile, struct rr_error *err)
 {
@@ -262,7 +241,7 @@ __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
     close(a->sync_fd);
     /* Signals keep their default action until start: a created container
      * sent SIGKILL or SIGTERM ends, as runc's does. */
-    if (wait_for_start(a->fifo_fd, &err) < 0)
+    if (sync_wait_for_start(a->fifo_fd, &err) < 0)
         die_started(&err);
     if (run_hooks(a, RR_HOOK_START_CONTAINER, "created", &err) < 0 ||
         become_process(a, &err) < 0)

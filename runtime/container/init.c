@@ -191,29 +191,6 @@ static int setup(struct init_args *a, struct rr_error *err)
 
 /* ---- start ---- */
 
-/* Opening the fifo for writing blocks until `revrun start` opens it for
- * reading; the byte written tells start that init was really waiting. */
-static int wait_for_start(int fifo_fd, struct rr_error *err)
-{
-    char path[64];
-    int fd;
-
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fifo_fd);
-    do {
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return rr_fail(err, errno, "open exec fifo");
-    close(fifo_fd);
-    if (rr_write_all(fd, "0", 1) < 0) {
-        int e = errno;
-        close(fd);
-        return rr_fail(err, e, "write exec fifo");
-    }
-    close(fd);
-    return 0;
-}
-
 static void set_rlimits(const struct profile *p)
 {
     for (size_t i = 0; i < p->n_rlimits; i++) {
@@ -443,7 +420,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         _exit(1);
     /* Until start, signals keep their default action: a created container
      * that is sent SIGTERM ends, as runc's does. */
-    if (wait_for_start(a->fifo_fd, &err) < 0) {
+    if (sync_wait_for_start(a->fifo_fd, &err) < 0) {
         sync_send_error(a->sync_fd, &err);
         _exit(1);
     }

@@ -1,10 +1,13 @@
 #include "runtime/container/sync.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "common/fsutil.h"
 
 int sync_send(int fd, uint32_t type, int64_t value, int64_t value2, const char *text)
 {
@@ -121,4 +124,25 @@ int sync_recv_fd(int fd, struct sync_msg *m, int *passed)
     }
     m->text[sizeof(m->text) - 1] = '\0';
     return 1;
+}
+
+int sync_wait_for_start(int fifo_fd, struct rr_error *err)
+{
+    char path[64];
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fifo_fd);
+    do {
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return rr_fail(err, errno, "open exec fifo");
+    close(fifo_fd);
+    if (rr_write_all(fd, "0", 1) < 0) {
+        int e = errno;
+        close(fd);
+        return rr_fail(err, e, "write exec fifo");
+    }
+    close(fd);
+    return 0;
 }

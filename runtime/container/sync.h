@@ -46,4 +46,9 @@ int sync_recv(int fd, struct sync_msg *m);
 /* Receive and expect `type`; an SYNC_ERROR becomes *err. */
 int sync_expect(int fd, uint32_t type, struct sync_msg *m, struct rr_error *err);
 
+/* The container's side of the exec fifo: opening it for writing blocks
+ * until `revrun start` opens it for reading; the byte written tells start
+ * that the container was really waiting. Closes fifo_fd. */
+int sync_wait_for_start(int fifo_fd, struct rr_error *err);
+
 #endif
