@@ -437,3 +437,44 @@ git gc -q --prune=now; test -z \"\$(find .git/objects -type f -path '*/objects/[
     assert_output_contains "main.o"
     [ -z "$(find "$TMPDIR" -maxdepth 1 -name 'revrun-gitignore.*' ! -name '*.live' ! -name '*.theirs')" ]
 }
+
+# The checkout's warmer (runtime/container/warm.h) is a process inside the
+# sandbox beside the agent: the agent finds it confined as it is itself
+# (seccomp, no_new_privs, no capability), at idle priority, and gone once
+# it has looked the checkout up. 30,000 files, so that it is still there
+# when the agent's first command looks.
+warmer_confined() {
+    python3 - "$CO" <<'PY'
+import os, sys
+for i in range(30000):
+    d = os.path.join(sys.argv[1], "many", "d%03d" % (i // 100))
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "f%03d" % (i % 100)), "w").close()
+PY
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/many"
+    # pid 1 forks it right after the agent: look until it is there
+    review "$1" 'i=0; while [ -z "$w" ] && [ $i -lt 200 ]; do
+  for p in /proc/[0-9]*; do grep -q "^[0-9]* (revrun-warm) " $p/stat 2>/dev/null && w=$p; done
+  i=$((i+1)); done
+[ -n "$w" ] || { echo "no warmer"; exit 3; }
+grep -E "^(Seccomp|NoNewPrivs|CapEff|CapPrm|CapBnd):" $w/status
+echo "policy $(cut -d" " -f41 $w/stat)"
+i=0; while [ -d $w ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+[ -d $w ] && echo "warmer still there" || echo "warmer gone"'
+    assert_success
+    grep -qE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log"
+    grep -qE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log"
+    grep -qE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log"
+    grep -qE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log"
+    grep -qx "policy 5" "$OUT/agent.log" # SCHED_IDLE
+    grep -qx "warmer gone" "$OUT/agent.log"
+}
+
+@test "git: the checkout's warmer is confined like the agent, idle, and exits (root)" {
+    warmer_confined root
+}
+
+@test "git: the checkout's warmer is confined like the agent, idle, and exits (rootless)" {
+    warmer_confined user
+}
