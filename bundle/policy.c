@@ -50,20 +50,25 @@ const char *rr_cap_name(int cap)
     return cap_names[cap];
 }
 
-static int parse_policy(const struct json_node *root, uint64_t *allowed, struct rr_error *err)
+/* engine.noNewPrivileges: "force" (the default: set whatever the config
+ * says) or "config" (the config's process.noNewPrivileges, as the runtime
+ * spec has it). Any other value is refused: a typo must not widen. */
+static int parse_nnp(const struct json_node *v, struct rr_engine_policy *out,
+                     struct rr_error *err)
 {
-    static const char *const top[] = {"engine", NULL};
-    static const char *const eng[] = {"capabilities", NULL};
-    const struct json_node *e, *caps;
+    if (jf_expect(v, JSON_STRING, "engine.noNewPrivileges", err) < 0)
+        return -1;
+    if (strcmp(v->u.string.s, "force") == 0)
+        out->nnp_as_config = false;
+    else if (strcmp(v->u.string.s, "config") == 0)
+        out->nnp_as_config = true;
+    else
+        return rr_fail(err, 0, "engine.noNewPrivileges: \"force\" or \"config\"");
+    return 0;
+}
 
-    if (jf_only_keys(root, "", top, err) < 0)
-        return -1;
-    if ((e = json_get(root, "engine")) == NULL)
-        return 0;
-    if (jf_only_keys(e, "engine", eng, err) < 0)
-        return -1;
-    if ((caps = json_get(e, "capabilities")) == NULL)
-        return 0;
+static int parse_caps(const struct json_node *caps, uint64_t *allowed, struct rr_error *err)
+{
     if (jf_expect(caps, JSON_ARRAY, "engine.capabilities", err) < 0)
         return -1;
     *allowed = 0;
@@ -83,17 +88,47 @@ static int parse_policy(const struct json_node *root, uint64_t *allowed, struct 
     return 0;
 }
 
-int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)
+static int parse_policy(const struct json_node *root, struct rr_engine_policy *out,
+                        struct rr_error *err)
+{
+    static const char *const top[] = {"engine", NULL};
+    static const char *const eng[] = {"capabilities", "noNewPrivileges", NULL};
+    const struct json_node *e, *v;
+
+    if (jf_only_keys(root, "", top, err) < 0)
+        return -1;
+    if ((e = json_get(root, "engine")) == NULL)
+        return 0;
+    if (jf_only_keys(e, "engine", eng, err) < 0)
+        return -1;
+    if ((v = json_get(e, "capabilities")) != NULL && parse_caps(v, &out->caps, err) < 0)
+        return -1;
+    if ((v = json_get(e, "noNewPrivileges")) != NULL && parse_nnp(v, out, err) < 0)
+        return -1;
+    return 0;
+}
+
+int policy_load_engine(const char *path, struct rr_engine_policy *out, struct rr_error *err)
 {
     struct json_node *root = NULL;
     int r;
 
-    *allowed = rr_caps_engine_default;
+    *out = (struct rr_engine_policy){.caps = rr_caps_engine_default, .nnp_as_config = false};
     if (access(path, F_OK) < 0 && errno == ENOENT)
         return 0;
     if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
         return rr_wrap(err, "policy %s", path);
-    r = parse_policy(root, allowed, err);
+    r = parse_policy(root, out, err);
     json_free(root);
     return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
+}
+
+int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)
+{
+    struct rr_engine_policy pol;
+
+    if (policy_load_engine(path, &pol, err) < 0)
+        return -1;
+    *allowed = pol.caps;
+    return 0;
 }

@@ -1365,9 +1365,6 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
     if (p->rootless)
         return rr_fail(err, EPERM, "an engine's config needs revrun running as root (rootless "
                                    "engines are not supported yet)");
-    if (c->process.has_no_new_privileges && !c->process.no_new_privileges &&
-        note(p, "process.noNewPrivileges: false tightened to true") < 0)
-        return rr_fail(err, ENOMEM, "notes");
     if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", e->uid_map,
                    &e->n_uid_map, p, err) < 0 ||
         engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", e->gid_map,
@@ -1416,16 +1413,38 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
     return 0;
 }
 
+/* no_new_privs: forced on, unless the host policy says "config"; then the
+ * config's process.noNewPrivileges (false when absent, as the runtime spec
+ * has it). What false still leaves in place: the seccomp floor (loaded
+ * while the process holds CAP_SYS_ADMIN in its own user namespace, as runc
+ * loads it without no_new_privs), the bounding set within the policy, every
+ * mount nosuid (so setuid bits and file capabilities give nothing), and ids
+ * that are unprivileged on the host (THREAT_MODEL.md "Engine mode"). */
+static int engine_nnp(const struct rr_config *c, const struct rr_engine_policy *pol,
+                      const char *policy_file, struct profile *p, struct rr_error *err)
+{
+    bool want = c->process.has_no_new_privileges && c->process.no_new_privileges;
+
+    p->eng.no_new_privs = pol->nnp_as_config ? want : true;
+    if (!pol->nnp_as_config && c->process.has_no_new_privileges && !want &&
+        note(p, "process.noNewPrivileges: false tightened to true") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (!p->eng.no_new_privs &&
+        note(p, "process.noNewPrivileges: %s honoured (%s: engine.noNewPrivileges \"config\"); "
+                "the seccomp floor and the policy's capability bound still hold",
+             c->process.has_no_new_privileges ? "false" : "absent (false)", policy_file) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
 /* Capabilities: only inside revrun's user namespace, and only those the
  * host policy allows (never SYS_ADMIN and the other escape routes). */
-static int engine_caps(const struct rr_config *c, const char *policy_file, struct profile *p,
-                       struct rr_error *err)
+static int engine_caps(const struct rr_config *c, const struct rr_engine_policy *pol,
+                       const char *policy_file, struct profile *p, struct rr_error *err)
 {
-    uint64_t allowed;
+    uint64_t allowed = pol->caps;
     uint64_t *g = p->eng.caps;
 
-    if (policy_load(policy_file, &allowed, err) < 0)
-        return -1;
     allowed &= ~rr_caps_never;
     for (size_t s = 0; s < 5; s++) {
         const struct rr_strv *names = &c->process.caps[s];
@@ -1706,6 +1725,8 @@ static int engine_root(const struct rr_config *c, const char *bundle, struct pro
 int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
                          struct profile *p, struct rr_error *err)
 {
+    struct rr_engine_policy pol;
+
     memset(p, 0, sizeof(*p));
     p->cfg = c;
     p->rootless = geteuid() != 0;
@@ -1716,8 +1737,11 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
+    if (policy_load_engine(policy_file, &pol, err) < 0)
+        goto fail;
     if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
-        engine_caps(c, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
+        engine_caps(c, &pol, policy_file, p, err) < 0 ||
+        engine_nnp(c, &pol, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
         goto fail;
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;

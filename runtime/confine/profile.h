@@ -117,6 +117,8 @@ struct engine_plan {
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */
+    /* no_new_privs: always, unless the host policy lets the config decide */
+    bool no_new_privs;
 };
 
 struct profile {
