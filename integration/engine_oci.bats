@@ -178,3 +178,26 @@ PY
     assert_failure
     [[ "$output" == *"noNewPrivileges: revrun always sets it"* ]]
 }
+
+@test "the runtime spec's extensibility: an unknown top-level property is ignored and named; unknown keys inside what confines, and an unknown capability name, fail create" {
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["unknown"] = {"capabilities": ["CAP_SYS_ADMIN"]}'
+    run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv CapBnd)" = 00000000a80425fb ]
+    grep -q "unknown top-level properties ignored.*: unknown" "$B/log"
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["process"]["unknown"] = 1'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.unknown: unknown or unsupported key"* ]]
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["linux"]["unknown"] = 1'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"linux.unknown: unknown or unsupported key"* ]]
+    # CAP_TEST: no kernel number; the runtime spec says it MUST be an error
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["process"]["capabilities"]["bounding"].append("CAP_TEST")'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.capabilities.bounding[14]: unknown capability"* ]]
+    [ ! -e "$B/state/c1" ]
+}

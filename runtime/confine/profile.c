@@ -1453,7 +1453,12 @@ static int engine_caps(const struct rr_config *c, const struct rr_engine_policy 
 
         for (size_t i = 0; i < names->n; i++) {
             int n = rr_cap_by_name(names->v[i]);
-            if (n >= 0 && (allowed & (1ULL << n))) {
+            /* The runtime spec: a value with no kernel interface MUST be an
+             * error (a misspelt name is not silently a narrower set). */
+            if (n < 0)
+                return rr_fail(err, 0, "process.capabilities.%s[%zu]: unknown capability",
+                               rr_cap_set_names[s], i);
+            if (allowed & (1ULL << n)) {
                 want |= 1ULL << n;
             } else if (strlen(dropped) + strlen(names->v[i]) + 2 < sizeof(dropped)) {
                 strcat(dropped, dropped[0] ? " " : "");
@@ -1751,6 +1756,18 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     if (judge_terminal(c, p, err) < 0 || engine_hardening(c, p, err) < 0 ||
         engine_resources(c, p, err) < 0)
         goto fail;
+    if (c->ignored_top.n > 0) {
+        char names[256] = "";
+        for (size_t i = 0; i < c->ignored_top.n; i++)
+            if (strlen(names) + strlen(c->ignored_top.v[i]) + 2 < sizeof(names)) {
+                strcat(names, names[0] ? " " : "");
+                strcat(names, c->ignored_top.v[i]);
+            }
+        if (note(p, "config.json: unknown top-level properties ignored (the runtime spec's "
+                    "rule; unknown keys inside process, linux and mounts are refused): %s",
+                 names) < 0)
+            goto fail;
+    }
     p->hostname = c->hostname;
     p->eng.domainname = c->domainname;
     /* A joined UTS namespace is another container's: its names stay. */
