@@ -38,6 +38,8 @@ setup() {
 
 teardown() {
     "$RT" --root "$B/state" delete --force c1 >/dev/null 2>&1 || true
+    grep -F " $B" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$B"
 }
 
@@ -153,8 +155,10 @@ CONFIG_NNP='{"engine": {"noNewPrivileges": "config"}}'
     echo "$output"
     assert_success
     [ "$(kv NoNewPrivs)" = 0 ]
-    [ "$(kv euid)" = 1000 ] && [ "$(kv uid)" = 1000 ]
-    [ "$(kv CapEff)" = 0000000000000000 ] && [ "$(kv CapPrm)" = 0000000000000000 ]
+    [ "$(kv euid)" = 1000 ]
+    [ "$(kv uid)" = 1000 ]
+    [ "$(kv CapEff)" = 0000000000000000 ]
+    [ "$(kv CapPrm)" = 0000000000000000 ]
 }
 
 @test "review profile: no_new_privs whatever the host policy says; noNewPrivileges false is refused" {
@@ -200,4 +204,40 @@ PY
     assert_failure
     [[ "$output" == *"process.capabilities.bounding[14]: unknown capability"* ]]
     [ ! -e "$B/state/c1" ]
+}
+
+@test "mounts: propagation as the config asks, among the container's own mounts only; a bind's data options ignored; mountinfo in the config's order" {
+    # a shared mount on this side: the container's bind of it must not be
+    # its peer
+    mkdir -p "$B/src"
+    mount -t tmpfs tmpfs "$B/src"
+    mount --make-shared "$B/src"
+    local host_group
+    host_group=$(grep -F " $B/src " /proc/self/mountinfo | grep -o 'shared:[0-9]*')
+    [ -n "$host_group" ]
+    bundle 'c["process"]["args"] = ["cat", "/proc/self/mountinfo"]' \
+        'c["linux"]["rootfsPropagation"] = "shared"' \
+        'c["mounts"] += [{"destination": "/tmp/a", "type": "tmpfs", "source": "tmpfs", "options": ["shared"]},
+                         {"destination": "/mnt/e", "source": "'"$B/src"'", "options": ["rbind", "rshared", "mode=755", "size=1k"]},
+                         {"destination": "/tmp/b", "type": "tmpfs", "source": "tmpfs", "options": ["slave"]}]'
+    run run_bundle
+    echo "$output"
+    assert_success
+    local a e b root
+    a=$(grep -n ' /tmp/a ' <<<"$output")
+    e=$(grep -n ' /mnt/e ' <<<"$output")
+    b=$(grep -n ' /tmp/b ' <<<"$output")
+    root=$(awk '$5 == "/"' <<<"$output")
+    # in the config's order
+    [ "${a%%:*}" -lt "${e%%:*}" ]
+    [ "${e%%:*}" -lt "${b%%:*}" ]
+    # shared where asked, in peer groups of the container's own
+    [[ "$a" == *shared:* ]]
+    [[ "$e" == *shared:* ]]
+    [[ "$root" == *shared:* ]]
+    [[ "$e" != *"$host_group "* ]]
+    # slave of nothing: private
+    [[ "$b" != *shared:* ]]
+    [[ "$b" != *master:* ]]
+    grep -q "mounts\[8\].options: filesystem data options of a bind mount ignored" "$B/log"
 }
