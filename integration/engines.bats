@@ -77,7 +77,7 @@ teardown() {
         esac
     done
     # an io.revrun.checkout test: its checkout and its export
-    [ -n "${CO:-}" ] && rm -rf "$CO"
+    [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums"
     [ -n "${EXP:-}" ] && rm -rf "$EXP"
     # a hook test that failed half way: its container and bundle
     if [ -n "${B:-}" ] && [ -d "$B" ]; then
@@ -624,7 +624,6 @@ PY
     judge_checkout_export
     # the store (the upper's tmpfs) went with the delete
     nothing_left co1 "/run/containerd/runc/$NS"
-    rm -f "$CO.sums"
 }
 
 @test "podman: io.revrun.checkout overlays the bind: the host checkout is untouched, delete exports the change set" {
@@ -636,7 +635,6 @@ PY
         --annotation "io.revrun.export=$name" -- sh -c "$EDITS"
     judge_checkout_export
     ! grep -F "$CO" /proc/self/mountinfo
-    rm -f "$CO.sums"
 }
 
 @test "ctr: io.revrun.checkout without an export: the upper is seen by revrun diff once stopped, and the size cap holds" {
@@ -670,7 +668,6 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     ctr -n "$NS" task delete co2
     ctr -n "$NS" container rm co2
     nothing_left co2 "/run/containerd/runc/$NS"
-    rm -f "$CO.sums"
 }
 
 @test "ctr: io.revrun.policy naming a policy the host does not define is refused" {
