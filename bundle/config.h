@@ -250,6 +250,16 @@ struct rr_config {
     struct rr_hook *hooks[RR_HOOK_KINDS];
     size_t n_hooks[RR_HOOK_KINDS];
     struct rr_strv annotations; /* "key=value", for the hooks' state */
+    /* io.revrun.* annotations (engine mode): revrun's own settings, since an
+     * engine cannot send a `revrun` section. NULL/0: not given. What they
+     * may ask is bounded by the host policy (bundle/policy.h). */
+    struct {
+        char *checkout;      /* io.revrun.checkout: a bind mount's destination */
+        char *policy;        /* io.revrun.policy: a named policy of the host's file */
+        char *export_name;   /* io.revrun.export: a name under the policy's exportRoot */
+        uint64_t upper_size; /* io.revrun.upperSize */
+        int overlay;         /* io.revrun.overlay: an rr_backend, or -1 */
+    } ann;
 
     struct {
         char *lower;         /* host path of the checkout (absolute) */

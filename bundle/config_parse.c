@@ -437,6 +437,7 @@ static void config_init(struct rr_config *cfg)
     cfg->linux.resources = (struct rr_resources){RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET,
                                                  .cpu_shares = RR_UNSET,
                                                  .blkio_weight = RR_UNSET};
+    cfg->ann.overlay = -1;
 }
 
 int config_from_json(const struct json_node *root, struct rr_config *cfg, struct rr_error *err)
