@@ -437,6 +437,7 @@ static void config_init(struct rr_config *cfg)
     cfg->linux.resources = (struct rr_resources){RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET,
                                                  .cpu_shares = RR_UNSET,
                                                  .blkio_weight = RR_UNSET};
+    cfg->ann.overlay = -1;
 }
 
 /* An engine's top level: the runtime spec's own sections are parsed (and

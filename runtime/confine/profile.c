@@ -19,6 +19,7 @@
 
 #include "common/cleanup.h"
 #include "egress/egress.h"
+#include "bundle/config_engine.h"
 #include "bundle/policy.h"
 #include "runtime/confine/lower_credentials.h"
 
@@ -765,12 +766,38 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     return judge_options(m, mp, path, false, &ignored, err);
 }
 
+/* A read-write bind must not overlap a host directory revrun itself writes
+ * what the operator is shown: `run --out` (vetted when the agent exits)
+ * and a job's results (the change set, summary and report of `review
+ * --out`). Reaching either directly, the agent could plant symlinks or
+ * rewrite the summary after the vetting. A directory not made yet is
+ * compared by the absolute path the caller gave. */
+static int judge_bind_keeps_off(const char *src, const char *dir, const char *what, size_t i,
+                                struct rr_error *err)
+{
+    char real[PATH_MAX];
+
+    if (dir == NULL)
+        return 0;
+    if (realpath(dir, real) == NULL) {
+        if (errno != ENOENT)
+            return rr_fail(err, errno, "%s %s", what, dir);
+        if (snprintf(real, sizeof(real), "%s", dir) >= (int)sizeof(real))
+            return rr_fail(err, ENAMETOOLONG, "%s", what);
+    }
+    if (strcmp(src, "/") == 0 || path_within(src, real) || path_within(real, src))
+        return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach %s %s", i,
+                       src, what, real);
+    return 0;
+}
+
 /* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
  * the container's /dev); a read-write one is a host path the agent writes
  * to directly, outside the vetted change set: allowed when written (the
  * config says it; `--bind ...:rw` says it once more on the command line),
  * and refused where it would reach the checkout itself (write-back would
- * be bypassed) or the host's system trees. */
+ * be bypassed), the directories revrun hands results in, or the host's
+ * system trees. */
 static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
                       struct rr_error *err)
 {
@@ -795,6 +822,9 @@ static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
     if (strcmp(src, "/") == 0 || path_within(src, lower) || path_within(lower, src))
         return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach the checkout %s",
                        i, src, lower);
+    if (judge_bind_keeps_off(src, c->revrun.out, "revrun.out", i, err) < 0 ||
+        judge_bind_keeps_off(src, c->revrun.results, "the results directory", i, err) < 0)
+        return -1;
     for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
         if (path_within(src, no_rw[k]))
             return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
@@ -1461,7 +1491,7 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
  * loads it without no_new_privs), the bounding set within the policy, every
  * mount nosuid (so setuid bits and file capabilities give nothing), and ids
  * that are unprivileged on the host (THREAT_MODEL.md "Engine mode"). */
-static int engine_nnp(const struct rr_config *c, const struct rr_engine_policy *pol,
+static int engine_nnp(const struct rr_config *c, const struct rr_policy *pol,
                       const char *policy_file, struct profile *p, struct rr_error *err)
 {
     bool want = c->process.has_no_new_privileges && c->process.no_new_privileges;
@@ -1471,17 +1501,18 @@ static int engine_nnp(const struct rr_config *c, const struct rr_engine_policy *
         note(p, "process.noNewPrivileges: false tightened to true") < 0)
         return rr_fail(err, ENOMEM, "notes");
     if (!p->eng.no_new_privs &&
-        note(p, "process.noNewPrivileges: %s honoured (%s: engine.noNewPrivileges \"config\"); "
+        note(p, "process.noNewPrivileges: %s honoured (%s: %s.noNewPrivileges \"config\"); "
                 "the seccomp floor and the policy's capability bound still hold",
-             c->process.has_no_new_privileges ? "false" : "absent (false)", policy_file) < 0)
+             c->process.has_no_new_privileges ? "false" : "absent (false)", policy_file,
+             c->ann.policy != NULL ? c->ann.policy : "engine") < 0)
         return rr_fail(err, ENOMEM, "notes");
     return 0;
 }
 
 /* Capabilities: only inside revrun's user namespace, and only those the
  * host policy allows (never SYS_ADMIN and the other escape routes). */
-static int engine_caps(const struct rr_config *c, const struct rr_engine_policy *pol,
-                       const char *policy_file, struct profile *p, struct rr_error *err)
+static int engine_caps(const struct rr_config *c, const char *policy_file,
+                       const struct rr_policy *pol, struct profile *p, struct rr_error *err)
 {
     uint64_t allowed = pol->caps;
     uint64_t *g = p->eng.caps;
@@ -1508,8 +1539,10 @@ static int engine_caps(const struct rr_config *c, const struct rr_engine_policy 
         }
         g[s] = want;
         if (dropped[0] != '\0' &&
-            note(p, "process.capabilities.%s: not granted (%s policy%s): %s", rr_cap_set_names[s],
-                 policy_file, access(policy_file, F_OK) == 0 ? "" : " absent: the default set",
+            note(p, "process.capabilities.%s: not granted (%s policy%s%s%s): %s",
+                 rr_cap_set_names[s], policy_file,
+                 access(policy_file, F_OK) == 0 ? "" : " absent: the default set",
+                 c->ann.policy != NULL ? " " : "", c->ann.policy != NULL ? c->ann.policy : "",
                  dropped) < 0)
             return rr_fail(err, ENOMEM, "notes");
     }
@@ -1776,10 +1809,117 @@ static int engine_root(const struct rr_config *c, const char *bundle, struct pro
     return 0;
 }
 
+static uint32_t engine_host_of(const struct rr_id_mapping *m, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+            return m[i].host_id + (id - m[i].container_id);
+    return UINT32_MAX;
+}
+
+/* Where the checkout's mount is, and that no other mount of the config
+ * lands in it or covers it (the first would write into the overlay, the
+ * second would hide it). */
+static int checkout_mount(const struct rr_config *c, const struct profile *p, size_t *at,
+                          struct rr_error *err)
+{
+    const char *dest = c->ann.checkout;
+
+    *at = SIZE_MAX;
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const char *d = p->mounts[i].destination;
+        if (path_within(d, dest) && path_within(dest, d)) {
+            if (*at != SIZE_MAX)
+                return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] and mounts[%zu] both "
+                                       "have it as destination", dest, *at, i);
+            *at = i;
+        } else if (path_within(d, dest)) {
+            return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] at %s is inside the "
+                                   "checkout (refused: it would land in the overlay)", dest, i, d);
+        } else if (*at != SIZE_MAX && path_within(dest, d)) {
+            return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] at %s, after it, would "
+                                   "cover the checkout", dest, i, d);
+        }
+    }
+    if (*at == SIZE_MAX)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: no mount of the config has it as "
+                               "destination (name a bind mount's destination)", dest);
+    if (p->mounts[*at].kind != MOUNT_BIND)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] is not a bind mount (the "
+                               "checkout is a host directory)", dest, *at);
+    return 0;
+}
+
+/* io.revrun.checkout: the bind mount it names becomes the review profile's
+ * checkout: its source the read-only lower (checked as revrun.lower is:
+ * a directory holding no credential), a size-capped upper in revrun's
+ * store, kernel overlayfs mounted by the container's init. The sizes are
+ * the policy's at most; the export, a fresh name under its exportRoot. */
+static int engine_checkout(const struct rr_config *c, const struct rr_policy *pol,
+                           struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *m;
+    struct stat st;
+    size_t at;
+
+    if (c->ann.checkout == NULL)
+        return 0;
+    if (checkout_mount(c, p, &at, err) < 0)
+        return -1;
+    /* The upper is vetted once everything in the container has stopped,
+     * which its init's end says only in a pid namespace of its own. */
+    if (p->eng.join_flags & CLONE_NEWPID)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT ": refused with a joined pid namespace (a process "
+                               "of the container could outlive its init and keep writing)");
+    m = &p->mounts[at];
+    m->kind = MOUNT_CHECKOUT;
+    p->lower = m->source;
+    p->checkout_path = m->destination;
+    if (stat(p->lower, &st) < 0)
+        return rr_fail(err, errno, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s",
+                       c->ann.checkout, at, p->lower);
+    if (!S_ISDIR(st.st_mode))
+        return rr_fail(err, ENOTDIR, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s",
+                       c->ann.checkout, at, p->lower);
+    p->lower_owner = st.st_uid;
+    p->lower_group = st.st_gid;
+    p->lower_mode = st.st_mode & 0777;
+    p->idmap_lower = true;
+    p->eng.lower_as_uid = engine_host_of(p->eng.uid_map, p->eng.n_uid_map, p->uid);
+    p->eng.lower_as_gid = engine_host_of(p->eng.gid_map, p->eng.n_gid_map, p->gid);
+    /* the store's owner: the container's root, who mounts the overlay */
+    p->host_uid = engine_host_of(p->eng.uid_map, p->eng.n_uid_map, 0);
+    p->host_gid = engine_host_of(p->eng.gid_map, p->eng.n_gid_map, 0);
+    if (p->host_uid == UINT32_MAX || p->host_gid == UINT32_MAX)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT ": the container's root (id 0) is not mapped");
+    p->upper_size = c->ann.upper_size != 0 ? c->ann.upper_size : pol->upper_size;
+    if (p->upper_size > pol->upper_size) {
+        if (note(p, RR_ANN_UPPER_SIZE ": %llu bytes tightened to the policy's %llu",
+                 (unsigned long long)p->upper_size, (unsigned long long)pol->upper_size) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        p->upper_size = pol->upper_size;
+    }
+    p->backend = c->ann.overlay < 0 ? RR_BACKEND_AUTO : (enum rr_backend)c->ann.overlay;
+    if (p->backend == RR_BACKEND_FUSE)
+        return rr_fail(err, 0, RR_ANN_OVERLAY " \"fuse\": refused in engine mode (no revrun "
+                               "process outlives create to hold fuse-overlayfs); use native");
+    if (p->backend == RR_BACKEND_AUTO &&
+        note(p, RR_ANN_OVERLAY " \"auto\": kernel overlayfs (in engine mode the only backend)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    p->backend = RR_BACKEND_NATIVE;
+    if (c->ann.export_name != NULL) {
+        snprintf(p->eng.export_root, sizeof(p->eng.export_root), "%s", pol->export_root);
+        if ((size_t)snprintf(p->eng.export_dir, sizeof(p->eng.export_dir), "%s/%s",
+                             pol->export_root, c->ann.export_name) >= sizeof(p->eng.export_dir))
+            return rr_fail(err, ENAMETOOLONG, RR_ANN_EXPORT);
+    }
+    return lower_refuse_credentials(p->lower, err);
+}
+
 int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
                          struct profile *p, struct rr_error *err)
 {
-    struct rr_engine_policy pol;
+    struct rr_policy pol;
 
     memset(p, 0, sizeof(*p));
     p->cfg = c;
@@ -1791,10 +1931,11 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
-    if (policy_load_engine(policy_file, &pol, err) < 0)
+    /* the host's policy: "engine", or the one io.revrun.policy names */
+    if (policy_load_named(policy_file, c->ann.policy, &pol, err) < 0)
         goto fail;
     if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
-        engine_caps(c, &pol, policy_file, p, err) < 0 ||
+        engine_caps(c, policy_file, &pol, p, err) < 0 ||
         engine_nnp(c, &pol, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
         goto fail;
     for (size_t i = 0; i < c->n_mounts; i++) {
@@ -1802,6 +1943,8 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
         if (engine_mount(c, i, &p->mounts[i], p, err) < 0)
             goto fail;
     }
+    if (engine_checkout(c, &pol, p, err) < 0)
+        goto fail;
     if (judge_terminal(c, p, err) < 0 || engine_hardening(c, p, err) < 0 ||
         engine_resources(c, p, err) < 0)
         goto fail;

@@ -53,6 +53,8 @@ enum mount_kind {
     MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE, MOUNT_OUT,
     MOUNT_SYSFS,   /* engine mode: read-only, in a network namespace of the container's own */
     MOUNT_CGROUP2, /* engine mode: read-only, inside the container's cgroup namespace */
+    MOUNT_CHECKOUT, /* engine mode: the bind io.revrun.checkout names, as an overlay (the
+                     * bind's source the read-only lower, the upper in revrun's store) */
 };
 
 /* Landlock, the second filesystem layer: how the profile uses it. */
@@ -130,6 +132,13 @@ struct engine_plan {
     bool root_propagation_rec;
     /* no_new_privs: always, unless the host policy lets the config decide */
     bool no_new_privs;
+    /* io.revrun.checkout: the checkout's owner appears as the process's
+     * user (these host ids); io.revrun.export: where its change set goes at
+     * delete ("": nowhere), a fresh directory under the policy's exportRoot */
+    uid_t lower_as_uid;
+    gid_t lower_as_gid;
+    char export_root[4096];
+    char export_dir[4096];
 };
 
 struct profile {

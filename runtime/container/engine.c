@@ -32,6 +32,7 @@
 #include "runtime/confine/cgroup.h"
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
+#include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
@@ -69,6 +70,7 @@ struct engine {
     char state_path[PATH_MAX];
     int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
     int *bind_fds;
+    struct engine_checkout ck; /* io.revrun.checkout: the store and the lower */
     int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
     pid_t child;
     int sync_fd;
@@ -138,6 +140,7 @@ static int record(struct engine *e, pid_t pid, struct rr_error *err)
         return -1;
     /* what `state` reports as runc does: the image root and annotations */
     s.rootfs = (char *)e->p.eng.root_path;
+    s.lower = (char *)e->p.lower; /* io.revrun.checkout: what write-back reads against */
     for (size_t i = 0; i < e->cfg->annotations.n; i++) {
         const char *kv = e->cfg->annotations.v[i], *eq = strchr(kv, '=');
         char key[1024];
@@ -415,9 +418,10 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
         .p = &e->p, .id = e->o->id, .bundle = e->bundle, .state_path = e->state_path,
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
-                .lower_mfd = -1, .checkout_mfd = -1, .upper_fd = -1, .work_fd = -1,
+                .lower_mfd = e->ck.lower_mfd, .checkout_mfd = -1,
+                .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
                 .out_mfd = -1}};
-    int *keep = malloc((e->p.n_mounts + 8) * sizeof(int));
+    int *keep = malloc((e->p.n_mounts + 12) * sizeof(int));
     size_t n = 0;
 
     if (keep == NULL)
@@ -427,6 +431,9 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = e->mountpoint;
     keep[n++] = e->root_mfd;
     keep[n++] = e->console_fd;
+    keep[n++] = e->ck.lower_mfd;
+    keep[n++] = e->ck.store.upper_fd;
+    keep[n++] = e->ck.store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
     /* Nothing of create's reaches the container: not the lock, the state
@@ -522,7 +529,8 @@ static int steps(struct engine *e, struct rr_error *err)
         return -1;
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
-    if (make_state(e, err) < 0 || open_sources(e, err) < 0 || open_namespaces(e, err) < 0 ||
+    if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, &e->ck, err) < 0 || open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
     if (place_child(e, err) < 0 || hooks_now(e, RR_HOOK_PRESTART, err) < 0 ||
@@ -550,8 +558,11 @@ static void abandon(struct engine *e)
     }
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
-    if (e->dir_fd >= 0)
+    if (e->dir_fd >= 0) {
+        engine_checkout_close(&e->ck);
+        engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
+    }
 }
 
 static void close_fd(int *fd)
@@ -572,6 +583,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
 
     for (size_t i = 0; i < N_JOINABLE; i++)
         e.join_fd[i] = e.back_fd[i] = -1;
+    engine_checkout_init(&e.ck);
     if (o->attached) {
         r = rr_fail(err, EINVAL, "an engine's bundle (no `revrun` section) is run by its engine "
                                  "through create and start, not by `revrun run`");
@@ -592,6 +604,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         close_fd(&e.join_fd[i]);
         close_fd(&e.back_fd[i]);
     }
+    engine_checkout_close(&e.ck);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);

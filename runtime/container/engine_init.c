@@ -88,6 +88,24 @@ static int run_hooks(const struct engine_init_args *a, enum rr_hook_kind kind, c
     return hooks_run(a->p->cfg, kind, state, err);
 }
 
+static int reopen_store(struct engine_init_args *a, struct rr_error *err)
+{
+    _cleanup_close_ int state = open(a->state_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int *fds[] = {&a->fds.upper_fd, &a->fds.work_fd};
+    const char *names[] = {STORE_DIR "/upper", STORE_DIR "/work"};
+
+    if (state < 0)
+        return rr_fail(err, errno, "open %s", a->state_path);
+    for (size_t i = 0; i < 2; i++) {
+        int fd = rr_reopen_same(state, names[i], *fds[i], err);
+        if (fd < 0)
+            return rr_wrap(err, "io.revrun.checkout: the upper's store");
+        close(*fds[i]);
+        *fds[i] = fd;
+    }
+    return 0;
+}
+
 static int setup(struct engine_init_args *a, struct rr_error *err)
 {
     const struct profile *p = a->p;
@@ -109,6 +127,10 @@ static int setup(struct engine_init_args *a, struct rr_error *err)
         close(a->fds.mountpoint);
         a->fds.mountpoint = fd;
     }
+    /* io.revrun.checkout: create's fds name the store as its namespace has
+     * it; the kernel stacks an overlay only on this namespace's mounts. */
+    if (a->fds.upper_fd >= 0 && reopen_store(a, err) < 0)
+        return -1;
     if (become_root(err) < 0)
         return -1;
     /* After `create` put us in our cgroup: the namespace's root is it. */
