@@ -64,6 +64,7 @@ void config_free(struct rr_config *cfg)
     free(cfg->revrun.lower);
     free(cfg->revrun.checkout_path);
     free(cfg->revrun.out);
+    free(cfg->revrun.results);
     strv_free(&cfg->revrun.best_effort);
     writeback_policy_free(&cfg->revrun.writeback);
     egress_free(&cfg->revrun.egress);

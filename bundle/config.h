@@ -267,6 +267,7 @@ struct rr_config {
         enum rr_backend overlay;
         uint64_t upper_size;      /* bytes the agent may write into the upper */
         char *out;                /* host directory handed the agent's /out at its exit, or NULL */
+        char *results;            /* host directory a job writes its results to, or NULL */
         uint64_t timeout_seconds; /* wall clock from start; 0: none */
         uint64_t min_free_space;  /* create refuses below this much free under the state root */
         bool nested_sandboxes;    /* allow new user/pid/mount namespaces inside */

@@ -726,12 +726,38 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     return judge_options(m, mp, path, false, err);
 }
 
+/* A read-write bind must not overlap a host directory revrun itself writes
+ * what the operator is shown: `run --out` (vetted when the agent exits)
+ * and a job's results (the change set, summary and report of `review
+ * --out`). Reaching either directly, the agent could plant symlinks or
+ * rewrite the summary after the vetting. A directory not made yet is
+ * compared by the absolute path the caller gave. */
+static int judge_bind_keeps_off(const char *src, const char *dir, const char *what, size_t i,
+                                struct rr_error *err)
+{
+    char real[PATH_MAX];
+
+    if (dir == NULL)
+        return 0;
+    if (realpath(dir, real) == NULL) {
+        if (errno != ENOENT)
+            return rr_fail(err, errno, "%s %s", what, dir);
+        if (snprintf(real, sizeof(real), "%s", dir) >= (int)sizeof(real))
+            return rr_fail(err, ENAMETOOLONG, "%s", what);
+    }
+    if (strcmp(src, "/") == 0 || path_within(src, real) || path_within(real, src))
+        return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach %s %s", i,
+                       src, what, real);
+    return 0;
+}
+
 /* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
  * the container's /dev); a read-write one is a host path the agent writes
  * to directly, outside the vetted change set: allowed when written (the
  * config says it; `--bind ...:rw` says it once more on the command line),
  * and refused where it would reach the checkout itself (write-back would
- * be bypassed) or the host's system trees. */
+ * be bypassed), the directories revrun hands results in, or the host's
+ * system trees. */
 static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
                       struct rr_error *err)
 {
@@ -756,6 +782,9 @@ static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
     if (strcmp(src, "/") == 0 || path_within(src, lower) || path_within(lower, src))
         return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach the checkout %s",
                        i, src, lower);
+    if (judge_bind_keeps_off(src, c->revrun.out, "revrun.out", i, err) < 0 ||
+        judge_bind_keeps_off(src, c->revrun.results, "the results directory", i, err) < 0)
+        return -1;
     for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
         if (path_within(src, no_rw[k]))
             return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
