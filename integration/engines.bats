@@ -698,3 +698,38 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     [[ "$output" == *'"org.example.review/ticket": "RR-1"'* ]]
     ctr -n "$NS" task kill -s SIGKILL ann2
 }
+
+# ---- linux.resources.devices, without an engine ----
+
+@test "devices: a rule denying /dev/full by number makes opening it EPERM (v1 devices controller); the other default devices stay" {
+    B=$(mktemp -d /tmp/revrun-engine-dev.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sh", "-c", "echo x >/dev/full; echo y >/dev/null && echo null-ok; head -c 1 /dev/zero | wc -c"]
+c["linux"]["resources"]["devices"].append(
+    {"allow": False, "type": "c", "major": 1, "minor": 7, "access": "rwm"})
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local pid
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    "$RT" --root "$B/state" start h1
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    cat "$B/out"
+    if awk '$9 == "cgroup" && $NF ~ /(^|,)devices(,|$)/ {f=1} END {exit !f}' /proc/self/mountinfo; then
+        # the cgroup's answer (EPERM), not nodev's (EACCES) or the device's (ENOSPC)
+        grep -q "can't create /dev/full: Operation not permitted" "$B/out"
+    else
+        grep -q "not applied by a cgroup" "$B/out"
+    fi
+    grep -q null-ok "$B/out"
+    grep -qx 1 "$B/out"
+    "$RT" --root "$B/state" delete h1
+    # the devices cgroup went with the delete
+    ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q .
+    rm -rf "$B"
+}

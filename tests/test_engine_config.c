@@ -16,6 +16,7 @@
 #include "bundle/config.h"
 #include "bundle/json.h"
 #include "bundle/policy.h"
+#include "runtime/confine/cgroup_devices.h"
 #include "runtime/confine/profile.h"
 #include "tests/tap.h"
 
@@ -419,11 +420,29 @@ TEST(mounts_and_resources)
     root = load_fixture("containerd-ctr-run.json");
     set(root, "linux.resources.devices", "[{\"allow\": false, \"access\": \"rwm\"}, {\"allow\": "
                                          "true, \"type\": \"c\", \"major\": 1, \"minor\": 3, "
-                                         "\"access\": \"rwm\"}]");
+                                         "\"access\": \"rwm\"}, {\"allow\": false, \"type\": "
+                                         "\"c\", \"major\": 1, \"minor\": 7}, {\"allow\": "
+                                         "true, \"type\": \"b\", \"access\": \"m\"}]");
     CHECK(build(root) == 0);
-    /* the runtime spec's default devices stay: the rules cannot remove them */
+    /* the runtime spec's default devices keep their nodes whatever the rules */
     CHECK(prof.dev_allowed == ~0u);
-    CHECK(has_note("denied by the rules but bound: 1:5 1:7 1:8 1:9 5:0"));
+    {
+        char mnt[4096];
+        if (cgroup_devices_v1_mount(mnt, sizeof(mnt))) {
+            /* in order after a deny of all; the defaults allowed again (as
+             * runc) but the one a rule denies by number; wildcards not */
+            const struct rr_strv *d = &prof.eng.device_rules;
+            CHECK(d->n > 0 && strcmp(d->v[0], "deny a") == 0);
+            CHECK(strv_contains(d, "allow c 1:3 rwm") && strv_contains(d, "deny c 1:7 rwm"));
+            CHECK(strv_contains(d, "allow c 1:9 rwm") && strv_contains(d, "allow c 136:* rwm"));
+            CHECK(!strv_contains(d, "allow c 1:7 rwm") && !strv_contains(d, "allow b *:* m"));
+            CHECK(has_note("denied by the rules (the v1 devices controller): c 1:7"));
+            CHECK(has_note("allow \"b *:* m\" not applied"));
+        } else {
+            CHECK(prof.eng.device_rules.n == 0);
+            CHECK(has_note("not applied by a cgroup"));
+        }
+    }
     root = load_fixture("containerd-ctr-run.json");
     set(root, "linux.cgroupsPath", "\"kubepods/pod1/c1\"");
     CHECK(build(root) == 0);

@@ -123,6 +123,9 @@ struct engine_plan {
     const char *ns_path[7];         /* by RR_NS_* bit index */
     struct rr_strv sysctl_inside;   /* "key=value" written by the container's init */
     struct rr_strv sysctl_joined;   /* written host side, in a joined namespace */
+    /* linux.resources.devices for the v1 devices controller, in order
+     * ("deny a", "allow c 1:3 rwm"); empty: not applied by a cgroup */
+    struct rr_strv device_rules;
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */

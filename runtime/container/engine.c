@@ -30,6 +30,7 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_devices.h"
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
 #include "runtime/container/engine_checkout.h"
@@ -172,6 +173,41 @@ out:
     return r;
 }
 
+/* linux.resources.devices in the v1 devices controller: the container's
+ * cgroup path in that hierarchy too (the one its limits have, or the one
+ * they would have: a config without limits still gets its devices cgroup,
+ * recorded as a v1 cgroup for delete to remove). */
+static int device_cgroup(struct engine *e, const char *root, const char *scope,
+                         struct rr_error *err)
+{
+    char base[PATH_MAX];
+
+    (void)root;
+    if (e->p.eng.device_rules.n == 0)
+        return 0;
+    if (e->cg.version == CG_V2) {
+        log_msg(LOG_INFO, "tightened: linux.resources.devices: not applied by a cgroup (the "
+                          "limits are on cgroup v2, where revrun loads no BPF device program): "
+                          "every mount is nodev and only the default devices are there");
+        strv_free(&e->p.eng.device_rules);
+        return 0;
+    }
+    if (e->cg.version == CG_NONE) {
+        if (e->p.cgroups_path != NULL) {
+            snprintf(e->cg.path, sizeof(e->cg.path), "%s", e->p.cgroups_path);
+        } else {
+            if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
+                return -1;
+            if ((size_t)snprintf(e->cg.path, sizeof(e->cg.path), "%s/%s", base, e->o->id) >=
+                sizeof(e->cg.path))
+                return rr_fail(err, ENAMETOOLONG, "cgroup path");
+        }
+        e->cg.version = CG_V1;
+        e->cg.controllers = 0;
+    }
+    return 0;
+}
+
 static int make_state(struct engine *e, struct rr_error *err)
 {
     char root[PATH_MAX], scope[32];
@@ -205,7 +241,7 @@ static int make_state(struct engine *e, struct rr_error *err)
     for (size_t i = 0; i < warnings.n; i++)
         log_msg(LOG_WARN, "%s", warnings.v[i]);
     strv_free(&warnings);
-    if (r < 0)
+    if (r < 0 || device_cgroup(e, root, scope, err) < 0)
         return -1;
     return record(e, 0, err);
 }
@@ -386,6 +422,9 @@ static int place_child(struct engine *e, struct rr_error *err)
         write_map(e->child, "gid_map", p->eng.gid_map, p->eng.n_gid_map, err) < 0)
         return rr_wrap(err, "user namespace");
     if (cgroup_join(&e->cg, e->child, err) < 0)
+        return -1;
+    if (p->eng.device_rules.n > 0 &&
+        cgroup_devices_v1_apply(e->cg.path, &p->eng.device_rules, e->child, err) < 0)
         return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
