@@ -14,6 +14,9 @@
 #                    does (node boots, the first model round trip): the
 #                    time the checkout's warmer (runtime/container/warm.h,
 #                    idle priority) has to warm the overlay
+#   warm walk        what the warmer costs: one walk stating every entry of
+#                    a fresh overlay of the checkout (du -s, as the warmer
+#                    does), CPU user+sys, taken in the agent's idle time
 #   inside, before   the first one with revrun's git settings unset
 #                    (env -u GIT_CONFIG_COUNT): what it cost before them
 #
@@ -118,6 +121,21 @@ printf '%-34s %10sms %12s %20s\n' "inside, second" "$SECOND" "$(ratio "$SECOND" 
 inside "" "$START"
 printf '%-34s %10sms %12s %20s\n' "inside, first after ${START}s start-up" "$FIRST" \
     "$(ratio "$FIRST" "$o")" "$GITDIR"
+# The warmer's walk, on a fresh overlay mount of the checkout in a private
+# mount namespace (median CPU seconds of RUNS walks).
+warm_cpu() {
+    local t=()
+    for _ in $(seq "$RUNS"); do
+        t+=("$(unshare -m --propagation private -- bash -c '
+            set -e; w=$1; rm -rf "$w/wu" "$w/ww" "$w/wm"; mkdir "$w/wu" "$w/ww" "$w/wm"
+            mount -t overlay overlay -o "lowerdir=$w/co,upperdir=$w/wu,workdir=$w/ww,redirect_dir=nofollow,metacopy=off,index=off" "$w/wm"
+            /usr/bin/time -f "%U %S" du -s "$w/wm" 2>&1 >/dev/null | awk "{print (\$1 + \$2) * 1000}"
+            umount "$w/wm"' _ "$work")")
+    done
+    rm -rf "$work/wu" "$work/ww" "$work/wm"
+    printf '%s\n' "${t[@]}" | median
+}
+printf '%-34s %10sms %12s %20s\n' "warm walk (idle CPU, not waited)" "$(warm_cpu)" "-" "-"
 inside "env -u GIT_CONFIG_COUNT"
 printf '%-34s %10sms %12s %20s\n' "inside, first, before (no settings)" "$FIRST" \
     "$(ratio "$FIRST" "$o")" "$GITDIR"
