@@ -58,6 +58,7 @@ void config_free(struct rr_config *cfg)
     free(cfg->linux.uid_mappings);
     free(cfg->linux.gid_mappings);
     seccomp_free(&cfg->linux.seccomp);
+    strv_free(&cfg->ignored_top);
     strv_free(&cfg->linux.masked_paths);
     strv_free(&cfg->linux.readonly_paths);
     free(cfg->linux.cgroups_path);

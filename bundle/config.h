@@ -250,6 +250,10 @@ struct rr_config {
     struct rr_hook *hooks[RR_HOOK_KINDS];
     size_t n_hooks[RR_HOOK_KINDS];
     struct rr_strv annotations; /* "key=value", for the hooks' state */
+    /* An engine's top-level keys the runtime spec does not define: ignored,
+     * as the spec says a runtime MUST, and named in one log line. Keys
+     * inside process, linux, mounts (what confines) are still refused. */
+    struct rr_strv ignored_top;
     /* io.revrun.* annotations (engine mode): revrun's own settings, since an
      * engine cannot send a `revrun` section. NULL/0: not given. What they
      * may ask is bounded by the host policy (bundle/policy.h). */

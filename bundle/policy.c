@@ -81,7 +81,28 @@ static void policy_defaults(struct rr_policy *out)
 {
     out->caps = rr_caps_engine_default;
     out->upper_size = RR_POLICY_UPPER_SIZE;
+    out->nnp_as_config = false;
     snprintf(out->export_root, sizeof(out->export_root), "%s", RR_POLICY_EXPORT_ROOT);
+}
+
+/* noNewPrivileges: "force" (the default: set whatever the config says) or
+ * "config" (the config's process.noNewPrivileges, as the runtime spec has
+ * it). Any other value is refused: a typo must not widen. */
+static int parse_nnp(const struct json_node *v, const char *path, struct rr_policy *out,
+                     struct rr_error *err)
+{
+    char p[JPATH_MAX];
+
+    jpath_key(p, path, "noNewPrivileges");
+    if (jf_expect(v, JSON_STRING, p, err) < 0)
+        return -1;
+    if (strcmp(v->u.string.s, "force") == 0)
+        out->nnp_as_config = false;
+    else if (strcmp(v->u.string.s, "config") == 0)
+        out->nnp_as_config = true;
+    else
+        return rr_fail(err, 0, "%s: \"force\" or \"config\"", p);
+    return 0;
 }
 
 /* One policy object ("engine", or one of "policies"): a key it omits takes
@@ -89,14 +110,17 @@ static void policy_defaults(struct rr_policy *out)
 static int parse_one(const struct json_node *e, const char *path, struct rr_policy *out,
                      struct rr_error *err)
 {
-    static const char *const keys[] = {"capabilities", "upperSize", "exportRoot", NULL};
-    const struct json_node *caps;
+    static const char *const keys[] = {"capabilities", "upperSize", "exportRoot",
+                                       "noNewPrivileges", NULL};
+    const struct json_node *caps, *nnp;
     char *root = NULL;
 
     policy_defaults(out);
     if (jf_only_keys(e, path, keys, err) < 0)
         return -1;
     if ((caps = json_get(e, "capabilities")) != NULL && parse_caps(caps, path, &out->caps, err) < 0)
+        return -1;
+    if ((nnp = json_get(e, "noNewPrivileges")) != NULL && parse_nnp(nnp, path, out, err) < 0)
         return -1;
     if (jf_size(e, "upperSize", path, &out->upper_size, err) < 0)
         return -1;

@@ -1,8 +1,10 @@
 /* The host's policy for engine configs (/etc/revrun/policy.json):
- *   {"engine": {"capabilities": ["CAP_CHOWN", ...]}}
+ *   {"engine": {"capabilities": ["CAP_CHOWN", ...],
+ *               "noNewPrivileges": "force" | "config", ...}}
  * what an engine may have granted inside revrun's user namespace. Absent
- * file: the containerd/OCI default set. Names that revrun never grants
- * (CAP_SYS_ADMIN, ...) are refused in the file itself. */
+ * file: the containerd/OCI default set, and no_new_privs forced. Names that
+ * revrun never grants (CAP_SYS_ADMIN, ...) are refused in the file itself.
+ * revrun's own bundles (spec, run --lower, review) never read it. */
 #ifndef REVRUN_POLICY_H
 #define REVRUN_POLICY_H
 
@@ -31,6 +33,8 @@ struct rr_policy {
     uint64_t caps;          /* what capabilities may be granted */
     uint64_t upper_size;    /* the most an io.revrun.checkout upper may hold */
     char export_root[4096]; /* where io.revrun.export names a directory */
+    bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
+                             * (default "force": no_new_privs whatever it says) */
 };
 
 /* name NULL: "engine" (the defaults when the file does not exist); a name

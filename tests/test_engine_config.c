@@ -80,6 +80,23 @@ static struct json_node **member(struct json_node *obj, const char *key)
     return &obj->u.object.values[n];
 }
 
+/* Remove obj.key (present or not). */
+static void drop(struct json_node *obj, const char *key)
+{
+    for (size_t i = 0; obj != NULL && i < obj->u.object.n; i++) {
+        if (strcmp(obj->u.object.keys[i], key) != 0)
+            continue;
+        free(obj->u.object.keys[i]);
+        json_free(obj->u.object.values[i]);
+        obj->u.object.n--;
+        memmove(&obj->u.object.keys[i], &obj->u.object.keys[i + 1],
+                (obj->u.object.n - i) * sizeof(char *));
+        memmove(&obj->u.object.values[i], &obj->u.object.values[i + 1],
+                (obj->u.object.n - i) * sizeof(void *));
+        return;
+    }
+}
+
 /* Set a.b.c (objects only) to the JSON text value. */
 static void set(struct json_node *root, const char *path, const char *value)
 {
@@ -243,18 +260,22 @@ TEST(the_review_profile_still_refuses_engine_fields)
 TEST(capabilities_only_within_the_policy)
 {
     struct json_node *root = load_fixture("containerd-ctr-run.json");
-    const char *all = "[\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\",\"CAP_BPF\",\"CAP_BOGUS\"]";
+    const char *all = "{\"bounding\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\","
+                      "\"CAP_BPF\",\"CAP_BOGUS\"]}";
 
     set(root, "process.capabilities",
-        "{\"bounding\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\",\"CAP_BPF\","
-        "\"CAP_BOGUS\"], \"effective\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\"], "
+        "{\"bounding\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\",\"CAP_BPF\"], "
+        "\"effective\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\"], "
         "\"permitted\": [\"CAP_SYS_ADMIN\",\"CAP_CHOWN\",\"CAP_NET_ADMIN\"]}");
-    (void)all;
     CHECK(build(root) == 0);
     CHECK(prof.eng.caps[0] == bit("CAP_CHOWN"));
     CHECK(prof.eng.caps[1] == bit("CAP_CHOWN"));
     CHECK(has_note("CAP_SYS_ADMIN"));
-    CHECK(has_note("CAP_BOGUS"));
+    /* a name the kernel has no number for is an error (the runtime spec's
+     * MUST), not a silently narrower set */
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "process.capabilities", all);
+    CHECK(refused_with(root, "process.capabilities.bounding[4]: unknown capability"));
     /* a policy may allow more, never the forbidden ones */
     write_policy("{\"engine\": {\"capabilities\": [\"CAP_NET_ADMIN\", \"CAP_CHOWN\"]}}");
     root = load_fixture("containerd-ctr-run.json");
@@ -302,7 +323,51 @@ TEST(namespaces_mappings_and_identity)
     set(root, "process.oomScoreAdj", "-500");
     CHECK(build(root) == 0);
     CHECK(has_note("noNewPrivileges: false tightened to true"));
+    CHECK(prof.eng.no_new_privs);
     CHECK(prof.eng.oom_score_adj == 0 && has_note("oomScoreAdj"));
+    reset();
+}
+
+TEST(no_new_privs_forced_unless_the_policy_lets_the_config_decide)
+{
+    static const struct {
+        const char *policy; /* NULL: no file */
+        const char *nnp;    /* NULL: absent */
+        bool want;
+    } cases[] = {
+        {NULL, "false", true},
+        {NULL, NULL, true},
+        {"{\"engine\": {}}", "false", true},
+        {"{\"engine\": {\"noNewPrivileges\": \"force\"}}", "false", true},
+        {"{\"engine\": {\"noNewPrivileges\": \"config\"}}", "false", false},
+        {"{\"engine\": {\"noNewPrivileges\": \"config\"}}", NULL, false},
+        {"{\"engine\": {\"noNewPrivileges\": \"config\"}}", "true", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct json_node *root = load_fixture("containerd-ctr-run.json");
+        unlink(policy);
+        if (cases[i].policy != NULL)
+            write_policy(cases[i].policy);
+        if (cases[i].nnp != NULL)
+            set(root, "process.noNewPrivileges", cases[i].nnp);
+        else
+            drop((struct json_node *)json_get(root, "process"), "noNewPrivileges");
+        if (!CHECK(build(root) == 0)) {
+            tap_note("case %zu: %s", i, err.msg);
+            continue;
+        }
+        if (!CHECK(prof.eng.no_new_privs == cases[i].want))
+            tap_note("case %zu", i);
+        if (!cases[i].want)
+            CHECK(has_note("noNewPrivileges: ") && has_note("honoured"));
+    }
+    write_policy("{\"engine\": {\"noNewPrivileges\": false}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "engine.noNewPrivileges"));
+    write_policy("{\"engine\": {\"noNewPrivileges\": \"off\"}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "\"force\" or \"config\""));
+    unlink(policy);
+    /* the review profile never reads the policy: test_profile.c
+     * no_new_privileges_cannot_be_turned_off, engine_oci.bats "review profile" */
     reset();
 }
 
@@ -385,8 +450,23 @@ TEST(mounts_and_resources)
     set(root, "linux.cgroupsPath", "\"kubepods/pod1/c1\"");
     CHECK(build(root) == 0);
     CHECK(strcmp(prof.cgroups_path, "/revrun-engine/kubepods/pod1/c1") == 0);
+    /* an unknown top-level property is ignored and named (the runtime
+     * spec's MUST); inside what confines, unknown keys are still refused */
     root = load_fixture("containerd-ctr-run.json");
-    set(root, "foo", "1");
+    set(root, "foo", "{\"capabilities\": [\"CAP_SYS_ADMIN\"]}");
+    CHECK(build(root) == 0);
+    CHECK(has_note("unknown top-level properties ignored") && has_note(": foo"));
+    CHECK((prof.eng.caps[0] & bit("CAP_SYS_ADMIN")) == 0);
+    static const char *const inner[] = {"process.foo", "linux.foo", "root.foo",
+                                        "linux.resources.foo"};
+    for (size_t i = 0; i < sizeof(inner) / sizeof(inner[0]); i++) {
+        root = load_fixture("containerd-ctr-run.json");
+        set(root, inner[i], "1");
+        CHECK(refused_with(root, "unknown or unsupported key"));
+    }
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "mounts", "[{\"destination\": \"/x\", \"type\": \"tmpfs\", \"source\": "
+                        "\"tmpfs\", \"foo\": 1}]");
     CHECK(refused_with(root, "unknown or unsupported key"));
     root = load_fixture("containerd-ctr-run.json");
     set(root, "annotations", "{\"io.revrun.chekout\": \"/w\"}");

@@ -636,13 +636,45 @@ static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_p
     return 0;
 }
 
+static const struct {
+    const char *name;
+    unsigned long flag;
+    bool rec;
+} propagations[] = {
+    {"shared", MS_SHARED, false},         {"rshared", MS_SHARED, true},
+    {"slave", MS_SLAVE, false},           {"rslave", MS_SLAVE, true},
+    {"private", MS_PRIVATE, false},       {"rprivate", MS_PRIVATE, true},
+    {"unbindable", MS_UNBINDABLE, false}, {"runbindable", MS_UNBINDABLE, true},
+};
+
+static int propagation_by_name(const char *name, unsigned long *flag, bool *rec)
+{
+    for (size_t k = 0; k < sizeof(propagations) / sizeof(propagations[0]); k++)
+        if (strcmp(propagations[k].name, name) == 0) {
+            *flag = propagations[k].flag;
+            *rec = propagations[k].rec;
+            return 0;
+        }
+    return -1;
+}
+
+/* An engine mount's propagation option (the last one given, as the kernel
+ * would end up with applying them in turn); none: 0. */
+static void propagation_of(const struct rr_strv *options, unsigned long *flag, bool *rec)
+{
+    *flag = 0;
+    *rec = false;
+    for (size_t i = 0; i < options->n; i++)
+        (void)propagation_by_name(options->v[i], flag, rec);
+}
+
 /* OCI mount options -> mount attributes. nosuid and nodev are forced on
  * every mount but devpts (the device nodes revrun binds into /dev are
  * separate mounts that keep their own flags); binds are read-only unless
  * "rw" is explicit; shared propagation (which could leak mounts back to the
  * host) is refused. */
 static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
-                         bool engine, struct rr_error *err)
+                         bool engine, bool *data_ignored, struct rr_error *err)
 {
     _cleanup_free_ char *optstr = NULL;
     _cleanup_free_ char *vfs = NULL;
@@ -657,9 +689,11 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         return rr_fail(err, 0, "%s.options: cannot parse", path);
     if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
         return rr_fail(err, 0, "%s.options: cannot parse", path);
-    if (flags & (MS_SHARED | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
+    if (flags & ((engine ? 0 : MS_SHARED) | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
         return rr_fail(err, 0, "%s.options: shared propagation, move and remount are refused",
                        path);
+    if (engine)
+        propagation_of(&m->options, &mp->propagation, &mp->propagation_rec);
     /* devpts holds only the pty nodes of its own instance, which nodev
      * would make unusable. */
     mp->attr = MOUNT_ATTR_NOSUID | (mp->kind == MOUNT_DEVPTS ? 0 : MOUNT_ATTR_NODEV);
@@ -678,6 +712,12 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         (mp->kind == MOUNT_BIND && !engine && !strv_contains(&m->options, "rw")))
         mp->attr |= MOUNT_ATTR_RDONLY;
     mp->recursive = mp->kind == MOUNT_BIND && (flags & MS_REC) != 0;
+    /* A bind has no filesystem to take data options: the kernel ignores
+     * them, and so do runc and an engine's configs here; revrun's own
+     * bundles refuse them (a typo there is the operator's). */
+    *data_ignored = engine && mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0';
+    if (*data_ignored)
+        return 0;
     if (mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0')
         return rr_fail(err, 0, "%s.options: \"%s\" does not apply to a bind mount", path, fs);
     return split_fs_options(fs, mp->kind, mp, path, err);
@@ -723,7 +763,8 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
     if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
         return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
-    return judge_options(m, mp, path, false, err);
+    bool ignored = false;
+    return judge_options(m, mp, path, false, &ignored, err);
 }
 
 /* A read-write bind must not overlap a host directory revrun itself writes
@@ -1397,9 +1438,6 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
     if (p->rootless)
         return rr_fail(err, EPERM, "an engine's config needs revrun running as root (rootless "
                                    "engines are not supported yet)");
-    if (c->process.has_no_new_privileges && !c->process.no_new_privileges &&
-        note(p, "process.noNewPrivileges: false tightened to true") < 0)
-        return rr_fail(err, ENOMEM, "notes");
     if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", e->uid_map,
                    &e->n_uid_map, p, err) < 0 ||
         engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", e->gid_map,
@@ -1448,6 +1486,31 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
     return 0;
 }
 
+/* no_new_privs: forced on, unless the host policy says "config"; then the
+ * config's process.noNewPrivileges (false when absent, as the runtime spec
+ * has it). What false still leaves in place: the seccomp floor (loaded
+ * while the process holds CAP_SYS_ADMIN in its own user namespace, as runc
+ * loads it without no_new_privs), the bounding set within the policy, every
+ * mount nosuid (so setuid bits and file capabilities give nothing), and ids
+ * that are unprivileged on the host (THREAT_MODEL.md "Engine mode"). */
+static int engine_nnp(const struct rr_config *c, const struct rr_policy *pol,
+                      const char *policy_file, struct profile *p, struct rr_error *err)
+{
+    bool want = c->process.has_no_new_privileges && c->process.no_new_privileges;
+
+    p->eng.no_new_privs = pol->nnp_as_config ? want : true;
+    if (!pol->nnp_as_config && c->process.has_no_new_privileges && !want &&
+        note(p, "process.noNewPrivileges: false tightened to true") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (!p->eng.no_new_privs &&
+        note(p, "process.noNewPrivileges: %s honoured (%s: %s.noNewPrivileges \"config\"); "
+                "the seccomp floor and the policy's capability bound still hold",
+             c->process.has_no_new_privileges ? "false" : "absent (false)", policy_file,
+             c->ann.policy != NULL ? c->ann.policy : "engine") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
 /* Capabilities: only inside revrun's user namespace, and only those the
  * host policy allows (never SYS_ADMIN and the other escape routes). */
 static int engine_caps(const struct rr_config *c, const char *policy_file,
@@ -1464,7 +1527,12 @@ static int engine_caps(const struct rr_config *c, const char *policy_file,
 
         for (size_t i = 0; i < names->n; i++) {
             int n = rr_cap_by_name(names->v[i]);
-            if (n >= 0 && (allowed & (1ULL << n))) {
+            /* The runtime spec: a value with no kernel interface MUST be an
+             * error (a misspelt name is not silently a narrower set). */
+            if (n < 0)
+                return rr_fail(err, 0, "process.capabilities.%s[%zu]: unknown capability",
+                               rr_cap_set_names[s], i);
+            if (allowed & (1ULL << n)) {
                 want |= 1ULL << n;
             } else if (strlen(dropped) + strlen(names->v[i]) + 2 < sizeof(dropped)) {
                 strcat(dropped, dropped[0] ? " " : "");
@@ -1550,7 +1618,13 @@ static int engine_mount(const struct rr_config *c, size_t i, struct mount_plan *
     mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
     if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
         return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
-    return judge_options(m, mp, path, true, err);
+    bool ignored = false;
+    if (judge_options(m, mp, path, true, &ignored, err) < 0)
+        return -1;
+    if (ignored && note(p, "%s.options: filesystem data options of a bind mount ignored (the "
+                           "kernel takes none)", path) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
 }
 
 /* The config's masked and read-only paths, and revrun's always. */
@@ -1790,14 +1864,16 @@ static int engine_root(const struct rr_config *c, const char *bundle, struct pro
         note(p, "root.path: the host's own root is not idmapped (its files keep their host "
                 "owners)") < 0)
         return rr_fail(err, ENOMEM, "notes");
+    /* Set on the container's / once every mount in its namespace is
+     * private: "shared" links only mounts of that namespace, which revrun's
+     * user namespace owns, so nothing propagates to the host's (the kernel
+     * never propagates from a less privileged mount namespace, and the
+     * container can neither mount nor make a namespace). */
     if (c->linux.rootfs_propagation != NULL &&
-        strstr(c->linux.rootfs_propagation, "shared") != NULL)
-        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" refused (mounts would propagate "
-                               "to the host)", c->linux.rootfs_propagation);
-    if (c->linux.rootfs_propagation != NULL &&
-        note(p, "linux.rootfsPropagation: \"%s\": the container's mounts are private to it",
-             c->linux.rootfs_propagation) < 0)
-        return rr_fail(err, ENOMEM, "notes");
+        propagation_by_name(c->linux.rootfs_propagation, &p->eng.root_propagation,
+                            &p->eng.root_propagation_rec) < 0)
+        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" is not a propagation type",
+                       c->linux.rootfs_propagation);
     return 0;
 }
 
@@ -1927,7 +2003,8 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     if (policy_load_named(policy_file, c->ann.policy, &pol, err) < 0)
         goto fail;
     if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
-        engine_caps(c, policy_file, &pol, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
+        engine_caps(c, policy_file, &pol, p, err) < 0 ||
+        engine_nnp(c, &pol, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
         goto fail;
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;
@@ -1939,6 +2016,18 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     if (judge_terminal(c, p, err) < 0 || engine_hardening(c, p, err) < 0 ||
         engine_resources(c, p, err) < 0)
         goto fail;
+    if (c->ignored_top.n > 0) {
+        char names[256] = "";
+        for (size_t i = 0; i < c->ignored_top.n; i++)
+            if (strlen(names) + strlen(c->ignored_top.v[i]) + 2 < sizeof(names)) {
+                strcat(names, names[0] ? " " : "");
+                strcat(names, c->ignored_top.v[i]);
+            }
+        if (note(p, "config.json: unknown top-level properties ignored (the runtime spec's "
+                    "rule; unknown keys inside process, linux and mounts are refused): %s",
+                 names) < 0)
+            goto fail;
+    }
     p->hostname = c->hostname;
     p->eng.domainname = c->domainname;
     /* A joined UTS namespace is another container's: its names stay. */

@@ -91,6 +91,13 @@ struct mount_plan {
      * made by the monitor in its own mount namespace (seeded there) and
      * bound by pid 1, so that it outlives the agent for the artifacts. */
     bool home_store;
+    /* engine mode: the propagation asked for (MS_SHARED, MS_SLAVE,
+     * MS_PRIVATE, MS_UNBINDABLE; 0: none), set once every mount of the
+     * container is private, so it only ever links mounts of this mount
+     * namespace (owned by revrun's user namespace: nothing propagates to
+     * the host's); propagation_rec: the r-prefixed form */
+    unsigned long propagation;
+    bool propagation_rec;
 };
 
 /* The engine host range: container ids 0..ENGINE_MAP_SIZE-1 become these
@@ -122,6 +129,12 @@ struct engine_plan {
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */
+    /* linux.rootfsPropagation, as mount_plan.propagation, set on / after
+     * the pivot */
+    unsigned long root_propagation;
+    bool root_propagation_rec;
+    /* no_new_privs: always, unless the host policy lets the config decide */
+    bool no_new_privs;
     /* io.revrun.checkout: the checkout's owner appears as the process's
      * user (these host ids); io.revrun.export: where its change set goes at
      * delete ("": nowhere), a fresh directory under the policy's exportRoot */

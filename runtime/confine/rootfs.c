@@ -33,6 +33,33 @@ static const struct {
 
 /* ---- one planned mount ---- */
 
+/* A tree the caller cloned (engine mode) has mount ids older than every
+ * mount made here, and /proc/self/mountinfo lists a namespace's mounts by
+ * id: cloned again from where it now is (in this namespace) and swapped
+ * in, it takes its place in the config's order, as runc's mounts do. The
+ * clone keeps every attribute of the original. */
+static int renumber(int root, const struct mount_plan *m, struct rr_error *err)
+{
+    _cleanup_close_ int at = rr_open_in_root(root, m->destination, O_PATH, false);
+    _cleanup_close_ int copy = -1;
+    _cleanup_close_ int dst = -1;
+    char proc_path[64];
+
+    if (at < 0)
+        return rr_fail(err, errno, "bind %s: reopen", m->destination);
+    copy = rr_open_tree(at, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+                                    (m->recursive ? AT_RECURSIVE : 0));
+    if (copy < 0)
+        return rr_fail(err, errno, "bind %s: clone", m->destination);
+    snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", at);
+    if (umount2(proc_path, MNT_DETACH) < 0)
+        return rr_fail(err, errno, "bind %s: detach the caller's clone", m->destination);
+    dst = rr_open_in_root(root, m->destination, O_PATH, false);
+    if (dst < 0)
+        return rr_fail(err, errno, "bind %s: reopen", m->destination);
+    return rr_attach(copy, dst, err) < 0 ? rr_wrap(err, "bind on %s", m->destination) : 0;
+}
+
 static int mount_bind(int root, const struct mount_plan *m, int opened, struct rr_error *err)
 {
     _cleanup_close_ int src = -1;
@@ -58,7 +85,7 @@ static int mount_bind(int root, const struct mount_plan *m, int opened, struct r
         return rr_wrap(err, "bind %s: destination", m->source);
     if (rr_attach(src, dst, err) < 0)
         return rr_wrap(err, "bind %s on %s", m->source, m->destination);
-    return 0;
+    return opened >= 0 ? renumber(root, m, err) : 0;
 }
 
 static int mount_fresh(int root, const struct mount_plan *m, int *keep, struct rr_error *err)
@@ -474,6 +501,27 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
 
 /* ---- engine mode ---- */
 
+/* Each mount's own propagation, on the mount now at its destination, once
+ * the whole tree is private (profile.h mount_plan.propagation). */
+static int apply_propagation(int root, const struct profile *p, struct rr_error *err)
+{
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        struct mount_attr prop = {.propagation = m->propagation};
+        _cleanup_close_ int at = -1;
+
+        if (m->propagation == 0)
+            continue;
+        at = rr_open_in_root(root, m->destination, O_PATH | O_NOFOLLOW, true);
+        if (at < 0)
+            return rr_fail(err, errno, "mounts[%zu]: propagation of %s", i, m->destination);
+        if (rr_mount_setattr(at, "", AT_EMPTY_PATH | (m->propagation_rec ? AT_RECURSIVE : 0),
+                             &prop) < 0)
+            return rr_fail(err, errno, "mounts[%zu]: propagation of %s", i, m->destination);
+    }
+    return 0;
+}
+
 int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err)
 {
     struct mount_attr priv = {.propagation = MS_PRIVATE};
@@ -499,12 +547,24 @@ int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, stru
         close(root);
         return rr_fail(err, errno, "make the container's mounts private");
     }
+    if (apply_propagation(root, p, err) < 0) {
+        close(root);
+        return -1;
+    }
     return root;
 }
 
 int rootfs_pivot_engine(const struct profile *p, int root, struct rr_error *err)
 {
-    return pivot(root, p->root_readonly, err);
+    struct mount_attr prop = {.propagation = p->eng.root_propagation};
+
+    if (pivot(root, p->root_readonly, err) < 0)
+        return -1;
+    /* After the pivot: pivot_root refuses a shared root. */
+    if (p->eng.root_propagation != 0 &&
+        rr_mount_setattr(AT_FDCWD, "/", p->eng.root_propagation_rec ? AT_RECURSIVE : 0, &prop) < 0)
+        return rr_fail(err, errno, "linux.rootfsPropagation");
+    return 0;
 }
 
 /* Is dest below (or at) the destination of a mount planned before index i? */
