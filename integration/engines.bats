@@ -773,3 +773,29 @@ PY
     rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
     rm -rf "$B"
 }
+
+@test "resources: a relative cgroupsPath under /revrun-engine leaves no empty parent after delete" {
+    B=$(mktemp -d /tmp/revrun-engine-rel.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["true"]
+c["linux"]["cgroupsPath"] = "rrengines-rel/pod1/h1"
+c["linux"]["resources"]["pids"] = {"limit": 64}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local mnt
+    mnt=$("$RT" --root "$B/state" state h1 >/dev/null && awk '($9 == "cgroup" && $NF ~ /(^|,)pids(,|$)/) || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+    [ -d "$mnt/revrun-engine/rrengines-rel/pod1/h1" ]
+    "$RT" --root "$B/state" delete --force h1
+    [ ! -e "$mnt/revrun-engine/rrengines-rel" ]
+    # /revrun-engine itself goes when nothing else is in it
+    if [ -z "$(find "$mnt/revrun-engine" -mindepth 1 -type d 2>/dev/null)" ]; then
+        [ ! -e "$mnt/revrun-engine" ]
+    fi
+    rm -rf "$B"
+}

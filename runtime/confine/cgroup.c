@@ -487,14 +487,18 @@ void cg_remove_empty_parents(const char *mnt, const char *path)
 
     if (root < 0)
         return;
+    /* an engine's relative linux.cgroupsPath, placed under /revrun-engine/:
+     * every parent there is revrun's, /revrun-engine itself included */
+    bool engine = strncmp(path, "/revrun-engine/", 15) == 0;
+
     snprintf(p, sizeof(p), "%s", path);
-    for (int level = 0; level < 2; level++) {
+    for (int level = 0; level < (engine ? 64 : 2); level++) {
         char *slash = strrchr(p, '/');
         if (slash == NULL || slash == p)
             return;
         *slash = '\0';
         char *name = strrchr(p, '/');
-        if (name == NULL || (level == 1 && strncmp(name + 1, "revrun", 6) != 0))
+        if (name == NULL || (!engine && level == 1 && strncmp(name + 1, "revrun", 6) != 0))
             return;
         *name = '\0';
         _cleanup_close_ int pfd = rr_open_in_root(root, p[0] ? p : "/", O_RDONLY | O_DIRECTORY, true);
