@@ -90,11 +90,15 @@ run_bundle() {
         }
     fi
     "$RT" --root "$B/state" start c1
-    for i in $(seq 100); do
+    for i in $(seq 300); do
         "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
         sleep 0.1
     done
-    "$RT" --root "$B/state" delete c1
+    "$RT" --root "$B/state" delete c1 || {
+        "$RT" --root "$B/state" state c1
+        cat "$B/out"
+        return 1
+    }
     cat "$B/out"
 }
 
