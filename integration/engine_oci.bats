@@ -115,6 +115,7 @@ CONFIG_NNP='{"engine": {"noNewPrivileges": "config"}}'
     grep -q "noNewPrivileges: false tightened to true" "$B/log"
     # a policy file without the switch forces it too
     POLICY='{"engine": {}}' run run_bundle
+    echo "$output"
     assert_success
     [ "$(kv NoNewPrivs)" = 1 ]
     POLICY=$CONFIG_NNP run run_bundle
@@ -129,9 +130,13 @@ CONFIG_NNP='{"engine": {"noNewPrivileges": "config"}}'
     # absent is false (the runtime spec's default); true stays true
     bundle 'c["process"]["args"] = ["/bin/ids"]' 'del c["process"]["noNewPrivileges"]'
     POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
     [ "$(kv NoNewPrivs)" = 0 ]
     bundle 'c["process"]["args"] = ["/bin/ids"]'
     POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
     [ "$(kv NoNewPrivs)" = 1 ]
     # a value that is neither is refused, naming the file's field
     bundle 'c["process"]["args"] = ["/bin/ids"]'
