@@ -153,6 +153,9 @@ static int run_one(const struct rr_hook *h, const char *where, const char *state
     r = supervise(pid, inp[1], outp[0], state, h, output, &used, &status);
     close(outp[0]);
     signal(SIGPIPE, old);
+    /* the output's last newline is the end of its message, not part of it */
+    while (used > 0 && (output[used - 1] == '\n' || output[used - 1] == '\r'))
+        used--;
     output[used] = '\0';
     rr_escape(output, used, shown, sizeof(shown));
     if (r < 0)
