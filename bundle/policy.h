@@ -1,11 +1,14 @@
 /* The host's policy for engine configs (/etc/revrun/policy.json):
- *   {"engine": {"capabilities": ["CAP_CHOWN", ...]}}
+ *   {"engine": {"capabilities": ["CAP_CHOWN", ...],
+ *               "noNewPrivileges": "force" | "config", ...}}
  * what an engine may have granted inside revrun's user namespace. Absent
- * file: the containerd/OCI default set. Names that revrun never grants
- * (CAP_SYS_ADMIN, ...) are refused in the file itself. */
+ * file: the containerd/OCI default set, and no_new_privs forced. Names that
+ * revrun never grants (CAP_SYS_ADMIN, ...) are refused in the file itself.
+ * revrun's own bundles (spec, run --lower, review) never read it. */
 #ifndef REVRUN_POLICY_H
 #define REVRUN_POLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -18,6 +21,26 @@ const char *rr_cap_name(int cap);
 extern const uint64_t rr_caps_never;
 /* The default set: what containerd and docker give a container. */
 extern const uint64_t rr_caps_engine_default;
+
+/* One policy of the file: "engine" (the default) or a named one under
+ * "policies", which an engine picks with the io.revrun.policy annotation:
+ *   {"engine": {...}, "policies": {"review": {"capabilities": [...],
+ *                                  "upperSize": "2G", "exportRoot": "/srv/x"}}}
+ * A key a policy omits takes revrun's default. */
+#define RR_POLICY_EXPORT_ROOT "/var/lib/revrun/exports"
+#define RR_POLICY_UPPER_SIZE (1ULL << 30)
+struct rr_policy {
+    uint64_t caps;          /* what capabilities may be granted */
+    uint64_t upper_size;    /* the most an io.revrun.checkout upper may hold */
+    char export_root[4096]; /* where io.revrun.export names a directory */
+    bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
+                             * (default "force": no_new_privs whatever it says) */
+};
+
+/* name NULL: "engine" (the defaults when the file does not exist); a name
+ * the file does not define is refused (ENOENT). */
+int policy_load_named(const char *path, const char *name, struct rr_policy *out,
+                      struct rr_error *err);
 
 /* *allowed: the capability mask the policy allows (the default when the
  * file does not exist). */

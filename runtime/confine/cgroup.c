@@ -1,4 +1,5 @@
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_devices.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -476,8 +477,10 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
     if (v == CG_NONE || path == NULL)
         return 0;
     /* first: a paused container's tasks die only once thawed */
-    if (v == CG_V1)
+    if (v == CG_V1) {
         cgroup_freezer_v1_remove(path);
+        cgroup_devices_v1_remove(path); /* an engine's device rules */
+    }
     cgroup_host_probe(&h, err);
     for (int i = 0; i < (v == CG_V2 ? 1 : 3); i++) {
         const char *mnt = mount_for(&h, v, i);
