@@ -90,11 +90,15 @@ run_bundle() {
         }
     fi
     "$RT" --root "$B/state" start c1
-    for i in $(seq 100); do
+    for i in $(seq 300); do
         "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
         sleep 0.1
     done
-    "$RT" --root "$B/state" delete c1
+    "$RT" --root "$B/state" delete c1 || {
+        "$RT" --root "$B/state" state c1
+        cat "$B/out"
+        return 1
+    }
     cat "$B/out"
 }
 
@@ -111,6 +115,7 @@ CONFIG_NNP='{"engine": {"noNewPrivileges": "config"}}'
     grep -q "noNewPrivileges: false tightened to true" "$B/log"
     # a policy file without the switch forces it too
     POLICY='{"engine": {}}' run run_bundle
+    echo "$output"
     assert_success
     [ "$(kv NoNewPrivs)" = 1 ]
     POLICY=$CONFIG_NNP run run_bundle
@@ -125,9 +130,13 @@ CONFIG_NNP='{"engine": {"noNewPrivileges": "config"}}'
     # absent is false (the runtime spec's default); true stays true
     bundle 'c["process"]["args"] = ["/bin/ids"]' 'del c["process"]["noNewPrivileges"]'
     POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
     [ "$(kv NoNewPrivs)" = 0 ]
     bundle 'c["process"]["args"] = ["/bin/ids"]'
     POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
     [ "$(kv NoNewPrivs)" = 1 ]
     # a value that is neither is refused, naming the file's field
     bundle 'c["process"]["args"] = ["/bin/ids"]'

@@ -733,3 +733,69 @@ PY
     ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q .
     rm -rf "$B"
 }
+
+@test "resources: disableOOMKiller leaves a process at its memory limit waiting, not killed; cpu.shares reaches the cpu controller (cgroup v1)" {
+    awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {f=1} END {exit !f}' /proc/self/mountinfo ||
+        skip "no v1 memory controller here (cgroup v2: no OOM-killer switch, said in one line)"
+    B=$(mktemp -d /tmp/revrun-engine-oom.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+# 64 MiB held in a 16 MiB container (no swap beyond it)
+c["process"]["args"] = ["sh", "-c", "x=$(head -c 67108864 /dev/zero | tr '\\0' a); echo survived"]
+c["linux"]["cgroupsPath"] = "/rrengines-oom/h1"
+c["linux"]["resources"]["memory"] = {"limit": 16777216, "swap": 16777216, "disableOOMKiller": True}
+c["linux"]["resources"]["cpu"] = {"shares": 512}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local pid mem cpu
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    "$RT" --root "$B/state" start h1
+    mem=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+    cpu=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+    for _ in $(seq 100); do
+        grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control" && break
+        sleep 0.1
+    done
+    cat "$mem/rrengines-oom/h1/memory.oom_control"
+    # at its limit, waiting: alive, never OOM-killed
+    grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control"
+    grep -q "oom_kill 0" "$mem/rrengines-oom/h1/memory.oom_control"
+    kill -0 "$pid"
+    [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/h1/cpu.shares")" = 512 ]
+    "$RT" --root "$B/state" delete --force h1
+    ! kill -0 "$pid" 2>/dev/null
+    [ ! -e "$mem/rrengines-oom/h1" ]
+    rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
+    rm -rf "$B"
+}
+
+@test "resources: a relative cgroupsPath under /revrun-engine leaves no empty parent after delete" {
+    B=$(mktemp -d /tmp/revrun-engine-rel.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["true"]
+c["linux"]["cgroupsPath"] = "rrengines-rel/pod1/h1"
+c["linux"]["resources"]["pids"] = {"limit": 64}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local mnt
+    mnt=$("$RT" --root "$B/state" state h1 >/dev/null && awk '($9 == "cgroup" && $NF ~ /(^|,)pids(,|$)/) || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+    [ -d "$mnt/revrun-engine/rrengines-rel/pod1/h1" ]
+    "$RT" --root "$B/state" delete --force h1
+    [ ! -e "$mnt/revrun-engine/rrengines-rel" ]
+    # /revrun-engine itself goes when nothing else is in it
+    if [ -z "$(find "$mnt/revrun-engine" -mindepth 1 -type d 2>/dev/null)" ]; then
+        [ ! -e "$mnt/revrun-engine" ]
+    fi
+    rm -rf "$B"
+}

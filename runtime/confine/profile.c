@@ -1826,13 +1826,12 @@ static int engine_resources(const struct rr_config *c, struct profile *p, struct
     for (size_t i = 0; i < c->linux.sysctl.n; i++)
         if (engine_sysctl_one(c->linux.sysctl.v[i], p, err) < 0)
             return -1;
-    if (r->disable_oom_killer &&
-        note(p, "linux.resources.memory.disableOOMKiller: not applied (the kernel's OOM killer "
-                "stays on)") < 0)
-        return rr_fail(err, ENOMEM, "notes");
-    if (r->cpu_shares > 0 &&
-        note(p, "linux.resources.cpu.shares: %lld not applied (a relative weight; revrun "
-                "enforces cpu.quota/period)", (long long)r->cpu_shares) < 0)
+    /* cpu.shares and disableOOMKiller: written by cgroup_create where the
+     * controller is had (cgroup v1 memory.oom_control, cpu.shares; v2
+     * cpu.weight), one line where not; v2 has no OOM-killer switch. */
+    if (r->disable_oom_killer && host_cgroup_v2() &&
+        note(p, "linux.resources.memory.disableOOMKiller: not applied on cgroup v2 (no such "
+                "switch; the kernel's OOM killer stays on)") < 0)
         return rr_fail(err, ENOMEM, "notes");
     if (r->blkio_weight > 0 &&
         note(p, "linux.resources.blockIO.weight: %lld not applied (a relative weight)",
@@ -2047,6 +2046,9 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     if (build_syscall_rules(p, err) < 0)
         goto fail;
     p->resources = c->linux.resources;
+    /* v1 counts TCP buffers apart once limited: bounded at the memory
+     * limit, as a review's (RR_UNSET: no memory limit) */
+    p->tcp_memory_limit = p->resources.memory_limit;
     p->cgroups_path = c->linux.cgroups_path;
     if (p->cgroups_path != NULL && p->cgroups_path[0] != '/') {
         snprintf(p->cgroups_buf, sizeof(p->cgroups_buf), "/revrun-engine/%s", p->cgroups_path);
