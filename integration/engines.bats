@@ -626,6 +626,22 @@ PY
     nothing_left co1 "/run/containerd/runc/$NS"
 }
 
+@test "ctr: io.revrun.overlay=fuse: fuse-overlayfs serves the checkout past create; the host checkout is untouched, delete exports the change set" {
+    need ctr
+    make_checkout
+    local name=ctr-fuse-$$
+    EXP=/var/lib/revrun/exports/$name
+    NAMES+=("ctr:cof")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation io.revrun.overlay=fuse \
+        --annotation "io.revrun.export=$name" "$IMG_CTR" cof sh -c "$EDITS; grep ' /work ' /proc/self/mountinfo | grep -c ' - fuse'"
+    judge_checkout_export
+    [ "$(echo "$output" | tail -1)" = 1 ] # the view is fuse-overlayfs'
+    nothing_left cof "/run/containerd/runc/$NS"
+    ! pgrep -f "fuse-overlayfs.*$CO" # the daemon ended with the container
+}
+
 @test "podman: io.revrun.checkout overlays the bind: the host checkout is untouched, delete exports the change set" {
     need podman
     make_checkout

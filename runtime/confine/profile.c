@@ -1968,14 +1968,9 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
             return rr_fail(err, ENOMEM, "notes");
         p->upper_size = pol->upper_size;
     }
+    /* as revrun.overlay: auto (native when the kernel mounts it over this
+     * checkout, else fuse-overlayfs), native, fuse */
     p->backend = c->ann.overlay < 0 ? RR_BACKEND_AUTO : (enum rr_backend)c->ann.overlay;
-    if (p->backend == RR_BACKEND_FUSE)
-        return rr_fail(err, 0, RR_ANN_OVERLAY " \"fuse\": refused in engine mode (no revrun "
-                               "process outlives create to hold fuse-overlayfs); use native");
-    if (p->backend == RR_BACKEND_AUTO &&
-        note(p, RR_ANN_OVERLAY " \"auto\": kernel overlayfs (in engine mode the only backend)") < 0)
-        return rr_fail(err, ENOMEM, "notes");
-    p->backend = RR_BACKEND_NATIVE;
     if (c->ann.export_name != NULL) {
         snprintf(p->eng.export_root, sizeof(p->eng.export_root), "%s", pol->export_root);
         if ((size_t)snprintf(p->eng.export_dir, sizeof(p->eng.export_dir), "%s/%s",

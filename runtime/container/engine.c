@@ -458,7 +458,7 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
         .preserve_fds = e->o->preserve_fds,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
-                .lower_mfd = e->ck.lower_mfd, .checkout_mfd = -1,
+                .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
                 .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
                 .out_mfd = -1}};
     int *keep = malloc((e->p.n_mounts + (size_t)e->o->preserve_fds + 12) * sizeof(int));
@@ -472,6 +472,7 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = e->root_mfd;
     keep[n++] = e->console_fd;
     keep[n++] = e->ck.lower_mfd;
+    keep[n++] = engine_checkout_view(&e->ck);
     keep[n++] = e->ck.store.upper_fd;
     keep[n++] = e->ck.store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
@@ -574,7 +575,8 @@ static int steps(struct engine *e, struct rr_error *err)
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
-        engine_checkout_open(&e->p, e->dir_fd, &e->ck, err) < 0 || open_namespaces(e, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, &e->cg, &e->ck, err) < 0 ||
+        open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
     if (place_child(e, err) < 0)
@@ -610,7 +612,7 @@ static void abandon(struct engine *e)
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
     if (e->dir_fd >= 0) {
-        engine_checkout_close(&e->ck);
+        engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
     }
@@ -655,7 +657,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         close_fd(&e.join_fd[i]);
         close_fd(&e.back_fd[i]);
     }
-    engine_checkout_close(&e.ck);
+    engine_checkout_close(&e.ck, r == 0);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);
