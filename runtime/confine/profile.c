@@ -5,6 +5,7 @@
 #include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <linux/mount.h>
@@ -2057,4 +2058,20 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
 fail:
     profile_free(p);
     return -1;
+}
+
+int profile_judge_passed_fd(int fd, struct rr_error *err)
+{
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+
+    if (fl < 0 || fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "fd %d", fd);
+    if (fl & O_PATH)
+        return rr_fail(err, EPERM, "fd %d is an O_PATH handle: reopened through /proc it would "
+                                   "reach past the container's root", fd);
+    if (S_ISDIR(st.st_mode))
+        return rr_fail(err, EPERM, "fd %d is a directory: openat(fd, \"..\") would walk the "
+                                   "host's tree past the container's root", fd);
+    return 0;
 }
