@@ -50,13 +50,39 @@ const char *rr_cap_name(int cap)
     return cap_names[cap];
 }
 
-static int parse_policy(const struct json_node *root, uint64_t *allowed, struct rr_error *err)
+/* "hostIds": {"first": N, "count": M}: above the ids of real users and
+ * nobody (65534), below the invalid id 4294967295. */
+static int parse_id_range(const struct json_node *root, struct rr_id_range *r,
+                          struct rr_error *err)
 {
-    static const char *const top[] = {"engine", NULL};
+    static const char *const keys[] = {"first", "count", NULL};
+    const struct json_node *h = json_get(root, "hostIds");
+
+    if (h == NULL)
+        return 0;
+    if (jf_expect(h, JSON_OBJECT, "hostIds", err) < 0 ||
+        jf_only_keys(h, "hostIds", keys, err) < 0 ||
+        jf_u32(h, "first", "hostIds", true, &r->first, err) < 0 ||
+        jf_u32(h, "count", "hostIds", true, &r->count, err) < 0)
+        return -1;
+    if (r->first < POLICY_HOST_IDS_FLOOR)
+        return rr_fail(err, 0, "hostIds.first: %u is below %u (the ids of real users)", r->first,
+                       POLICY_HOST_IDS_FLOOR);
+    if (r->count == 0 || (uint64_t)r->first + r->count > UINT32_MAX)
+        return rr_fail(err, 0, "hostIds.count: %u ids from %u do not fit below 4294967295",
+                       r->count, r->first);
+    return 0;
+}
+
+static int parse_policy(const struct json_node *root, struct rr_policy *pol,
+                        struct rr_error *err)
+{
+    static const char *const top[] = {"engine", "hostIds", NULL};
     static const char *const eng[] = {"capabilities", NULL};
     const struct json_node *e, *caps;
+    uint64_t *allowed = &pol->caps;
 
-    if (jf_only_keys(root, "", top, err) < 0)
+    if (jf_only_keys(root, "", top, err) < 0 || parse_id_range(root, &pol->host_ids, err) < 0)
         return -1;
     if ((e = json_get(root, "engine")) == NULL)
         return 0;
@@ -83,17 +109,28 @@ static int parse_policy(const struct json_node *root, uint64_t *allowed, struct 
     return 0;
 }
 
-int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)
+int policy_load_all(const char *path, struct rr_policy *pol, struct rr_error *err)
 {
     struct json_node *root = NULL;
     int r;
 
-    *allowed = rr_caps_engine_default;
+    *pol = (struct rr_policy){.caps = rr_caps_engine_default,
+                              .host_ids = {POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT}};
     if (access(path, F_OK) < 0 && errno == ENOENT)
         return 0;
     if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
         return rr_wrap(err, "policy %s", path);
-    r = parse_policy(root, allowed, err);
+    r = parse_policy(root, pol, err);
     json_free(root);
     return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
+}
+
+int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)
+{
+    struct rr_policy pol;
+
+    if (policy_load_all(path, &pol, err) < 0)
+        return -1;
+    *allowed = pol.caps;
+    return 0;
 }

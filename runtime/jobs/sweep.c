@@ -28,6 +28,7 @@
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
+#include "runtime/container/idalloc.h"
 #include "runtime/jobs/sweep.h"
 
 /* Lock without waiting: -1 with EWOULDBLOCK when a live command holds it. */
@@ -76,7 +77,8 @@ static const char *stale_reason(const struct rr_state *s, bool have)
     return NULL;
 }
 
-static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
+static int sweep_one(const struct rr_ctx *ctx, int rootfd, const char *id,
+                     const struct sweep_opts *o,
                      struct sweep_report *rep, struct rr_error *err)
 {
     _cleanup_close_ int dir = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -106,7 +108,7 @@ static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
         }
         state_free(&s);
     }
-    if (statedir_remove(rootfd, id, err) < 0)
+    if (container_release_ids(ctx, id, err) < 0 || statedir_remove(rootfd, id, err) < 0)
         return rr_wrap(err, "sweep %s", id);
     snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]),
              "swept %s: %s", id, why);
@@ -131,9 +133,17 @@ static int sweep_state(const struct rr_ctx *ctx, const struct sweep_opts *o,
     }
     while (r == 0 && (de = readdir(d)) != NULL)
         if (rr_id_valid(de->d_name))
-            r = sweep_one(dirfd(d), de->d_name, o, rep, err);
+            r = sweep_one(ctx, dirfd(d), de->d_name, o, rep, err);
     closedir(d);
     return r;
+}
+
+static void report_line(void *arg, const char *line)
+{
+    struct sweep_report *rep = arg;
+
+    snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]), "%s", line);
+    rep->n++;
 }
 
 int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
@@ -143,6 +153,9 @@ int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
     if (sweep_state(ctx, o, rep, err) < 0)
         return -1;
     if (sweep_orphan_cgroups(ctx, rep, err) < 0)
+        return -1;
+    /* Host ids of containers whose state is gone, under any state root. */
+    if (!ctx->rootless && idalloc_reclaim(report_line, rep, err) < 0)
         return -1;
     if (apply_journal_sweep(ctx, o->older_than_s, rep, err) < 0)
         return -1;
