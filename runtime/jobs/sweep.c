@@ -77,8 +77,7 @@ static const char *stale_reason(const struct rr_state *s, bool have)
     return NULL;
 }
 
-static int sweep_one(const struct rr_ctx *ctx, int rootfd, const char *id,
-                     const struct sweep_opts *o,
+static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
                      struct sweep_report *rep, struct rr_error *err)
 {
     _cleanup_close_ int dir = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -108,7 +107,7 @@ static int sweep_one(const struct rr_ctx *ctx, int rootfd, const char *id,
         }
         state_free(&s);
     }
-    if (container_release_ids(ctx, id, err) < 0 || statedir_remove(rootfd, id, err) < 0)
+    if (statedir_remove(rootfd, id, err) < 0)
         return rr_wrap(err, "sweep %s", id);
     snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]),
              "swept %s: %s", id, why);
@@ -133,7 +132,7 @@ static int sweep_state(const struct rr_ctx *ctx, const struct sweep_opts *o,
     }
     while (r == 0 && (de = readdir(d)) != NULL)
         if (rr_id_valid(de->d_name))
-            r = sweep_one(ctx, dirfd(d), de->d_name, o, rep, err);
+            r = sweep_one(dirfd(d), de->d_name, o, rep, err);
     closedir(d);
     return r;
 }
@@ -154,7 +153,8 @@ int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
         return -1;
     if (sweep_orphan_cgroups(ctx, rep, err) < 0)
         return -1;
-    /* Host ids of containers whose state is gone, under any state root. */
+    /* Host ids of containers whose state is gone (those swept above too),
+     * under any state root. */
     if (!ctx->rootless && idalloc_reclaim(report_line, rep, err) < 0)
         return -1;
     if (apply_journal_sweep(ctx, o->older_than_s, rep, err) < 0)
