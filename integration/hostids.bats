@@ -152,6 +152,10 @@ wait_line() {
     rr create ${X}h1 </dev/null
     [ "$(uids_of "$(state_field ${X}h1 pid)")" = "$BASE $BASE $BASE $BASE" ]
     [ "$(records_of ${X}h1)" = "$IDS/$BASE" ]
+    # check says so before a create does
+    run rr check
+    assert_failure
+    assert_output_contains "all 1 ids of the range $BASE-$BASE are held: the next create is refused"
     try_create ${X}h2
     assert_failure
     assert_output_contains "no free host id: all 1 ids of the hostIds range $BASE-$BASE are held by containers"
