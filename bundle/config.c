@@ -58,12 +58,14 @@ void config_free(struct rr_config *cfg)
     free(cfg->linux.uid_mappings);
     free(cfg->linux.gid_mappings);
     seccomp_free(&cfg->linux.seccomp);
+    strv_free(&cfg->ignored_top);
     strv_free(&cfg->linux.masked_paths);
     strv_free(&cfg->linux.readonly_paths);
     free(cfg->linux.cgroups_path);
     free(cfg->revrun.lower);
     free(cfg->revrun.checkout_path);
     free(cfg->revrun.out);
+    free(cfg->revrun.results);
     strv_free(&cfg->revrun.best_effort);
     writeback_policy_free(&cfg->revrun.writeback);
     egress_free(&cfg->revrun.egress);

@@ -250,6 +250,20 @@ struct rr_config {
     struct rr_hook *hooks[RR_HOOK_KINDS];
     size_t n_hooks[RR_HOOK_KINDS];
     struct rr_strv annotations; /* "key=value", for the hooks' state */
+    /* An engine's top-level keys the runtime spec does not define: ignored,
+     * as the spec says a runtime MUST, and named in one log line. Keys
+     * inside process, linux, mounts (what confines) are still refused. */
+    struct rr_strv ignored_top;
+    /* io.revrun.* annotations (engine mode): revrun's own settings, since an
+     * engine cannot send a `revrun` section. NULL/0: not given. What they
+     * may ask is bounded by the host policy (bundle/policy.h). */
+    struct {
+        char *checkout;      /* io.revrun.checkout: a bind mount's destination */
+        char *policy;        /* io.revrun.policy: a named policy of the host's file */
+        char *export_name;   /* io.revrun.export: a name under the policy's exportRoot */
+        uint64_t upper_size; /* io.revrun.upperSize */
+        int overlay;         /* io.revrun.overlay: an rr_backend, or -1 */
+    } ann;
 
     struct {
         char *lower;         /* host path of the checkout (absolute) */
@@ -257,6 +271,7 @@ struct rr_config {
         enum rr_backend overlay;
         uint64_t upper_size;      /* bytes the agent may write into the upper */
         char *out;                /* host directory handed the agent's /out at its exit, or NULL */
+        char *results;            /* host directory a job writes its results to, or NULL */
         uint64_t timeout_seconds; /* wall clock from start; 0: none */
         uint64_t min_free_space;  /* create refuses below this much free under the state root */
         bool nested_sandboxes;    /* allow new user/pid/mount namespaces inside */

@@ -379,24 +379,89 @@ int engine_parse_linux_extra(const struct json_node *lx, struct rr_config *cfg,
     return 0;
 }
 
+/* A name an annotation gives (a policy, an export): letters, digits, ".",
+ * "_" and "-", not starting with "." (never "..", never a path). */
+static int check_name(const char *v, const char *p, struct rr_error *err)
+{
+    size_t n = strlen(v);
+
+    if (n == 0 || n > RR_ANN_NAME_MAX || v[0] == '.' ||
+        strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+        return rr_fail(err, 0, "%s: not a name (1-%d of [A-Za-z0-9._-], not starting with \".\")",
+                       p, RR_ANN_NAME_MAX);
+    return 0;
+}
+
+static int dup_value(const char *v, char **out, const char *p, struct rr_error *err)
+{
+    if ((*out = strdup(v)) == NULL)
+        return rr_fail(err, ENOMEM, "%s", p);
+    return 0;
+}
+
+/* One io.revrun.* key: its value parsed as hostile (the engine passes on
+ * what its user typed). Unknown keys are refused: a typo of a setting that
+ * was meant to apply would otherwise run without it. */
+static int parse_revrun_annotation(const char *k, const char *v, struct rr_config *cfg,
+                                   struct rr_error *err)
+{
+    static const char *const backends[] = {"auto", "native", "fuse"};
+    char p[JPATH_MAX];
+
+    jpath_key(p, "annotations", k);
+    for (const char *c = v; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return rr_fail(err, 0, "%s: control character in the value", p);
+    if (strcmp(k, RR_ANN_CHECKOUT) == 0) {
+        if (jf_check_abs_path(v, p, err) < 0)
+            return -1;
+        if (strcmp(v, "/") == 0)
+            return rr_fail(err, 0, "%s: the checkout cannot be the root", p);
+        return dup_value(v, &cfg->ann.checkout, p, err);
+    }
+    if (strcmp(k, RR_ANN_POLICY) == 0)
+        return check_name(v, p, err) < 0 ? -1 : dup_value(v, &cfg->ann.policy, p, err);
+    if (strcmp(k, RR_ANN_EXPORT) == 0)
+        return check_name(v, p, err) < 0 ? -1 : dup_value(v, &cfg->ann.export_name, p, err);
+    if (strcmp(k, RR_ANN_UPPER_SIZE) == 0) {
+        if (!parse_size(v, &cfg->ann.upper_size) || cfg->ann.upper_size < (1u << 20))
+            return rr_fail(err, 0, "%s: a size of at least 1M (\"512M\", \"2G\")", p);
+        return 0;
+    }
+    if (strcmp(k, RR_ANN_OVERLAY) == 0) {
+        for (int i = 0; i < 3; i++)
+            if (strcmp(v, backends[i]) == 0) {
+                cfg->ann.overlay = i; /* RR_BACKEND_AUTO, NATIVE, FUSE */
+                return 0;
+            }
+        return rr_fail(err, 0, "%s: one of auto, native, fuse", p);
+    }
+    return rr_fail(err, 0, "%s: unknown revrun annotation (known: " RR_ANN_CHECKOUT ", "
+                           RR_ANN_POLICY ", " RR_ANN_EXPORT ", " RR_ANN_UPPER_SIZE ", "
+                           RR_ANN_OVERLAY ")", p);
+}
+
 int engine_parse_annotations(const struct json_node *a, struct rr_config *cfg,
                              struct rr_error *err)
 {
     for (size_t i = 0; i < a->u.object.n; i++) {
         const char *k = a->u.object.keys[i];
+        const char *v = a->u.object.values[i]->u.string.s;
         _cleanup_free_ char *kv = NULL;
 
-        /* revrun's own namespace: no key is defined for engines yet, so one
-         * there is a typo of a setting that was meant to apply. */
-        if (strncmp(k, "io.revrun.", 10) == 0) {
-            char p[JPATH_MAX];
-            jpath_key(p, "annotations", k);
-            return rr_fail(err, 0, "%s: unknown revrun annotation", p);
-        }
-        if (asprintf(&kv, "%s=%s", k, a->u.object.values[i]->u.string.s) < 0 ||
-            strv_push(&cfg->annotations, kv) < 0)
+        /* revrun's own namespace; every other key is the engine's or its
+         * user's and is carried, never judged: the runtime spec says a
+         * runtime MUST NOT fail on an annotation it does not know. */
+        if (strncmp(k, RR_ANN_PREFIX, strlen(RR_ANN_PREFIX)) == 0 &&
+            parse_revrun_annotation(k, v, cfg, err) < 0)
+            return -1;
+        if (asprintf(&kv, "%s=%s", k, v) < 0 || strv_push(&cfg->annotations, kv) < 0)
             return rr_fail(err, ENOMEM, "annotations");
     }
+    if (cfg->ann.checkout == NULL &&
+        (cfg->ann.export_name != NULL || cfg->ann.upper_size != 0 || cfg->ann.overlay >= 0))
+        return rr_fail(err, 0, "annotations: %s, %s and %s need %s (the mount to overlay)",
+                       RR_ANN_EXPORT, RR_ANN_UPPER_SIZE, RR_ANN_OVERLAY, RR_ANN_CHECKOUT);
     return 0;
 }
 
@@ -422,4 +487,7 @@ void engine_config_free(struct rr_config *cfg)
         free(cfg->hooks[k]);
     }
     strv_free(&cfg->annotations);
+    free(cfg->ann.checkout);
+    free(cfg->ann.policy);
+    free(cfg->ann.export_name);
 }

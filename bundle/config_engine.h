@@ -6,6 +6,15 @@
 #include "bundle/config.h"
 #include "bundle/json.h"
 
+/* revrun's annotations (an engine's config): see README "Annotations". */
+#define RR_ANN_PREFIX "io.revrun."
+#define RR_ANN_CHECKOUT "io.revrun.checkout"
+#define RR_ANN_POLICY "io.revrun.policy"
+#define RR_ANN_EXPORT "io.revrun.export"
+#define RR_ANN_UPPER_SIZE "io.revrun.upperSize"
+#define RR_ANN_OVERLAY "io.revrun.overlay"
+#define RR_ANN_NAME_MAX 64
+
 struct engine_refusal {
     const char *key;
     const char *why;

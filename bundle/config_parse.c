@@ -437,6 +437,28 @@ static void config_init(struct rr_config *cfg)
     cfg->linux.resources = (struct rr_resources){RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET, RR_UNSET,
                                                  .cpu_shares = RR_UNSET,
                                                  .blkio_weight = RR_UNSET};
+    cfg->ann.overlay = -1;
+}
+
+/* An engine's top level: the runtime spec's own sections are parsed (and
+ * within them every unknown key is refused); any other key is ignored, as
+ * the spec's extensibility rule says a runtime MUST (what containerd does
+ * too), and kept by name for the log. A config with a `revrun` section is
+ * revrun's own and stays strict everywhere. */
+static int engine_top_keys(const struct json_node *root, const char *const *known,
+                           struct rr_config *cfg, struct rr_error *err)
+{
+    if (jf_expect(root, JSON_OBJECT, "config", err) < 0)
+        return -1;
+    for (size_t i = 0; i < root->u.object.n; i++) {
+        const char *k = root->u.object.keys[i];
+        size_t j = 0;
+        while (known[j] != NULL && strcmp(known[j], k) != 0)
+            j++;
+        if (known[j] == NULL && strv_push(&cfg->ignored_top, k) < 0)
+            return rr_fail(err, ENOMEM, "config");
+    }
+    return 0;
 }
 
 int config_from_json(const struct json_node *root, struct rr_config *cfg, struct rr_error *err)
@@ -453,7 +475,8 @@ int config_from_json(const struct json_node *root, struct rr_config *cfg, struct
     /* No `revrun` section: an engine's config (containerd drops unknown
      * top-level keys, so an engine cannot send one). */
     cfg->engine = root->type == JSON_OBJECT && json_get(root, "revrun") == NULL;
-    if (jf_only_keys(root, "", cfg->engine ? engine_keys : keys, err) < 0)
+    if (cfg->engine ? engine_top_keys(root, engine_keys, cfg, err) < 0
+                    : jf_only_keys(root, "", keys, err) < 0)
         goto fail;
     if (cfg->engine && json_get(root, "domainname") != NULL &&
         jf_string(root, "domainname", "", false, &cfg->domainname, err) < 0)

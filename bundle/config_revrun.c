@@ -215,7 +215,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     static const char *const keys[] = {"lower",   "checkoutPath", "overlay",    "upperSize",
                                        "timeout", "nestedSandboxes", "ptrace", "network",
                                        "bestEffort", "writeback", "egress", "minFreeSpace",
-                                       "home", "homeFiles", "artifacts", "out", NULL};
+                                       "home", "homeFiles", "artifacts", "out", "results", NULL};
     static const char *const backends[] = {"auto", "native", "fuse", NULL};
     static const char *const networks[] = {"none", "host", NULL};
     const char *path = "revrun";
@@ -231,6 +231,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         jf_check_abs_path(cfg->revrun.lower, "revrun.lower", err) < 0 ||
         jf_string(rv, "checkoutPath", path, false, &cfg->revrun.checkout_path, err) < 0 ||
         jf_string(rv, "out", path, false, &cfg->revrun.out, err) < 0 ||
+        jf_string(rv, "results", path, false, &cfg->revrun.results, err) < 0 ||
         parse_enum(rv, "overlay", path, backends, &backend, err) < 0 ||
         jf_size(rv, "upperSize", path, &cfg->revrun.upper_size, err) < 0 ||
         jf_u64(rv, "timeout", path, &cfg->revrun.timeout_seconds, NULL, err) < 0 ||
@@ -246,6 +247,9 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         jf_check_abs_path(cfg->revrun.checkout_path, "revrun.checkoutPath", err) < 0)
         return -1;
     if (cfg->revrun.out != NULL && jf_check_abs_path(cfg->revrun.out, "revrun.out", err) < 0)
+        return -1;
+    if (cfg->revrun.results != NULL &&
+        jf_check_abs_path(cfg->revrun.results, "revrun.results", err) < 0)
         return -1;
     if (json_get(rv, "upperSize") != NULL && cfg->revrun.upper_size < (1u << 20))
         return rr_fail(err, 0, "revrun.upperSize: at least 1M");

@@ -275,6 +275,8 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_uint(w, "upperSize", c->revrun.upper_size);
     if (c->revrun.out != NULL)
         json_w_kv_string(w, "out", c->revrun.out);
+    if (c->revrun.results != NULL)
+        json_w_kv_string(w, "results", c->revrun.results);
     json_w_kv_uint(w, "timeout", c->revrun.timeout_seconds);
     json_w_kv_uint(w, "minFreeSpace", c->revrun.min_free_space);
     json_w_kv_bool(w, "nestedSandboxes", c->revrun.nested_sandboxes);

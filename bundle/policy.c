@@ -1,6 +1,8 @@
 #include "bundle/policy.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,14 +52,113 @@ const char *rr_cap_name(int cap)
     return cap_names[cap];
 }
 
+static int parse_caps(const struct json_node *caps, const char *path, uint64_t *allowed,
+                      struct rr_error *err)
+{
+    char ap[JPATH_MAX];
+
+    jpath_key(ap, path, "capabilities");
+    if (jf_expect(caps, JSON_ARRAY, ap, err) < 0)
+        return -1;
+    *allowed = 0;
+    for (size_t i = 0; i < caps->u.array.n; i++) {
+        const struct json_node *c = caps->u.array.items[i];
+        char p[JPATH_MAX];
+        int n;
+        jpath_index(p, ap, i);
+        if (jf_expect(c, JSON_STRING, p, err) < 0)
+            return -1;
+        if ((n = rr_cap_by_name(c->u.string.s)) < 0)
+            return rr_fail(err, 0, "%s: unknown capability", p);
+        if (rr_caps_never & BIT(n))
+            return rr_fail(err, 0, "%s: %s is never granted by revrun", p, c->u.string.s);
+        *allowed |= BIT(n);
+    }
+    return 0;
+}
+
+static void policy_defaults(struct rr_policy *out)
+{
+    out->caps = rr_caps_engine_default;
+    out->upper_size = RR_POLICY_UPPER_SIZE;
+    out->nnp_as_config = false;
+    snprintf(out->export_root, sizeof(out->export_root), "%s", RR_POLICY_EXPORT_ROOT);
+}
+
+/* noNewPrivileges: "force" (the default: set whatever the config says) or
+ * "config" (the config's process.noNewPrivileges, as the runtime spec has
+ * it). Any other value is refused: a typo must not widen. */
+static int parse_nnp(const struct json_node *v, const char *path, struct rr_policy *out,
+                     struct rr_error *err)
+{
+    char p[JPATH_MAX];
+
+    jpath_key(p, path, "noNewPrivileges");
+    if (jf_expect(v, JSON_STRING, p, err) < 0)
+        return -1;
+    if (strcmp(v->u.string.s, "force") == 0)
+        out->nnp_as_config = false;
+    else if (strcmp(v->u.string.s, "config") == 0)
+        out->nnp_as_config = true;
+    else
+        return rr_fail(err, 0, "%s: \"force\" or \"config\"", p);
+    return 0;
+}
+
+/* One policy object ("engine", or one of "policies"): a key it omits takes
+ * revrun's default, never another policy's value. */
+static int parse_one(const struct json_node *e, const char *path, struct rr_policy *out,
+                     struct rr_error *err)
+{
+    static const char *const keys[] = {"capabilities", "upperSize", "exportRoot",
+                                       "noNewPrivileges", NULL};
+    const struct json_node *caps, *nnp;
+    char *root = NULL;
+
+    policy_defaults(out);
+    if (jf_only_keys(e, path, keys, err) < 0)
+        return -1;
+    if ((caps = json_get(e, "capabilities")) != NULL && parse_caps(caps, path, &out->caps, err) < 0)
+        return -1;
+    if ((nnp = json_get(e, "noNewPrivileges")) != NULL && parse_nnp(nnp, path, out, err) < 0)
+        return -1;
+    if (jf_size(e, "upperSize", path, &out->upper_size, err) < 0)
+        return -1;
+    if (out->upper_size < (1u << 20))
+        return rr_fail(err, 0, "%s.upperSize: at least 1M", path);
+    if (jf_string(e, "exportRoot", path, false, &root, err) < 0)
+        return -1;
+    if (root != NULL) {
+        char p[JPATH_MAX];
+        int r;
+        jpath_key(p, path, "exportRoot");
+        r = jf_check_abs_path(root, p, err);
+        if (r == 0)
+            snprintf(out->export_root, sizeof(out->export_root), "%s", root);
+        free(root);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static bool policy_name_ok(const char *n)
+{
+    size_t len = strlen(n);
+
+    return len > 0 && len <= 64 && n[0] != '.' &&
+           strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+}
+
 /* "hostIds": {"first": N, "count": M}: above the ids of real users and
- * nobody (65534), below the invalid id 4294967295. */
+ * nobody, below the invalid id 4294967295. */
 static int parse_id_range(const struct json_node *root, struct rr_id_range *r,
                           struct rr_error *err)
 {
     static const char *const keys[] = {"first", "count", NULL};
     const struct json_node *h = json_get(root, "hostIds");
 
+    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
     if (h == NULL)
         return 0;
     if (jf_expect(h, JSON_OBJECT, "hostIds", err) < 0 ||
@@ -74,62 +175,93 @@ static int parse_id_range(const struct json_node *root, struct rr_id_range *r,
     return 0;
 }
 
-static int parse_policy(const struct json_node *root, struct rr_policy *pol,
+static int parse_policy(const struct json_node *root, const char *name, struct rr_policy *out,
                         struct rr_error *err)
 {
-    static const char *const top[] = {"engine", "hostIds", NULL};
-    static const char *const eng[] = {"capabilities", NULL};
-    const struct json_node *e, *caps;
-    uint64_t *allowed = &pol->caps;
+    static const char *const top[] = {"engine", "policies", "hostIds", NULL};
+    struct rr_id_range ids;
+    const struct json_node *e, *named, *chosen = NULL;
 
-    if (jf_only_keys(root, "", top, err) < 0 || parse_id_range(root, &pol->host_ids, err) < 0)
+    if (jf_only_keys(root, "", top, err) < 0 || parse_id_range(root, &ids, err) < 0)
         return -1;
+    /* Every policy is checked, whichever is chosen: a broken one is found
+     * when the file is first used, not when an engine first names it. */
+    if ((named = json_get(root, "policies")) != NULL) {
+        if (jf_expect(named, JSON_OBJECT, "policies", err) < 0)
+            return -1;
+        for (size_t i = 0; i < named->u.object.n; i++) {
+            struct rr_policy scratch;
+            char p[JPATH_MAX];
+            jpath_key(p, "policies", named->u.object.keys[i]);
+            if (!policy_name_ok(named->u.object.keys[i]))
+                return rr_fail(err, 0, "%s: not a policy name ([A-Za-z0-9._-], 1-64)", p);
+            if (jf_expect(named->u.object.values[i], JSON_OBJECT, p, err) < 0 ||
+                parse_one(named->u.object.values[i], p, &scratch, err) < 0)
+                return -1;
+            if (name != NULL && strcmp(name, named->u.object.keys[i]) == 0)
+                chosen = named->u.object.values[i];
+        }
+    }
+    if (name != NULL) {
+        char p[JPATH_MAX];
+        if (chosen == NULL)
+            return rr_fail(err, ENOENT, "io.revrun.policy \"%s\": not a policy of this host (the "
+                                        "engine may only name one the file's \"policies\" "
+                                        "defines)", name);
+        jpath_key(p, "policies", name);
+        return parse_one(chosen, p, out, err);
+    }
     if ((e = json_get(root, "engine")) == NULL)
         return 0;
-    if (jf_only_keys(e, "engine", eng, err) < 0)
+    if (jf_expect(e, JSON_OBJECT, "engine", err) < 0)
         return -1;
-    if ((caps = json_get(e, "capabilities")) == NULL)
-        return 0;
-    if (jf_expect(caps, JSON_ARRAY, "engine.capabilities", err) < 0)
-        return -1;
-    *allowed = 0;
-    for (size_t i = 0; i < caps->u.array.n; i++) {
-        const struct json_node *c = caps->u.array.items[i];
-        char p[JPATH_MAX];
-        int n;
-        jpath_index(p, "engine.capabilities", i);
-        if (jf_expect(c, JSON_STRING, p, err) < 0)
-            return -1;
-        if ((n = rr_cap_by_name(c->u.string.s)) < 0)
-            return rr_fail(err, 0, "%s: unknown capability", p);
-        if (rr_caps_never & BIT(n))
-            return rr_fail(err, 0, "%s: %s is never granted by revrun", p, c->u.string.s);
-        *allowed |= BIT(n);
-    }
-    return 0;
+    return parse_one(e, "engine", out, err);
 }
 
-int policy_load_all(const char *path, struct rr_policy *pol, struct rr_error *err)
+int policy_load_named(const char *path, const char *name, struct rr_policy *out,
+                      struct rr_error *err)
 {
     struct json_node *root = NULL;
     int r;
 
-    *pol = (struct rr_policy){.caps = rr_caps_engine_default,
-                              .host_ids = {POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT}};
+    policy_defaults(out);
+    if (access(path, F_OK) < 0 && errno == ENOENT) {
+        if (name != NULL)
+            return rr_fail(err, ENOENT, "io.revrun.policy \"%s\": not a policy of this host "
+                                        "(%s does not exist)", name, path);
+        return 0;
+    }
+    if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
+        return rr_wrap(err, "policy %s", path);
+    r = parse_policy(root, name, out, err);
+    json_free(root);
+    return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
+}
+
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
+{
+    struct json_node *root = NULL;
+    struct rr_policy scratch;
+    int rc;
+
+    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
     if (access(path, F_OK) < 0 && errno == ENOENT)
         return 0;
     if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
         return rr_wrap(err, "policy %s", path);
-    r = parse_policy(root, pol, err);
+    policy_defaults(&scratch);
+    rc = parse_policy(root, NULL, &scratch, err);
+    if (rc == 0)
+        rc = parse_id_range(root, r, err);
     json_free(root);
-    return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
+    return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
 }
 
 int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)
 {
     struct rr_policy pol;
 
-    if (policy_load_all(path, &pol, err) < 0)
+    if (policy_load_named(path, NULL, &pol, err) < 0)
         return -1;
     *allowed = pol.caps;
     return 0;

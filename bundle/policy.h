@@ -1,15 +1,18 @@
-/* The host's policy (/etc/revrun/policy.json):
- *   {"engine": {"capabilities": ["CAP_CHOWN", ...]},
- *    "hostIds": {"first": 2000000000, "count": 65536}}
- * engine.capabilities: what an engine may have granted inside revrun's user
- * namespace. Absent: the containerd/OCI default set. Names that revrun
- * never grants (CAP_SYS_ADMIN, ...) are refused in the file itself.
- * hostIds: the range, like a subordinate id range, from which each
- * container of revrun's own profile gets a host uid and gid of its own when
- * revrun runs as root (idalloc.h). Absent: the default below. */
+/* The host's policy for engine configs (/etc/revrun/policy.json):
+ *   {"engine": {"capabilities": ["CAP_CHOWN", ...],
+ *               "noNewPrivileges": "force" | "config", ...}}
+ * what an engine may have granted inside revrun's user namespace. Absent
+ * file: the containerd/OCI default set, and no_new_privs forced. Names that
+ * revrun never grants (CAP_SYS_ADMIN, ...) are refused in the file itself.
+ * revrun's own bundles (spec, run --lower, review) read only its top-level
+ * "hostIds": {"first": 2000000000, "count": 65536}, the host-wide range,
+ * like a subordinate id range, from which each container gets a host uid
+ * and gid of its own when revrun runs as root (idalloc.h). Absent: the
+ * default below. */
 #ifndef REVRUN_POLICY_H
 #define REVRUN_POLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -23,21 +26,37 @@ extern const uint64_t rr_caps_never;
 /* The default set: what containerd and docker give a container. */
 extern const uint64_t rr_caps_engine_default;
 
+/* One policy of the file: "engine" (the default) or a named one under
+ * "policies", which an engine picks with the io.revrun.policy annotation:
+ *   {"engine": {...}, "policies": {"review": {"capabilities": [...],
+ *                                  "upperSize": "2G", "exportRoot": "/srv/x"}}}
+ * A key a policy omits takes revrun's default. */
+#define RR_POLICY_EXPORT_ROOT "/var/lib/revrun/exports"
+#define RR_POLICY_UPPER_SIZE (1ULL << 30)
+struct rr_policy {
+    uint64_t caps;          /* what capabilities may be granted */
+    uint64_t upper_size;    /* the most an io.revrun.checkout upper may hold */
+    char export_root[4096]; /* where io.revrun.export names a directory */
+    bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
+                             * (default "force": no_new_privs whatever it says) */
+};
+
+/* name NULL: "engine" (the defaults when the file does not exist); a name
+ * the file does not define is refused (ENOENT). */
+int policy_load_named(const char *path, const char *name, struct rr_policy *out,
+                      struct rr_error *err);
+
 #define POLICY_HOST_IDS_FIRST 2000000000u
 #define POLICY_HOST_IDS_COUNT 65536u
-#define POLICY_HOST_IDS_FLOOR 65536u
+#define POLICY_HOST_IDS_FLOOR 65536u /* above real users and nobody (65534) */
 
 struct rr_id_range {
     uint32_t first, count;
 };
 
-struct rr_policy {
-    uint64_t caps;
-    struct rr_id_range host_ids;
-};
-
-/* The whole policy (the defaults when the file does not exist). */
-int policy_load_all(const char *path, struct rr_policy *pol, struct rr_error *err);
+/* The file's hostIds (the default when the file or the key is absent); the
+ * whole file is checked all the same. */
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err);
 
 /* *allowed: the capability mask the policy allows (the default when the
  * file does not exist). */

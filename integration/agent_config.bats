@@ -216,6 +216,25 @@ agent_dir_runs() {
     assert_nothing_left
 }
 
+@test "--bind: read-write onto the results directory, or a tree holding it, is refused" {
+    mkdir -p "$RR_TMP/out" "$RR_TMP/res"
+    run review root --bind "$RR_TMP/out:/data:rw" -- sh -c 'ln -s /etc/shadow /data/summary.txt'
+    [ "$status" -eq 3 ]
+    assert_output_contains "results directory"
+    [ ! -L "$RR_TMP/out/summary.txt" ]
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/res/out" \
+        --bind "$RR_TMP/res:/data:rw" -- sh -c 'echo forged >/data/out/summary.txt'
+    [ "$status" -eq 3 ]
+    assert_output_contains "results directory"
+    ! grep -qs forged "$RR_TMP/res/out/summary.txt"
+    # read-only stays allowed: the agent may read its own log
+    rm -rf "$RR_TMP/res/out"
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/res/out" \
+        --bind "$RR_TMP/res:/data" -- true
+    assert_success
+    assert_nothing_left
+}
+
 @test "--bind and --env (rootless)" {
     run review rootless --bind "$RR_TMP/host:/data" --env GREETING=hi -- \
         sh -c 'echo "$GREETING"; cat /data/f'

@@ -631,6 +631,19 @@ out_dir_vetted() {
     [ "$total" -le $((16 << 20)) ]
 }
 
+# A read-write bind of the host out-dir (or a tree holding it) would let the
+# agent plant there what the vetting at exit removes: refused at create.
+@test "out-dir: a read-write bind onto the host out-dir is refused; nothing runs" {
+    make_bundle 'c["mounts"] = [m for m in c["mounts"] if m["destination"] != "/out"]' \
+        'c["mounts"].append({"destination": "/data", "type": "bind", "source": "'"$RR_TMP"'/out", "options": ["bind", "rw"]})' \
+        'c["revrun"]["out"] = "'"$RR_TMP/out"'"' \
+        "$(args '["sh", "-c", "ln -s /etc/shadow /data/planted"]')"
+    run rr_bundle run outbind-$X
+    [ "$status" -ne 0 ]
+    assert_output_contains "would reach revrun.out"
+    [ ! -L "$RR_TMP/out/planted" ]
+}
+
 # ---- socket families ----
 
 # Only AF_UNIX, AF_INET, AF_INET6 and netlink's NETLINK_ROUTE open; every

@@ -76,6 +76,9 @@ teardown() {
         docker:*) "$DOCKER" rm -f "${n#docker:}" >/dev/null 2>&1 || true ;;
         esac
     done
+    # an io.revrun.checkout test: its checkout and its export
+    [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums"
+    [ -n "${EXP:-}" ] && rm -rf "$EXP"
     # a hook test that failed half way: its container and bundle
     if [ -n "${B:-}" ] && [ -d "$B" ]; then
         "$RT" --root "$B/state" delete --force h1 >/dev/null 2>&1 || true
@@ -568,4 +571,231 @@ PY
     [[ "$output" == *"warning"*"hooks.poststop[0]"*"exited 3"* ]]
     [ ! -e "$B/state/h1" ]
     hook_teardown
+}
+
+# ---- io.revrun.* annotations: revrun's own settings through an engine ----
+
+# A checkout of three files; its bytes as sha256 lines, to compare after.
+make_checkout() {
+    CO=$(mktemp -d /tmp/revrun-engine-co.XXXXXX)
+    chmod 0755 "$CO"
+    echo original >"$CO/a.txt"
+    mkdir "$CO/sub"
+    echo keep >"$CO/sub/b.txt"
+    echo same >"$CO/c.txt"
+    checkout_sums >"$CO.sums"
+}
+
+checkout_sums() { (cd "$CO" && find . -print0 | sort -z | xargs -0 ls -ld --time-style=+%s | awk '{print $1, $6, $7}' && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+
+# The agent's edits: one modified, one added, one deleted, one untouched.
+EDITS='echo changed >/work/a.txt && echo new >/work/new.txt && rm /work/sub/b.txt && cat /work/a.txt /work/c.txt && ls /work'
+
+# The export: the three changes, nothing else, and the host checkout as it was.
+judge_checkout_export() {
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$(echo "$output" | head -2)" = "changed
+same" ]
+    # the host's checkout: not a byte, name or mode changed
+    diff <(checkout_sums) "$CO.sums"
+    [ ! -e "$CO/new.txt" ]
+    # the vetted change set, exported at delete
+    [ -f "$EXP/manifest.json" ]
+    python3 - "$EXP/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = sorted((c["path"], c["kind"]) for c in m["changes"])
+assert got == [("a.txt", "modify"), ("new.txt", "add"), ("sub/b.txt", "delete")], got
+PY
+    [ "$(find "$EXP/blobs" -type f | wc -l)" = 2 ]
+}
+
+@test "ctr: io.revrun.checkout overlays the bind: writes land in the upper, the host checkout is untouched, delete exports the change set" {
+    need ctr
+    make_checkout
+    local name=ctr-co-$$
+    EXP=/var/lib/revrun/exports/$name
+    NAMES+=("ctr:co1")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation "io.revrun.export=$name" \
+        "$IMG_CTR" co1 sh -c "$EDITS"
+    judge_checkout_export
+    # the store (the upper's tmpfs) went with the delete
+    nothing_left co1 "/run/containerd/runc/$NS"
+}
+
+@test "podman: io.revrun.checkout overlays the bind: the host checkout is untouched, delete exports the change set" {
+    need podman
+    make_checkout
+    local name=podman-co-$$
+    EXP=/var/lib/revrun/exports/$name
+    run_on podman revrun pco1 --network none -v "$CO:/work" --annotation io.revrun.checkout=/work \
+        --annotation "io.revrun.export=$name" -- sh -c "$EDITS"
+    judge_checkout_export
+    ! grep -F "$CO" /proc/self/mountinfo
+}
+
+@test "ctr: io.revrun.checkout without an export: the upper is seen by revrun diff once stopped, and the size cap holds" {
+    need ctr
+    make_checkout
+    NAMES+=("ctr:co2")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" -d \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation io.revrun.upperSize=1M \
+        "$IMG_CTR" co2 sh -c 'echo changed >/work/a.txt; dd if=/dev/zero of=/work/big bs=64k count=64'
+    [ "$status" = 0 ]
+    for _ in $(seq 100); do
+        [ "$(ctr -n "$NS" task ls | awk '$1 == "co2" {print $3}')" = STOPPED ] && break
+        sleep 0.1
+    done
+    # the shim's mount namespace holds the store: diff from there
+    local shim
+    shim=$(pgrep -f "containerd-shim-runc-v2 -namespace $NS -id co2" | head -1)
+    [ -n "$shim" ]
+    run nsenter -t "$shim" -m "$RT" --root "/run/containerd/runc/$NS" diff --json co2
+    echo "$output"
+    # a.txt changed; 4 MiB asked into a 1 MiB upper: big is cut short (ENOSPC)
+    python3 -c '
+import json, sys
+doc = json.loads(sys.argv[1])
+ch = {c["path"]: c for c in doc["changes"]}
+assert ch["a.txt"]["kind"] == "modify", ch
+assert ch["big"]["size"] < (1 << 20), ch["big"]
+' "$output"
+    diff <(checkout_sums) "$CO.sums"
+    ctr -n "$NS" task delete co2
+    ctr -n "$NS" container rm co2
+    nothing_left co2 "/run/containerd/runc/$NS"
+}
+
+@test "ctr: io.revrun.policy naming a policy the host does not define is refused" {
+    need ctr
+    NAMES+=("ctr:pol1")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --annotation io.revrun.policy=wide \
+        "$IMG_CTR" pol1 true
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *'io.revrun.policy \"wide\": not a policy of this host'* ||
+       "$output" == *'io.revrun.policy "wide": not a policy of this host'* ]]
+}
+
+@test "ctr: an unknown io.revrun annotation is refused; an unrelated one is carried" {
+    need ctr
+    NAMES+=("ctr:ann1" "ctr:ann2")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --annotation io.revrun.chekout=/work \
+        "$IMG_CTR" ann1 true
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"io.revrun.chekout"*"unknown revrun annotation"* ]]
+    # outside io.revrun.*: never refused (the runtime spec), and kept for `state`
+    ctr -n "$NS" run --runc-binary "$RT" -d --annotation org.example.review/ticket=RR-1 \
+        --annotation io.revrunner=x "$IMG_CTR" ann2 sleep 600
+    run "$RT" --root "/run/containerd/runc/$NS" state ann2
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *'"org.example.review/ticket": "RR-1"'* ]]
+    ctr -n "$NS" task kill -s SIGKILL ann2
+}
+
+# ---- linux.resources.devices, without an engine ----
+
+@test "devices: a rule denying /dev/full by number makes opening it EPERM (v1 devices controller); the other default devices stay" {
+    B=$(mktemp -d /tmp/revrun-engine-dev.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sh", "-c", "echo x >/dev/full; echo y >/dev/null && echo null-ok; head -c 1 /dev/zero | wc -c"]
+c["linux"]["resources"]["devices"].append(
+    {"allow": False, "type": "c", "major": 1, "minor": 7, "access": "rwm"})
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local pid
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    "$RT" --root "$B/state" start h1
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    cat "$B/out"
+    if awk '$9 == "cgroup" && $NF ~ /(^|,)devices(,|$)/ {f=1} END {exit !f}' /proc/self/mountinfo; then
+        # the cgroup's answer (EPERM), not nodev's (EACCES) or the device's (ENOSPC)
+        grep -q "can't create /dev/full: Operation not permitted" "$B/out"
+    else
+        grep -q "not applied by a cgroup" "$B/out"
+    fi
+    grep -q null-ok "$B/out"
+    grep -qx 1 "$B/out"
+    "$RT" --root "$B/state" delete h1
+    # the devices cgroup went with the delete
+    ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q .
+    rm -rf "$B"
+}
+
+@test "resources: disableOOMKiller leaves a process at its memory limit waiting, not killed; cpu.shares reaches the cpu controller (cgroup v1)" {
+    awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {f=1} END {exit !f}' /proc/self/mountinfo ||
+        skip "no v1 memory controller here (cgroup v2: no OOM-killer switch, said in one line)"
+    B=$(mktemp -d /tmp/revrun-engine-oom.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+# 64 MiB held in a 16 MiB container (no swap beyond it)
+c["process"]["args"] = ["sh", "-c", "x=$(head -c 67108864 /dev/zero | tr '\\0' a); echo survived"]
+c["linux"]["cgroupsPath"] = "/rrengines-oom/h1"
+c["linux"]["resources"]["memory"] = {"limit": 16777216, "swap": 16777216, "disableOOMKiller": True}
+c["linux"]["resources"]["cpu"] = {"shares": 512}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local pid mem cpu
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    "$RT" --root "$B/state" start h1
+    mem=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+    cpu=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+    for _ in $(seq 100); do
+        grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control" && break
+        sleep 0.1
+    done
+    cat "$mem/rrengines-oom/h1/memory.oom_control"
+    # at its limit, waiting: alive, never OOM-killed
+    grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control"
+    grep -q "oom_kill 0" "$mem/rrengines-oom/h1/memory.oom_control"
+    kill -0 "$pid"
+    [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/h1/cpu.shares")" = 512 ]
+    "$RT" --root "$B/state" delete --force h1
+    ! kill -0 "$pid" 2>/dev/null
+    [ ! -e "$mem/rrengines-oom/h1" ]
+    rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
+    rm -rf "$B"
+}
+
+@test "resources: a relative cgroupsPath under /revrun-engine leaves no empty parent after delete" {
+    B=$(mktemp -d /tmp/revrun-engine-rel.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["true"]
+c["linux"]["cgroupsPath"] = "rrengines-rel/pod1/h1"
+c["linux"]["resources"]["pids"] = {"limit": 64}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
+    local mnt
+    mnt=$("$RT" --root "$B/state" state h1 >/dev/null && awk '($9 == "cgroup" && $NF ~ /(^|,)pids(,|$)/) || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+    [ -d "$mnt/revrun-engine/rrengines-rel/pod1/h1" ]
+    "$RT" --root "$B/state" delete --force h1
+    [ ! -e "$mnt/revrun-engine/rrengines-rel" ]
+    # /revrun-engine itself goes when nothing else is in it
+    if [ -z "$(find "$mnt/revrun-engine" -mindepth 1 -type d 2>/dev/null)" ]; then
+        [ ! -e "$mnt/revrun-engine" ]
+    fi
+    rm -rf "$B"
 }

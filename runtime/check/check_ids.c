@@ -13,40 +13,40 @@ void check_host_ids(struct check_report *r)
     static const char *const remedy =
         "destroy containers, `revrun sweep` to free the ids of crashed runs, or widen hostIds "
         "in " PROFILE_POLICY_FILE;
-    struct rr_policy pol;
+    struct rr_id_range ids;
     struct rr_error err = {0};
     uint32_t last;
     long held;
 
     if (r->rootless)
         return; /* the container user is the caller, always */
-    if (policy_load_all(PROFILE_POLICY_FILE, &pol, &err) < 0) {
+    if (policy_load_host_ids(PROFILE_POLICY_FILE, &ids, &err) < 0) {
         check_add(r, CHECK_FAIL, true, "host ids", "fix " PROFILE_POLICY_FILE, "%s", err.msg);
         return;
     }
-    last = pol.host_ids.first + (pol.host_ids.count - 1);
+    last = ids.first + (ids.count - 1);
     if (r->facts.in_userns) {
         struct id_map m;
         if (id_map_read_self(true, &m, &err) < 0 ||
-            !id_map_covers(&m, pol.host_ids.first, pol.host_ids.count)) {
+            !id_map_covers(&m, ids.first, ids.count)) {
             check_add(r, CHECK_INFO, false, "host ids", NULL,
                       "this user namespace does not map the range %u-%u: containers share "
                       "one mapped id here",
-                      pol.host_ids.first, last);
+                      ids.first, last);
             return;
         }
     }
-    if ((held = idalloc_in_use(&pol.host_ids, &err)) < 0) {
+    if ((held = idalloc_in_use(&ids, &err)) < 0) {
         check_add(r, CHECK_FAIL, true, "host ids", NULL, "%s", err.msg);
         return;
     }
-    if ((uint64_t)held >= pol.host_ids.count) {
+    if ((uint64_t)held >= ids.count) {
         check_add(r, CHECK_FAIL, true, "host ids", remedy,
                   "all %u ids of the range %u-%u are held: the next create is refused",
-                  pol.host_ids.count, pol.host_ids.first, last);
+                  ids.count, ids.first, last);
         return;
     }
     check_add(r, CHECK_OK, true, "host ids", NULL,
               "a host uid/gid of its own per container: range %u-%u, %ld of %u held (%s)",
-              pol.host_ids.first, last, held, pol.host_ids.count, IDALLOC_DIR);
+              ids.first, last, held, ids.count, IDALLOC_DIR);
 }

@@ -5,6 +5,7 @@
 #include "runtime/cli/cli.h"
 #include "runtime/container/container.h"
 #include "runtime/container/log.h"
+#include "runtime/jobs/engine_export.h"
 
 /* runc's delete, as the runtime spec has it: what is not there is an error
  * ("container does not exist": the shim and conmon match the words), and
@@ -58,6 +59,7 @@ int cli_destroy(struct rr_ctx *ctx, int argc, char **argv)
         log_error(&err);
         return CLI_ERROR;
     }
+    engine_export_at_delete(ctx, argv[optind]);
     if (container_destroy(ctx, argv[optind], force, &err) < 0) {
         log_error(&err);
         return CLI_ERROR;

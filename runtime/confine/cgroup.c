@@ -1,4 +1,5 @@
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_devices.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -203,6 +204,39 @@ static unsigned wanted(const struct profile *p)
     return w;
 }
 
+/* Engine mode: relative settings (cpu.shares, disableOOMKiller) applied
+ * where the controller is had, never a reason to refuse the container. */
+static unsigned wanted_soft(const struct profile *p)
+{
+    unsigned w = 0;
+
+    if (!p->engine)
+        return 0;
+    if (p->resources.disable_oom_killer)
+        w |= CG_MEMORY;
+    if (p->resources.cpu_shares > 0)
+        w |= CG_CPU;
+    return w & ~wanted(p);
+}
+
+static int judge_soft(const struct profile *p, unsigned soft, const struct cgroup_plan *out,
+                      struct rr_strv *warnings, struct rr_error *err)
+{
+    char msg[256];
+
+    if ((soft & CG_CPU) && !(out->controllers & CG_CPU)) {
+        snprintf(msg, sizeof(msg), "tightened: linux.resources.cpu.shares: %lld not applied (no "
+                 "cpu controller here)", (long long)p->resources.cpu_shares);
+        if (strv_push(warnings, msg) < 0)
+            return rr_fail(err, ENOMEM, "warnings");
+    }
+    if ((soft & CG_MEMORY) && !(out->controllers & CG_MEMORY) &&
+        strv_push(warnings, "tightened: linux.resources.memory.disableOOMKiller: not applied (no "
+                            "memory controller here)") < 0)
+        return rr_fail(err, ENOMEM, "warnings");
+    return 0;
+}
+
 void cgroup_scope_of(const char *state_root, char *out, size_t len)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -276,11 +310,11 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
                   struct cgroup_plan *out, struct rr_strv *warnings, struct rr_error *err)
 {
     struct cgroup_host h;
-    unsigned want = wanted(p);
+    unsigned want = wanted(p), soft = wanted_soft(p);
     int r;
 
     memset(out, 0, sizeof(*out));
-    if (want == 0)
+    if ((want | soft) == 0)
         return 0;
     cgroup_host_probe(&h, err);
     /* An engine's path was made absolute by the profile. */
@@ -302,13 +336,15 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
                 sizeof(out->path))
                 return rr_fail(err, ENAMETOOLONG, "cgroup path");
         }
-        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want, out, err)
-                                 : cgroup_v1_create(&h, p, want, out, err);
+        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want | soft, out, err)
+                                 : cgroup_v1_create(&h, p, want | soft, out, err);
         if (r < 0 && out->version == CG_NONE)
             out->controllers = 0;
         if (r < 0)
             return rr_wrap(err, "resource limits");
     }
+    if (judge_soft(p, soft, out, warnings, err) < 0)
+        return -1;
     return judge_missing(p, want, out, warnings, err);
 }
 
@@ -451,14 +487,18 @@ void cg_remove_empty_parents(const char *mnt, const char *path)
 
     if (root < 0)
         return;
+    /* an engine's relative linux.cgroupsPath, placed under /revrun-engine/:
+     * every parent there is revrun's, /revrun-engine itself included */
+    bool engine = strncmp(path, "/revrun-engine/", 15) == 0;
+
     snprintf(p, sizeof(p), "%s", path);
-    for (int level = 0; level < 2; level++) {
+    for (int level = 0; level < (engine ? 64 : 2); level++) {
         char *slash = strrchr(p, '/');
         if (slash == NULL || slash == p)
             return;
         *slash = '\0';
         char *name = strrchr(p, '/');
-        if (name == NULL || (level == 1 && strncmp(name + 1, "revrun", 6) != 0))
+        if (name == NULL || (!engine && level == 1 && strncmp(name + 1, "revrun", 6) != 0))
             return;
         *name = '\0';
         _cleanup_close_ int pfd = rr_open_in_root(root, p[0] ? p : "/", O_RDONLY | O_DIRECTORY, true);
@@ -476,8 +516,10 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
     if (v == CG_NONE || path == NULL)
         return 0;
     /* first: a paused container's tasks die only once thawed */
-    if (v == CG_V1)
+    if (v == CG_V1) {
         cgroup_freezer_v1_remove(path);
+        cgroup_devices_v1_remove(path); /* an engine's device rules */
+    }
     cgroup_host_probe(&h, err);
     for (int i = 0; i < (v == CG_V2 ? 1 : 3); i++) {
         const char *mnt = mount_for(&h, v, i);

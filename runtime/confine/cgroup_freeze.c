@@ -62,7 +62,7 @@ static int open_under(const char *mnt, const char *path, int flags)
 
 int cgroup_members_dir(enum cg_version v, const char *path)
 {
-    static const char *const v1[] = {"memory", "pids", "cpu"};
+    static const char *const v1[] = {"memory", "pids", "cpu", "devices"};
     char mnt[PATH_MAX];
 
     if (path == NULL || v == CG_NONE) {
@@ -72,7 +72,7 @@ int cgroup_members_dir(enum cg_version v, const char *path)
     if (v == CG_V2)
         return v2_mount(mnt, sizeof(mnt)) < 0 ? (errno = ENOENT, -1)
                                               : open_under(mnt, path, O_RDONLY);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         int fd;
         if (v1_mount_of(v1[i], mnt, sizeof(mnt)) < 0)
             continue;
@@ -362,14 +362,14 @@ int cgroup_update(enum cg_version v, const char *path, const struct rr_resources
 
 int cgroup_join_existing(enum cg_version v, const char *path, pid_t pid, struct rr_error *err)
 {
-    static const char *const v1[] = {"memory", "pids", "cpu", "freezer"};
+    static const char *const v1[] = {"memory", "pids", "cpu", "freezer", "devices"};
     char mnt[PATH_MAX], txt[16];
     int joined = 0;
 
     if (path == NULL || v == CG_NONE)
         return 0;
     snprintf(txt, sizeof(txt), "%d", (int)pid);
-    for (size_t i = 0; i < (v == CG_V2 ? 1 : 4); i++) {
+    for (size_t i = 0; i < (v == CG_V2 ? 1 : 5); i++) {
         if (v == CG_V2 ? v2_mount(mnt, sizeof(mnt)) < 0
                        : v1_mount_of(v1[i], mnt, sizeof(mnt)) < 0)
             continue;

@@ -14,6 +14,12 @@ static int write_limits(int fd, int i, const struct profile *p, struct rr_error 
     char v[32];
 
     if (i == 0) {
+        /* an engine's disableOOMKiller: the container's tasks wait at the
+         * limit instead of being killed (still bounded by it) */
+        if (p->engine && r->disable_oom_killer && cg_write(fd, "memory.oom_control", "1", err) < 0)
+            return rr_wrap(err, "linux.resources.memory.disableOOMKiller");
+        if (r->memory_limit == RR_UNSET)
+            return 0;
         snprintf(v, sizeof(v), "%lld", (long long)r->memory_limit);
         if (cg_write(fd, "memory.limit_in_bytes", v, err) < 0)
             return -1;
@@ -39,6 +45,13 @@ static int write_limits(int fd, int i, const struct profile *p, struct rr_error 
         snprintf(v, sizeof(v), "%lld", (long long)r->pids_limit);
         return cg_write(fd, "pids.max", v, err);
     }
+    if (p->engine && r->cpu_shares > 0) {
+        snprintf(v, sizeof(v), "%lld", (long long)r->cpu_shares);
+        if (cg_write(fd, "cpu.shares", v, err) < 0)
+            return rr_wrap(err, "linux.resources.cpu.shares");
+    }
+    if (r->cpu_quota == RR_UNSET)
+        return 0;
     snprintf(v, sizeof(v), "%lld", (long long)(r->cpu_period != RR_UNSET ? r->cpu_period : 100000));
     if (cg_write(fd, "cpu.cfs_period_us", v, err) < 0)
         return -1;

@@ -69,7 +69,7 @@ static int write_limits(int fd, unsigned have, const struct rr_resources *r,
 {
     char v[64];
 
-    if (have & CG_MEMORY) {
+    if ((have & CG_MEMORY) && r->memory_limit != RR_UNSET) {
         snprintf(v, sizeof(v), "%lld", (long long)r->memory_limit);
         if (cg_write(fd, "memory.max", v, err) < 0)
             return -1;
@@ -85,7 +85,15 @@ static int write_limits(int fd, unsigned have, const struct rr_resources *r,
         if (cg_write(fd, "pids.max", v, err) < 0)
             return -1;
     }
-    if (have & CG_CPU) {
+    /* an engine's cpu.shares as v2's weight, runc's conversion (2..262144
+     * onto 1..10000) */
+    if ((have & CG_CPU) && r->cpu_shares > 0) {
+        long long s = r->cpu_shares < 2 ? 2 : r->cpu_shares > 262144 ? 262144 : r->cpu_shares;
+        snprintf(v, sizeof(v), "%lld", 1 + ((s - 2) * 9999) / 262142);
+        if (cg_write(fd, "cpu.weight", v, err) < 0)
+            return rr_wrap(err, "linux.resources.cpu.shares");
+    }
+    if ((have & CG_CPU) && r->cpu_quota != RR_UNSET) {
         snprintf(v, sizeof(v), "%lld %lld", (long long)r->cpu_quota,
                  (long long)(r->cpu_period != RR_UNSET ? r->cpu_period : 100000));
         if (cg_write(fd, "cpu.max", v, err) < 0)

@@ -19,7 +19,9 @@
 
 #include "common/cleanup.h"
 #include "egress/egress.h"
+#include "bundle/config_engine.h"
 #include "bundle/policy.h"
+#include "runtime/confine/cgroup_devices.h"
 #include "runtime/confine/lower_credentials.h"
 
 /* ---- the default hardened config (`revrun spec`) ---- */
@@ -593,14 +595,12 @@ static int judge_host_ids(const struct rr_config *c, struct profile *p, struct r
 static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     uint32_t hu, hg;
-    struct rr_policy pol;
 
     if (c->process.has_no_new_privileges && !c->process.no_new_privileges)
         return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
-    pol.host_ids = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
-    if (!p->rootless && policy_load_all(PROFILE_POLICY_FILE, &pol, err) < 0)
+    p->host_range = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (!p->rootless && policy_load_host_ids(PROFILE_POLICY_FILE, &p->host_range, err) < 0)
         return -1;
-    p->host_range = pol.host_ids;
     if (judge_map(c->linux.uid_mappings, c->linux.n_uid_mappings, c->process.uid,
                   (uint32_t)getuid(), p->rootless, &p->host_range, "uid", &hu, err) < 0 ||
         judge_map(c->linux.gid_mappings, c->linux.n_gid_mappings, c->process.gid,
@@ -681,13 +681,45 @@ static int split_fs_options(const char *fs, enum mount_kind kind, struct mount_p
     return 0;
 }
 
+static const struct {
+    const char *name;
+    unsigned long flag;
+    bool rec;
+} propagations[] = {
+    {"shared", MS_SHARED, false},         {"rshared", MS_SHARED, true},
+    {"slave", MS_SLAVE, false},           {"rslave", MS_SLAVE, true},
+    {"private", MS_PRIVATE, false},       {"rprivate", MS_PRIVATE, true},
+    {"unbindable", MS_UNBINDABLE, false}, {"runbindable", MS_UNBINDABLE, true},
+};
+
+static int propagation_by_name(const char *name, unsigned long *flag, bool *rec)
+{
+    for (size_t k = 0; k < sizeof(propagations) / sizeof(propagations[0]); k++)
+        if (strcmp(propagations[k].name, name) == 0) {
+            *flag = propagations[k].flag;
+            *rec = propagations[k].rec;
+            return 0;
+        }
+    return -1;
+}
+
+/* An engine mount's propagation option (the last one given, as the kernel
+ * would end up with applying them in turn); none: 0. */
+static void propagation_of(const struct rr_strv *options, unsigned long *flag, bool *rec)
+{
+    *flag = 0;
+    *rec = false;
+    for (size_t i = 0; i < options->n; i++)
+        (void)propagation_by_name(options->v[i], flag, rec);
+}
+
 /* OCI mount options -> mount attributes. nosuid and nodev are forced on
  * every mount but devpts (the device nodes revrun binds into /dev are
  * separate mounts that keep their own flags); binds are read-only unless
  * "rw" is explicit; shared propagation (which could leak mounts back to the
  * host) is refused. */
 static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const char *path,
-                         bool engine, struct rr_error *err)
+                         bool engine, bool *data_ignored, struct rr_error *err)
 {
     _cleanup_free_ char *optstr = NULL;
     _cleanup_free_ char *vfs = NULL;
@@ -702,9 +734,11 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         return rr_fail(err, 0, "%s.options: cannot parse", path);
     if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
         return rr_fail(err, 0, "%s.options: cannot parse", path);
-    if (flags & (MS_SHARED | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
+    if (flags & ((engine ? 0 : MS_SHARED) | MS_MOVE | MS_REMOUNT | MS_MANDLOCK | MS_SILENT))
         return rr_fail(err, 0, "%s.options: shared propagation, move and remount are refused",
                        path);
+    if (engine)
+        propagation_of(&m->options, &mp->propagation, &mp->propagation_rec);
     /* devpts holds only the pty nodes of its own instance, which nodev
      * would make unusable. */
     mp->attr = MOUNT_ATTR_NOSUID | (mp->kind == MOUNT_DEVPTS ? 0 : MOUNT_ATTR_NODEV);
@@ -723,6 +757,12 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         (mp->kind == MOUNT_BIND && !engine && !strv_contains(&m->options, "rw")))
         mp->attr |= MOUNT_ATTR_RDONLY;
     mp->recursive = mp->kind == MOUNT_BIND && (flags & MS_REC) != 0;
+    /* A bind has no filesystem to take data options: the kernel ignores
+     * them, and so do runc and an engine's configs here; revrun's own
+     * bundles refuse them (a typo there is the operator's). */
+    *data_ignored = engine && mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0';
+    if (*data_ignored)
+        return 0;
     if (mp->kind == MOUNT_BIND && fs != NULL && fs[0] != '\0')
         return rr_fail(err, 0, "%s.options: \"%s\" does not apply to a bind mount", path, fs);
     return split_fs_options(fs, mp->kind, mp, path, err);
@@ -768,7 +808,33 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
     mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
     if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
         return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
-    return judge_options(m, mp, path, false, err);
+    bool ignored = false;
+    return judge_options(m, mp, path, false, &ignored, err);
+}
+
+/* A read-write bind must not overlap a host directory revrun itself writes
+ * what the operator is shown: `run --out` (vetted when the agent exits)
+ * and a job's results (the change set, summary and report of `review
+ * --out`). Reaching either directly, the agent could plant symlinks or
+ * rewrite the summary after the vetting. A directory not made yet is
+ * compared by the absolute path the caller gave. */
+static int judge_bind_keeps_off(const char *src, const char *dir, const char *what, size_t i,
+                                struct rr_error *err)
+{
+    char real[PATH_MAX];
+
+    if (dir == NULL)
+        return 0;
+    if (realpath(dir, real) == NULL) {
+        if (errno != ENOENT)
+            return rr_fail(err, errno, "%s %s", what, dir);
+        if (snprintf(real, sizeof(real), "%s", dir) >= (int)sizeof(real))
+            return rr_fail(err, ENAMETOOLONG, "%s", what);
+    }
+    if (strcmp(src, "/") == 0 || path_within(src, real) || path_within(real, src))
+        return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach %s %s", i,
+                       src, what, real);
+    return 0;
 }
 
 /* A bind lands nowhere revrun builds itself (the kernel's /proc and /sys,
@@ -776,7 +842,8 @@ static int judge_mount(const struct rr_config *c, size_t i, struct mount_plan *m
  * to directly, outside the vetted change set: allowed when written (the
  * config says it; `--bind ...:rw` says it once more on the command line),
  * and refused where it would reach the checkout itself (write-back would
- * be bypassed) or the host's system trees. */
+ * be bypassed), the directories revrun hands results in, or the host's
+ * system trees. */
 static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
                       struct rr_error *err)
 {
@@ -801,6 +868,9 @@ static int judge_bind(const struct rr_config *c, size_t i, struct profile *p,
     if (strcmp(src, "/") == 0 || path_within(src, lower) || path_within(lower, src))
         return rr_fail(err, 0, "mounts[%zu]: a read-write bind of %s would reach the checkout %s",
                        i, src, lower);
+    if (judge_bind_keeps_off(src, c->revrun.out, "revrun.out", i, err) < 0 ||
+        judge_bind_keeps_off(src, c->revrun.results, "the results directory", i, err) < 0)
+        return -1;
     for (size_t k = 0; k < sizeof(no_rw) / sizeof(no_rw[0]); k++)
         if (path_within(src, no_rw[k]))
             return rr_fail(err, 0, "mounts[%zu]: %s may only be bound read-only", i, src);
@@ -1276,6 +1346,7 @@ void profile_free(struct profile *p)
 {
     strv_free(&p->notes);
     strv_free(&p->eng.sysctl_inside);
+    strv_free(&p->eng.device_rules);
     strv_free(&p->eng.sysctl_joined);
     for (size_t i = 0; i < p->n_mounts; i++)
         strv_free(&p->mounts[i].fs_options);
@@ -1412,9 +1483,6 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
     if (p->rootless)
         return rr_fail(err, EPERM, "an engine's config needs revrun running as root (rootless "
                                    "engines are not supported yet)");
-    if (c->process.has_no_new_privileges && !c->process.no_new_privileges &&
-        note(p, "process.noNewPrivileges: false tightened to true") < 0)
-        return rr_fail(err, ENOMEM, "notes");
     if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", e->uid_map,
                    &e->n_uid_map, p, err) < 0 ||
         engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", e->gid_map,
@@ -1463,16 +1531,39 @@ static int engine_identity(const struct rr_config *c, struct profile *p, struct 
     return 0;
 }
 
+/* no_new_privs: forced on, unless the host policy says "config"; then the
+ * config's process.noNewPrivileges (false when absent, as the runtime spec
+ * has it). What false still leaves in place: the seccomp floor (loaded
+ * while the process holds CAP_SYS_ADMIN in its own user namespace, as runc
+ * loads it without no_new_privs), the bounding set within the policy, every
+ * mount nosuid (so setuid bits and file capabilities give nothing), and ids
+ * that are unprivileged on the host (THREAT_MODEL.md "Engine mode"). */
+static int engine_nnp(const struct rr_config *c, const struct rr_policy *pol,
+                      const char *policy_file, struct profile *p, struct rr_error *err)
+{
+    bool want = c->process.has_no_new_privileges && c->process.no_new_privileges;
+
+    p->eng.no_new_privs = pol->nnp_as_config ? want : true;
+    if (!pol->nnp_as_config && c->process.has_no_new_privileges && !want &&
+        note(p, "process.noNewPrivileges: false tightened to true") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    if (!p->eng.no_new_privs &&
+        note(p, "process.noNewPrivileges: %s honoured (%s: %s.noNewPrivileges \"config\"); "
+                "the seccomp floor and the policy's capability bound still hold",
+             c->process.has_no_new_privileges ? "false" : "absent (false)", policy_file,
+             c->ann.policy != NULL ? c->ann.policy : "engine") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
 /* Capabilities: only inside revrun's user namespace, and only those the
  * host policy allows (never SYS_ADMIN and the other escape routes). */
-static int engine_caps(const struct rr_config *c, const char *policy_file, struct profile *p,
-                       struct rr_error *err)
+static int engine_caps(const struct rr_config *c, const char *policy_file,
+                       const struct rr_policy *pol, struct profile *p, struct rr_error *err)
 {
-    uint64_t allowed;
+    uint64_t allowed = pol->caps;
     uint64_t *g = p->eng.caps;
 
-    if (policy_load(policy_file, &allowed, err) < 0)
-        return -1;
     allowed &= ~rr_caps_never;
     for (size_t s = 0; s < 5; s++) {
         const struct rr_strv *names = &c->process.caps[s];
@@ -1481,7 +1572,12 @@ static int engine_caps(const struct rr_config *c, const char *policy_file, struc
 
         for (size_t i = 0; i < names->n; i++) {
             int n = rr_cap_by_name(names->v[i]);
-            if (n >= 0 && (allowed & (1ULL << n))) {
+            /* The runtime spec: a value with no kernel interface MUST be an
+             * error (a misspelt name is not silently a narrower set). */
+            if (n < 0)
+                return rr_fail(err, 0, "process.capabilities.%s[%zu]: unknown capability",
+                               rr_cap_set_names[s], i);
+            if (allowed & (1ULL << n)) {
                 want |= 1ULL << n;
             } else if (strlen(dropped) + strlen(names->v[i]) + 2 < sizeof(dropped)) {
                 strcat(dropped, dropped[0] ? " " : "");
@@ -1490,8 +1586,10 @@ static int engine_caps(const struct rr_config *c, const char *policy_file, struc
         }
         g[s] = want;
         if (dropped[0] != '\0' &&
-            note(p, "process.capabilities.%s: not granted (%s policy%s): %s", rr_cap_set_names[s],
-                 policy_file, access(policy_file, F_OK) == 0 ? "" : " absent: the default set",
+            note(p, "process.capabilities.%s: not granted (%s policy%s%s%s): %s",
+                 rr_cap_set_names[s], policy_file,
+                 access(policy_file, F_OK) == 0 ? "" : " absent: the default set",
+                 c->ann.policy != NULL ? " " : "", c->ann.policy != NULL ? c->ann.policy : "",
                  dropped) < 0)
             return rr_fail(err, ENOMEM, "notes");
     }
@@ -1565,7 +1663,13 @@ static int engine_mount(const struct rr_config *c, size_t i, struct mount_plan *
     mp->is_dev = mp->kind == MOUNT_TMPFS && strcmp(m->destination, "/dev") == 0;
     if (mp->kind == MOUNT_PROC && strcmp(m->destination, "/proc") != 0)
         return rr_fail(err, 0, "%s: proc may only be mounted at /proc", path);
-    return judge_options(m, mp, path, true, err);
+    bool ignored = false;
+    if (judge_options(m, mp, path, true, &ignored, err) < 0)
+        return -1;
+    if (ignored && note(p, "%s.options: filesystem data options of a bind mount ignored (the "
+                           "kernel takes none)", path) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
 }
 
 /* The config's masked and read-only paths, and revrun's always. */
@@ -1662,6 +1766,103 @@ static int engine_sysctl_one(const char *kv, struct profile *p, struct rr_error 
     return 0;
 }
 
+/* The runtime spec's default devices (and the container's ptys): what
+ * runc allows after any rules, and revrun's fixed node set. */
+static const struct {
+    int64_t major, minor;
+} default_devices[] = {{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}, {136, -1}};
+
+/* Does the last rule naming exactly c major:minor deny it? */
+static bool denied_by_name(const struct rr_resources *r, int64_t major, int64_t minor)
+{
+    bool denied = false;
+
+    for (size_t i = 0; i < r->n_devices; i++) {
+        const struct rr_device_rule *d = &r->devices[i];
+        if (d->type == 'c' && d->major == major && d->minor == minor)
+            denied = !d->allow;
+    }
+    return denied;
+}
+
+static void device_text(char *out, size_t len, char type, int64_t major, int64_t minor,
+                        const char *access)
+{
+    char ma[24] = "*", mi[24] = "*";
+
+    if (type == 'a') {
+        snprintf(out, len, "a");
+        return;
+    }
+    if (major >= 0)
+        snprintf(ma, sizeof(ma), "%lld", (long long)major);
+    if (minor >= 0)
+        snprintf(mi, sizeof(mi), "%lld", (long long)minor);
+    snprintf(out, len, "%c %s:%s %s", type, ma, mi, access);
+}
+
+/* Device rules. The floor holds whatever they say: every mount but
+ * revrun's own device binds and the container's devpts is nodev (the
+ * image's root too), so the only reachable nodes are the fixed set, the
+ * runtime spec's default devices. Where the host has the v1 devices
+ * controller the rules are applied there as well, in order, after a deny
+ * of everything; then, as runc does, the default devices are allowed again
+ * (engines send a blanket deny, podman nothing else) unless a rule denies
+ * one by its exact number: that one is denied (EPERM on open) though its
+ * node is there. An allow of a wildcard is tightened away. Elsewhere one
+ * line says the rules are not applied by a cgroup. */
+static int engine_device_rules(const struct rr_resources *r, struct profile *p,
+                               struct rr_error *err)
+{
+    struct rr_strv *out = &p->eng.device_rules;
+    char line[64], denied[160] = "", mnt[PATH_MAX];
+
+    if (r->n_devices == 0)
+        return 0;
+    for (size_t d = 0; d < sizeof(default_devices) / sizeof(default_devices[0]); d++)
+        if (denied_by_name(r, default_devices[d].major, default_devices[d].minor))
+            device_text(denied + strlen(denied), sizeof(denied) - strlen(denied), 'c',
+                        default_devices[d].major, default_devices[d].minor, "");
+    if (!cgroup_devices_v1_mount(mnt, sizeof(mnt))) {
+        if (note(p, "linux.resources.devices: not applied by a cgroup (this host has no v1 devices "
+                    "controller and revrun loads no BPF device program): every mount is nodev and "
+                    "only the default devices are there%s%s", denied[0] ? "; denied by the rules "
+                    "but reachable: " : "", denied) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        return 0;
+    }
+    if (strv_push(out, "deny a") < 0)
+        return rr_fail(err, ENOMEM, "device rules");
+    for (size_t i = 0; i < r->n_devices; i++) {
+        const struct rr_device_rule *d = &r->devices[i];
+        char text[48];
+        device_text(text, sizeof(text), d->type, d->major, d->minor, d->access);
+        if (d->allow && (d->type == 'a' || d->major < 0)) {
+            if (note(p, "linux.resources.devices[%zu]: allow \"%s\" not applied (a wildcard: "
+                        "revrun allows devices by number only)", i, text) < 0)
+                return rr_fail(err, ENOMEM, "notes");
+            continue;
+        }
+        snprintf(line, sizeof(line), "%s %s", d->allow ? "allow" : "deny", text);
+        if (strv_push(out, line) < 0)
+            return rr_fail(err, ENOMEM, "device rules");
+    }
+    for (size_t d = 0; d < sizeof(default_devices) / sizeof(default_devices[0]); d++) {
+        if (denied_by_name(r, default_devices[d].major, default_devices[d].minor))
+            continue;
+        snprintf(line, sizeof(line), "allow ");
+        device_text(line + 6, sizeof(line) - 6, 'c', default_devices[d].major,
+                    default_devices[d].minor, "rwm");
+        if (strv_push(out, line) < 0)
+            return rr_fail(err, ENOMEM, "device rules");
+    }
+    if (denied[0] != '\0' &&
+        note(p, "linux.resources.devices: denied by the rules (the v1 devices controller): %s"
+                "(the nodes are there, opening one fails with EPERM)", denied) < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
 static int engine_resources(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     const struct rr_resources *r = &c->linux.resources;
@@ -1669,49 +1870,18 @@ static int engine_resources(const struct rr_config *c, struct profile *p, struct
     for (size_t i = 0; i < c->linux.sysctl.n; i++)
         if (engine_sysctl_one(c->linux.sysctl.v[i], p, err) < 0)
             return -1;
-    if (r->disable_oom_killer &&
-        note(p, "linux.resources.memory.disableOOMKiller: not applied (the kernel's OOM killer "
-                "stays on)") < 0)
-        return rr_fail(err, ENOMEM, "notes");
-    if (r->cpu_shares > 0 &&
-        note(p, "linux.resources.cpu.shares: %lld not applied (a relative weight; revrun "
-                "enforces cpu.quota/period)", (long long)r->cpu_shares) < 0)
+    /* cpu.shares and disableOOMKiller: written by cgroup_create where the
+     * controller is had (cgroup v1 memory.oom_control, cpu.shares; v2
+     * cpu.weight), one line where not; v2 has no OOM-killer switch. */
+    if (r->disable_oom_killer && host_cgroup_v2() &&
+        note(p, "linux.resources.memory.disableOOMKiller: not applied on cgroup v2 (no such "
+                "switch; the kernel's OOM killer stays on)") < 0)
         return rr_fail(err, ENOMEM, "notes");
     if (r->blkio_weight > 0 &&
         note(p, "linux.resources.blockIO.weight: %lld not applied (a relative weight)",
              (long long)r->blkio_weight) < 0)
         return rr_fail(err, ENOMEM, "notes");
-    /* Device rules: every mount but revrun's own device binds and the
-     * container's devpts is nodev (the image's root too), so the only nodes
-     * reachable are revrun's fixed set, which is exactly the runtime spec's
-     * default devices (null, zero, full, random, urandom, tty): the spec
-     * says they MUST be there, and runc allows them whatever the rules say.
-     * A rule that would deny one is said to have no effect. */
-    if (r->n_devices > 0) {
-        static const struct {
-            int64_t major, minor;
-        } fixed[] = {{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}};
-        char denied[128] = "";
-        for (size_t d = 0; d < sizeof(fixed) / sizeof(fixed[0]); d++) {
-            bool allow = false;
-            for (size_t i = 0; i < r->n_devices; i++) {
-                const struct rr_device_rule *rule = &r->devices[i];
-                if ((rule->type == 'a' || rule->type == 'c') &&
-                    (rule->major < 0 || rule->major == fixed[d].major) &&
-                    (rule->minor < 0 || rule->minor == fixed[d].minor))
-                    allow = rule->allow && strchr(rule->access, 'r') && strchr(rule->access, 'w');
-            }
-            if (!allow)
-                snprintf(denied + strlen(denied), sizeof(denied) - strlen(denied), " %lld:%lld",
-                         (long long)fixed[d].major, (long long)fixed[d].minor);
-        }
-        if (denied[0] != '\0' &&
-            note(p, "linux.resources.devices: the default devices are provided as the runtime "
-                    "spec requires (every other node is out of reach: all mounts are nodev); "
-                    "denied by the rules but bound:%s", denied) < 0)
-            return rr_fail(err, ENOMEM, "notes");
-    }
-    return 0;
+    return engine_device_rules(r, p, err);
 }
 
 static int engine_root(const struct rr_config *c, const char *bundle, struct profile *p,
@@ -1739,20 +1909,131 @@ static int engine_root(const struct rr_config *c, const char *bundle, struct pro
         note(p, "root.path: the host's own root is not idmapped (its files keep their host "
                 "owners)") < 0)
         return rr_fail(err, ENOMEM, "notes");
+    /* Set on the container's / once every mount in its namespace is
+     * private: "shared" links only mounts of that namespace, which revrun's
+     * user namespace owns, so nothing propagates to the host's (the kernel
+     * never propagates from a less privileged mount namespace, and the
+     * container can neither mount nor make a namespace). */
     if (c->linux.rootfs_propagation != NULL &&
-        strstr(c->linux.rootfs_propagation, "shared") != NULL)
-        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" refused (mounts would propagate "
-                               "to the host)", c->linux.rootfs_propagation);
-    if (c->linux.rootfs_propagation != NULL &&
-        note(p, "linux.rootfsPropagation: \"%s\": the container's mounts are private to it",
-             c->linux.rootfs_propagation) < 0)
-        return rr_fail(err, ENOMEM, "notes");
+        propagation_by_name(c->linux.rootfs_propagation, &p->eng.root_propagation,
+                            &p->eng.root_propagation_rec) < 0)
+        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" is not a propagation type",
+                       c->linux.rootfs_propagation);
     return 0;
+}
+
+static uint32_t engine_host_of(const struct rr_id_mapping *m, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+            return m[i].host_id + (id - m[i].container_id);
+    return UINT32_MAX;
+}
+
+/* Where the checkout's mount is, and that no other mount of the config
+ * lands in it or covers it (the first would write into the overlay, the
+ * second would hide it). */
+static int checkout_mount(const struct rr_config *c, const struct profile *p, size_t *at,
+                          struct rr_error *err)
+{
+    const char *dest = c->ann.checkout;
+
+    *at = SIZE_MAX;
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const char *d = p->mounts[i].destination;
+        if (path_within(d, dest) && path_within(dest, d)) {
+            if (*at != SIZE_MAX)
+                return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] and mounts[%zu] both "
+                                       "have it as destination", dest, *at, i);
+            *at = i;
+        } else if (path_within(d, dest)) {
+            return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] at %s is inside the "
+                                   "checkout (refused: it would land in the overlay)", dest, i, d);
+        } else if (*at != SIZE_MAX && path_within(dest, d)) {
+            return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] at %s, after it, would "
+                                   "cover the checkout", dest, i, d);
+        }
+    }
+    if (*at == SIZE_MAX)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: no mount of the config has it as "
+                               "destination (name a bind mount's destination)", dest);
+    if (p->mounts[*at].kind != MOUNT_BIND)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT " %s: mounts[%zu] is not a bind mount (the "
+                               "checkout is a host directory)", dest, *at);
+    return 0;
+}
+
+/* io.revrun.checkout: the bind mount it names becomes the review profile's
+ * checkout: its source the read-only lower (checked as revrun.lower is:
+ * a directory holding no credential), a size-capped upper in revrun's
+ * store, kernel overlayfs mounted by the container's init. The sizes are
+ * the policy's at most; the export, a fresh name under its exportRoot. */
+static int engine_checkout(const struct rr_config *c, const struct rr_policy *pol,
+                           struct profile *p, struct rr_error *err)
+{
+    struct mount_plan *m;
+    struct stat st;
+    size_t at;
+
+    if (c->ann.checkout == NULL)
+        return 0;
+    if (checkout_mount(c, p, &at, err) < 0)
+        return -1;
+    /* The upper is vetted once everything in the container has stopped,
+     * which its init's end says only in a pid namespace of its own. */
+    if (p->eng.join_flags & CLONE_NEWPID)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT ": refused with a joined pid namespace (a process "
+                               "of the container could outlive its init and keep writing)");
+    m = &p->mounts[at];
+    m->kind = MOUNT_CHECKOUT;
+    p->lower = m->source;
+    p->checkout_path = m->destination;
+    if (stat(p->lower, &st) < 0)
+        return rr_fail(err, errno, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s",
+                       c->ann.checkout, at, p->lower);
+    if (!S_ISDIR(st.st_mode))
+        return rr_fail(err, ENOTDIR, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s",
+                       c->ann.checkout, at, p->lower);
+    p->lower_owner = st.st_uid;
+    p->lower_group = st.st_gid;
+    p->lower_mode = st.st_mode & 0777;
+    p->idmap_lower = true;
+    p->eng.lower_as_uid = engine_host_of(p->eng.uid_map, p->eng.n_uid_map, p->uid);
+    p->eng.lower_as_gid = engine_host_of(p->eng.gid_map, p->eng.n_gid_map, p->gid);
+    /* the store's owner: the container's root, who mounts the overlay */
+    p->host_uid = engine_host_of(p->eng.uid_map, p->eng.n_uid_map, 0);
+    p->host_gid = engine_host_of(p->eng.gid_map, p->eng.n_gid_map, 0);
+    if (p->host_uid == UINT32_MAX || p->host_gid == UINT32_MAX)
+        return rr_fail(err, 0, RR_ANN_CHECKOUT ": the container's root (id 0) is not mapped");
+    p->upper_size = c->ann.upper_size != 0 ? c->ann.upper_size : pol->upper_size;
+    if (p->upper_size > pol->upper_size) {
+        if (note(p, RR_ANN_UPPER_SIZE ": %llu bytes tightened to the policy's %llu",
+                 (unsigned long long)p->upper_size, (unsigned long long)pol->upper_size) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+        p->upper_size = pol->upper_size;
+    }
+    p->backend = c->ann.overlay < 0 ? RR_BACKEND_AUTO : (enum rr_backend)c->ann.overlay;
+    if (p->backend == RR_BACKEND_FUSE)
+        return rr_fail(err, 0, RR_ANN_OVERLAY " \"fuse\": refused in engine mode (no revrun "
+                               "process outlives create to hold fuse-overlayfs); use native");
+    if (p->backend == RR_BACKEND_AUTO &&
+        note(p, RR_ANN_OVERLAY " \"auto\": kernel overlayfs (in engine mode the only backend)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    p->backend = RR_BACKEND_NATIVE;
+    if (c->ann.export_name != NULL) {
+        snprintf(p->eng.export_root, sizeof(p->eng.export_root), "%s", pol->export_root);
+        if ((size_t)snprintf(p->eng.export_dir, sizeof(p->eng.export_dir), "%s/%s",
+                             pol->export_root, c->ann.export_name) >= sizeof(p->eng.export_dir))
+            return rr_fail(err, ENAMETOOLONG, RR_ANN_EXPORT);
+    }
+    return lower_refuse_credentials(p->lower, err);
 }
 
 int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
                          struct profile *p, struct rr_error *err)
 {
+    struct rr_policy pol;
+
     memset(p, 0, sizeof(*p));
     p->cfg = c;
     p->rootless = geteuid() != 0;
@@ -1763,17 +2044,35 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     p->mounts = calloc(c->n_mounts + 1, sizeof(*p->mounts));
     if (p->mounts == NULL)
         return rr_fail(err, ENOMEM, "mounts");
+    /* the host's policy: "engine", or the one io.revrun.policy names */
+    if (policy_load_named(policy_file, c->ann.policy, &pol, err) < 0)
+        goto fail;
     if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
-        engine_caps(c, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
+        engine_caps(c, policy_file, &pol, p, err) < 0 ||
+        engine_nnp(c, &pol, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
         goto fail;
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;
         if (engine_mount(c, i, &p->mounts[i], p, err) < 0)
             goto fail;
     }
+    if (engine_checkout(c, &pol, p, err) < 0)
+        goto fail;
     if (judge_terminal(c, p, err) < 0 || engine_hardening(c, p, err) < 0 ||
         engine_resources(c, p, err) < 0)
         goto fail;
+    if (c->ignored_top.n > 0) {
+        char names[256] = "";
+        for (size_t i = 0; i < c->ignored_top.n; i++)
+            if (strlen(names) + strlen(c->ignored_top.v[i]) + 2 < sizeof(names)) {
+                strcat(names, names[0] ? " " : "");
+                strcat(names, c->ignored_top.v[i]);
+            }
+        if (note(p, "config.json: unknown top-level properties ignored (the runtime spec's "
+                    "rule; unknown keys inside process, linux and mounts are refused): %s",
+                 names) < 0)
+            goto fail;
+    }
     p->hostname = c->hostname;
     p->eng.domainname = c->domainname;
     /* A joined UTS namespace is another container's: its names stay. */
@@ -1791,6 +2090,9 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     if (build_syscall_rules(p, err) < 0)
         goto fail;
     p->resources = c->linux.resources;
+    /* v1 counts TCP buffers apart once limited: bounded at the memory
+     * limit, as a review's (RR_UNSET: no memory limit) */
+    p->tcp_memory_limit = p->resources.memory_limit;
     p->cgroups_path = c->linux.cgroups_path;
     if (p->cgroups_path != NULL && p->cgroups_path[0] != '/') {
         snprintf(p->cgroups_buf, sizeof(p->cgroups_buf), "/revrun-engine/%s", p->cgroups_path);

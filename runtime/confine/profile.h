@@ -57,6 +57,8 @@ enum mount_kind {
     MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE, MOUNT_OUT,
     MOUNT_SYSFS,   /* engine mode: read-only, in a network namespace of the container's own */
     MOUNT_CGROUP2, /* engine mode: read-only, inside the container's cgroup namespace */
+    MOUNT_CHECKOUT, /* engine mode: the bind io.revrun.checkout names, as an overlay (the
+                     * bind's source the read-only lower, the upper in revrun's store) */
 };
 
 /* Landlock, the second filesystem layer: how the profile uses it. */
@@ -93,6 +95,13 @@ struct mount_plan {
      * made by the monitor in its own mount namespace (seeded there) and
      * bound by pid 1, so that it outlives the agent for the artifacts. */
     bool home_store;
+    /* engine mode: the propagation asked for (MS_SHARED, MS_SLAVE,
+     * MS_PRIVATE, MS_UNBINDABLE; 0: none), set once every mount of the
+     * container is private, so it only ever links mounts of this mount
+     * namespace (owned by revrun's user namespace: nothing propagates to
+     * the host's); propagation_rec: the r-prefixed form */
+    unsigned long propagation;
+    bool propagation_rec;
 };
 
 /* The engine host range: container ids 0..ENGINE_MAP_SIZE-1 become these
@@ -118,9 +127,25 @@ struct engine_plan {
     const char *ns_path[7];         /* by RR_NS_* bit index */
     struct rr_strv sysctl_inside;   /* "key=value" written by the container's init */
     struct rr_strv sysctl_joined;   /* written host side, in a joined namespace */
+    /* linux.resources.devices for the v1 devices controller, in order
+     * ("deny a", "allow c 1:3 rwm"); empty: not applied by a cgroup */
+    struct rr_strv device_rules;
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */
+    /* linux.rootfsPropagation, as mount_plan.propagation, set on / after
+     * the pivot */
+    unsigned long root_propagation;
+    bool root_propagation_rec;
+    /* no_new_privs: always, unless the host policy lets the config decide */
+    bool no_new_privs;
+    /* io.revrun.checkout: the checkout's owner appears as the process's
+     * user (these host ids); io.revrun.export: where its change set goes at
+     * delete ("": nowhere), a fresh directory under the policy's exportRoot */
+    uid_t lower_as_uid;
+    gid_t lower_as_gid;
+    char export_root[4096];
+    char export_dir[4096];
 };
 
 struct profile {

@@ -33,6 +33,33 @@ static const struct {
 
 /* ---- one planned mount ---- */
 
+/* A tree the caller cloned (engine mode) has mount ids older than every
+ * mount made here, and /proc/self/mountinfo lists a namespace's mounts by
+ * id: cloned again from where it now is (in this namespace) and swapped
+ * in, it takes its place in the config's order, as runc's mounts do. The
+ * clone keeps every attribute of the original. */
+static int renumber(int root, const struct mount_plan *m, struct rr_error *err)
+{
+    _cleanup_close_ int at = rr_open_in_root(root, m->destination, O_PATH, false);
+    _cleanup_close_ int copy = -1;
+    _cleanup_close_ int dst = -1;
+    char proc_path[64];
+
+    if (at < 0)
+        return rr_fail(err, errno, "bind %s: reopen", m->destination);
+    copy = rr_open_tree(at, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+                                    (m->recursive ? AT_RECURSIVE : 0));
+    if (copy < 0)
+        return rr_fail(err, errno, "bind %s: clone", m->destination);
+    snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", at);
+    if (umount2(proc_path, MNT_DETACH) < 0)
+        return rr_fail(err, errno, "bind %s: detach the caller's clone", m->destination);
+    dst = rr_open_in_root(root, m->destination, O_PATH, false);
+    if (dst < 0)
+        return rr_fail(err, errno, "bind %s: reopen", m->destination);
+    return rr_attach(copy, dst, err) < 0 ? rr_wrap(err, "bind on %s", m->destination) : 0;
+}
+
 static int mount_bind(int root, const struct mount_plan *m, int opened, struct rr_error *err)
 {
     _cleanup_close_ int src = -1;
@@ -58,7 +85,7 @@ static int mount_bind(int root, const struct mount_plan *m, int opened, struct r
         return rr_wrap(err, "bind %s: destination", m->source);
     if (rr_attach(src, dst, err) < 0)
         return rr_wrap(err, "bind %s on %s", m->source, m->destination);
-    return 0;
+    return opened >= 0 ? renumber(root, m, err) : 0;
 }
 
 static int mount_fresh(int root, const struct mount_plan *m, int *keep, struct rr_error *err)
@@ -162,6 +189,9 @@ static int mount_out(int root, const struct mount_plan *m, struct rootfs_fds *fd
     return 0;
 }
 
+static int mount_checkout_engine(int root, const struct profile *p, const struct mount_plan *m,
+                                 struct rootfs_fds *fds, struct rr_error *err);
+
 static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fds,
                         struct rr_error *err)
 {
@@ -180,6 +210,7 @@ static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fd
             r = m->home_store          ? mount_home_store(root, m, fds->home_fd, err)
                 : m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
                 : m->kind == MOUNT_OUT  ? mount_out(root, m, fds, err)
+                : m->kind == MOUNT_CHECKOUT ? mount_checkout_engine(root, p, m, fds, err)
                                         : mount_fresh(root, m, &keep, err);
         if (keep >= 0)
             later[n_later++] = keep;
@@ -205,25 +236,21 @@ static int attach_checkout(int root, const struct profile *p, int view, struct r
     return 0;
 }
 
-static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *fds,
-                          struct rr_error *err)
+/* The overlay over fds' layers, the lower staged at stage/STAGING_LOWER:
+ * the lower is a detached mount made outside this user namespace, and the
+ * kernel only stacks an overlay on layers attached in the caller's own
+ * mount namespace, so it is attached there first and detached again once
+ * the overlay holds its private copy. Returns the overlay (detached). */
+static int overlay_view(int stage_parent, const struct profile *p, struct rootfs_fds *fds,
+                        struct rr_error *err)
 {
     _cleanup_close_ int staging = -1;
     _cleanup_close_ int ovl = -1;
     char proc_path[64];
 
-    if (fds->checkout_mfd >= 0) { /* fuse-overlayfs serves it already (runtime/backend.c) */
-        _cleanup_close_ int view = rr_steal_fd(&fds->checkout_mfd);
-        return attach_checkout(root, p, view, err);
-    }
-
-    /* The lower is a detached mount made outside this user namespace; the
-     * kernel only stacks an overlay on layers attached in the caller's own
-     * mount namespace, so it is attached at a staging point first and
-     * detached again once the overlay holds its private copy. */
-    if (mkdirat(root, STAGING_LOWER, 0700) < 0)
+    if (mkdirat(stage_parent, STAGING_LOWER, 0700) < 0)
         return rr_fail(err, errno, "checkout: staging directory");
-    staging = openat(root, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    staging = openat(stage_parent, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (staging < 0)
         return rr_fail(err, errno, "checkout: staging directory");
     if (rr_attach(fds->lower_mfd, staging, err) < 0)
@@ -231,21 +258,71 @@ static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *
     close(fds->lower_mfd);
     fds->lower_mfd = -1;
     close(staging);
-    staging = openat(root, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    staging = openat(stage_parent, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (staging < 0)
         return rr_fail(err, errno, "checkout: open lower");
     ovl = overlay_mount_native(staging, fds->upper_fd, fds->work_fd, err);
     if (ovl < 0)
         return rr_wrap(err, "checkout %s", p->lower);
-    if (attach_checkout(root, p, ovl, err) < 0)
-        return -1;
     snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", staging);
     if (umount2(proc_path, MNT_DETACH) < 0)
         return rr_fail(err, errno, "checkout: detach staging lower");
     close(staging);
     staging = -1;
-    if (unlinkat(root, STAGING_LOWER, AT_REMOVEDIR) < 0)
+    if (unlinkat(stage_parent, STAGING_LOWER, AT_REMOVEDIR) < 0)
         return rr_fail(err, errno, "checkout: remove staging directory");
+    return rr_steal_fd(&ovl);
+}
+
+static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *fds,
+                          struct rr_error *err)
+{
+    _cleanup_close_ int ovl = -1;
+
+    if (fds->checkout_mfd >= 0) { /* fuse-overlayfs serves it already (runtime/backend.c) */
+        _cleanup_close_ int view = rr_steal_fd(&fds->checkout_mfd);
+        return attach_checkout(root, p, view, err);
+    }
+    ovl = overlay_view(root, p, fds, err);
+    if (ovl < 0)
+        return -1;
+    return attach_checkout(root, p, ovl, err);
+}
+
+/* Engine mode (MOUNT_CHECKOUT): the image's root may be read-only and is
+ * the image's to keep clean, so the lower is staged on a scratch tmpfs
+ * attached at the destination, under the overlay that then covers it. The
+ * overlay carries the bind's own attributes (read-only when it was ro). */
+static int mount_checkout_engine(int root, const struct profile *p, const struct mount_plan *m,
+                                 struct rootfs_fds *fds, struct rr_error *err)
+{
+    static const char *const opts[] = {"size=4k", "nr_inodes=4", "mode=0700"};
+    struct mount_attr attr = {.attr_set = m->attr};
+    _cleanup_close_ int dst = rr_mkdir_p_in_root(root, m->destination, 0755, err);
+    _cleanup_close_ int scratch = -1;
+    _cleanup_close_ int stage = -1;
+    _cleanup_close_ int ovl = -1;
+    _cleanup_close_ int top = -1;
+
+    if (dst < 0)
+        return rr_wrap(err, "checkout at %s", m->destination);
+    scratch = rr_make_fs("tmpfs", opts, 3,
+                         MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    if (scratch < 0 || rr_attach(scratch, dst, err) < 0)
+        return rr_wrap(err, "checkout at %s: staging tmpfs", m->destination);
+    stage = openat(scratch, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (stage < 0)
+        return rr_fail(err, errno, "checkout at %s: staging tmpfs", m->destination);
+    ovl = overlay_view(stage, p, fds, err);
+    if (ovl < 0)
+        return -1;
+    if (rr_mount_setattr(ovl, "", AT_EMPTY_PATH, &attr) < 0)
+        return rr_fail(err, errno, "checkout at %s: mount attributes", m->destination);
+    top = rr_open_in_root(root, m->destination, O_PATH | O_DIRECTORY | O_NOFOLLOW, true);
+    if (top < 0)
+        return rr_fail(err, errno, "checkout at %s", m->destination);
+    if (rr_attach(ovl, top, err) < 0)
+        return rr_wrap(err, "checkout at %s", m->destination);
     return 0;
 }
 
@@ -424,6 +501,27 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
 
 /* ---- engine mode ---- */
 
+/* Each mount's own propagation, on the mount now at its destination, once
+ * the whole tree is private (profile.h mount_plan.propagation). */
+static int apply_propagation(int root, const struct profile *p, struct rr_error *err)
+{
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        struct mount_attr prop = {.propagation = m->propagation};
+        _cleanup_close_ int at = -1;
+
+        if (m->propagation == 0)
+            continue;
+        at = rr_open_in_root(root, m->destination, O_PATH | O_NOFOLLOW, true);
+        if (at < 0)
+            return rr_fail(err, errno, "mounts[%zu]: propagation of %s", i, m->destination);
+        if (rr_mount_setattr(at, "", AT_EMPTY_PATH | (m->propagation_rec ? AT_RECURSIVE : 0),
+                             &prop) < 0)
+            return rr_fail(err, errno, "mounts[%zu]: propagation of %s", i, m->destination);
+    }
+    return 0;
+}
+
 int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err)
 {
     struct mount_attr priv = {.propagation = MS_PRIVATE};
@@ -449,12 +547,24 @@ int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, stru
         close(root);
         return rr_fail(err, errno, "make the container's mounts private");
     }
+    if (apply_propagation(root, p, err) < 0) {
+        close(root);
+        return -1;
+    }
     return root;
 }
 
 int rootfs_pivot_engine(const struct profile *p, int root, struct rr_error *err)
 {
-    return pivot(root, p->root_readonly, err);
+    struct mount_attr prop = {.propagation = p->eng.root_propagation};
+
+    if (pivot(root, p->root_readonly, err) < 0)
+        return -1;
+    /* After the pivot: pivot_root refuses a shared root. */
+    if (p->eng.root_propagation != 0 &&
+        rr_mount_setattr(AT_FDCWD, "/", p->eng.root_propagation_rec ? AT_RECURSIVE : 0, &prop) < 0)
+        return rr_fail(err, errno, "linux.rootfsPropagation");
+    return 0;
 }
 
 /* Is dest below (or at) the destination of a mount planned before index i? */

@@ -13,6 +13,8 @@
 
 #include "common/cleanup.h"
 #include "runtime/container/container.h"
+#include "runtime/container/engine.h"
+#include "runtime/container/engine_checkout.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 
@@ -79,9 +81,16 @@ int container_open_upper(const struct rr_ctx *ctx, const char *id, struct contai
                             "after everything in it has stopped", id);
         goto out;
     }
-    out->upper_fd = open_in_monitor(ctx, &s, STORE_DIR "/upper", err);
+    /* An engine's container (io.revrun.checkout): no monitor; the store is
+     * mounted on its state directory in create's mount namespace. */
+    out->upper_fd = engine_state_is_engine(&s) ? engine_checkout_open_upper(dir, err)
+                                               : open_in_monitor(ctx, &s, STORE_DIR "/upper", err);
     if (out->upper_fd < 0)
         goto out;
+    if (s.lower == NULL) {
+        rr_fail(err, ENOENT, "no checkout recorded");
+        goto out;
+    }
     out->lower_fd = open(s.lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (out->lower_fd < 0) {
         rr_fail(err, errno, "open the checkout %s", s.lower);

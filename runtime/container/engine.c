@@ -30,8 +30,10 @@
 #include "common/fsutil.h"
 #include "common/mountapi.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/cgroup_devices.h"
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
+#include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
@@ -69,6 +71,7 @@ struct engine {
     char state_path[PATH_MAX];
     int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
     int *bind_fds;
+    struct engine_checkout ck; /* io.revrun.checkout: the store and the lower */
     int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
     pid_t child;
     int sync_fd;
@@ -138,6 +141,7 @@ static int record(struct engine *e, pid_t pid, struct rr_error *err)
         return -1;
     /* what `state` reports as runc does: the image root and annotations */
     s.rootfs = (char *)e->p.eng.root_path;
+    s.lower = (char *)e->p.lower; /* io.revrun.checkout: what write-back reads against */
     for (size_t i = 0; i < e->cfg->annotations.n; i++) {
         const char *kv = e->cfg->annotations.v[i], *eq = strchr(kv, '=');
         char key[1024];
@@ -167,6 +171,41 @@ out:
         free(s.annotations[i]);
     free(s.annotations);
     return r;
+}
+
+/* linux.resources.devices in the v1 devices controller: the container's
+ * cgroup path in that hierarchy too (the one its limits have, or the one
+ * they would have: a config without limits still gets its devices cgroup,
+ * recorded as a v1 cgroup for delete to remove). */
+static int device_cgroup(struct engine *e, const char *root, const char *scope,
+                         struct rr_error *err)
+{
+    char base[PATH_MAX];
+
+    (void)root;
+    if (e->p.eng.device_rules.n == 0)
+        return 0;
+    if (e->cg.version == CG_V2) {
+        log_msg(LOG_INFO, "tightened: linux.resources.devices: not applied by a cgroup (the "
+                          "limits are on cgroup v2, where revrun loads no BPF device program): "
+                          "every mount is nodev and only the default devices are there");
+        strv_free(&e->p.eng.device_rules);
+        return 0;
+    }
+    if (e->cg.version == CG_NONE) {
+        if (e->p.cgroups_path != NULL) {
+            snprintf(e->cg.path, sizeof(e->cg.path), "%s", e->p.cgroups_path);
+        } else {
+            if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
+                return -1;
+            if ((size_t)snprintf(e->cg.path, sizeof(e->cg.path), "%s/%s", base, e->o->id) >=
+                sizeof(e->cg.path))
+                return rr_fail(err, ENAMETOOLONG, "cgroup path");
+        }
+        e->cg.version = CG_V1;
+        e->cg.controllers = 0;
+    }
+    return 0;
 }
 
 static int make_state(struct engine *e, struct rr_error *err)
@@ -202,7 +241,7 @@ static int make_state(struct engine *e, struct rr_error *err)
     for (size_t i = 0; i < warnings.n; i++)
         log_msg(LOG_WARN, "%s", warnings.v[i]);
     strv_free(&warnings);
-    if (r < 0)
+    if (r < 0 || device_cgroup(e, root, scope, err) < 0)
         return -1;
     return record(e, 0, err);
 }
@@ -384,6 +423,9 @@ static int place_child(struct engine *e, struct rr_error *err)
         return rr_wrap(err, "user namespace");
     if (cgroup_join(&e->cg, e->child, err) < 0)
         return -1;
+    if (p->eng.device_rules.n > 0 &&
+        cgroup_devices_v1_apply(e->cg.path, &p->eng.device_rules, e->child, err) < 0)
+        return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
     for (size_t i = 0; i < p->n_rlimits; i++) {
@@ -415,9 +457,10 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
         .p = &e->p, .id = e->o->id, .bundle = e->bundle, .state_path = e->state_path,
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
-                .lower_mfd = -1, .checkout_mfd = -1, .upper_fd = -1, .work_fd = -1,
+                .lower_mfd = e->ck.lower_mfd, .checkout_mfd = -1,
+                .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
                 .out_mfd = -1}};
-    int *keep = malloc((e->p.n_mounts + 8) * sizeof(int));
+    int *keep = malloc((e->p.n_mounts + 12) * sizeof(int));
     size_t n = 0;
 
     if (keep == NULL)
@@ -427,6 +470,9 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = e->mountpoint;
     keep[n++] = e->root_mfd;
     keep[n++] = e->console_fd;
+    keep[n++] = e->ck.lower_mfd;
+    keep[n++] = e->ck.store.upper_fd;
+    keep[n++] = e->ck.store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
     /* Nothing of create's reaches the container: not the lock, the state
@@ -522,7 +568,8 @@ static int steps(struct engine *e, struct rr_error *err)
         return -1;
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
-    if (make_state(e, err) < 0 || open_sources(e, err) < 0 || open_namespaces(e, err) < 0 ||
+    if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, &e->ck, err) < 0 || open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
     if (place_child(e, err) < 0 || hooks_now(e, RR_HOOK_PRESTART, err) < 0 ||
@@ -550,8 +597,11 @@ static void abandon(struct engine *e)
     }
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
-    if (e->dir_fd >= 0)
+    if (e->dir_fd >= 0) {
+        engine_checkout_close(&e->ck);
+        engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
+    }
 }
 
 static void close_fd(int *fd)
@@ -572,6 +622,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
 
     for (size_t i = 0; i < N_JOINABLE; i++)
         e.join_fd[i] = e.back_fd[i] = -1;
+    engine_checkout_init(&e.ck);
     if (o->attached) {
         r = rr_fail(err, EINVAL, "an engine's bundle (no `revrun` section) is run by its engine "
                                  "through create and start, not by `revrun run`");
@@ -592,6 +643,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         close_fd(&e.join_fd[i]);
         close_fd(&e.back_fd[i]);
     }
+    engine_checkout_close(&e.ck);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);

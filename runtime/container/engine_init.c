@@ -88,6 +88,24 @@ static int run_hooks(const struct engine_init_args *a, enum rr_hook_kind kind, c
     return hooks_run(a->p->cfg, kind, state, err);
 }
 
+static int reopen_store(struct engine_init_args *a, struct rr_error *err)
+{
+    _cleanup_close_ int state = open(a->state_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int *fds[] = {&a->fds.upper_fd, &a->fds.work_fd};
+    const char *names[] = {STORE_DIR "/upper", STORE_DIR "/work"};
+
+    if (state < 0)
+        return rr_fail(err, errno, "open %s", a->state_path);
+    for (size_t i = 0; i < 2; i++) {
+        int fd = rr_reopen_same(state, names[i], *fds[i], err);
+        if (fd < 0)
+            return rr_wrap(err, "io.revrun.checkout: the upper's store");
+        close(*fds[i]);
+        *fds[i] = fd;
+    }
+    return 0;
+}
+
 static int setup(struct engine_init_args *a, struct rr_error *err)
 {
     const struct profile *p = a->p;
@@ -109,6 +127,10 @@ static int setup(struct engine_init_args *a, struct rr_error *err)
         close(a->fds.mountpoint);
         a->fds.mountpoint = fd;
     }
+    /* io.revrun.checkout: create's fds name the store as its namespace has
+     * it; the kernel stacks an overlay only on this namespace's mounts. */
+    if (a->fds.upper_fd >= 0 && reopen_store(a, err) < 0)
+        return -1;
     if (become_root(err) < 0)
         return -1;
     /* After `create` put us in our cgroup: the namespace's root is it. */
@@ -174,10 +196,15 @@ static int apparmor_on_exec(const char *profile, struct rr_error *err)
     return 0;
 }
 
-/* The process's identity and capabilities, then the seals, then exec. */
+/* The process's identity and capabilities, then the seals, then exec.
+ * Without no_new_privs (the host policy let the config decide) the kernel
+ * takes a seccomp filter only from a holder of CAP_SYS_ADMIN in its user
+ * namespace: the filters then load before the capability sets shrink to
+ * the granted ones, as runc orders it; with it, as late as possible. */
 static int become_process(const struct engine_init_args *a, struct rr_error *err)
 {
     const struct profile *p = a->p;
+    bool nnp = p->eng.no_new_privs;
 
     if (setsid() < 0)
         return rr_fail(err, errno, "setsid");
@@ -190,17 +217,19 @@ static int become_process(const struct engine_init_args *a, struct rr_error *err
     if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresuid(p->uid, p->uid, p->uid) < 0)
         return rr_fail(err, errno, "process.user.uid %u", (unsigned)p->uid);
     if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0 || caps_raise_effective(err) < 0 ||
-        caps_set_masks(p->eng.caps, err) < 0)
+        (nnp && caps_set_masks(p->eng.caps, err) < 0))
         return rr_wrap(err, "process.capabilities");
     umask(p->eng.umask);
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return rr_fail(err, errno, "no_new_privs");
     if (apparmor_on_exec(p->eng.apparmor_profile, err) < 0)
         return -1;
     if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
         return rr_fail(err, errno, "close_range");
     if (seccomp_progs_load(a->seccomp) < 0)
-        return rr_fail(err, errno, "seccomp");
+        return rr_fail(err, errno, nnp ? "seccomp" : "seccomp (without no_new_privs)");
+    if (!nnp && caps_set_masks(p->eng.caps, err) < 0)
+        return rr_wrap(err, "process.capabilities");
     return 0;
 }
 

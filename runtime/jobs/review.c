@@ -90,7 +90,7 @@ static double ms_between(const struct timespec *a, const struct timespec *b)
 
 static int build_config(struct review *r, struct rr_error *err)
 {
-    char lower[4096];
+    char lower[4096], out[4096];
 
     if (realpath(r->o->lower, lower) == NULL)
         return rr_fail(err, errno, "--lower %s", r->o->lower);
@@ -115,6 +115,13 @@ static int build_config(struct review *r, struct rr_error *err)
             return rr_fail(err, ENOMEM, "command");
     if (r->o->timeout_s > 0)
         r->cfg.revrun.timeout_seconds = r->o->timeout_s;
+    /* the profile keeps read-write binds off where the results go */
+    if (realpath(r->o->out, out) == NULL)
+        return rr_fail(err, errno, "--out %s", r->o->out);
+    free(r->cfg.revrun.results);
+    r->cfg.revrun.results = strdup(out);
+    if (r->cfg.revrun.results == NULL)
+        return rr_fail(err, ENOMEM, "config");
     return 0;
 }
 

@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# Engine mode against the runtime spec, without an engine: revrun create,
+# start, state and delete on an engine's bundle (containerd's config with a
+# busybox image as root), the way runc's callers and the OCI runtime-tools
+# validation suite drive a runtime. Judged from inside the container (the
+# probes' view of /proc/self/status, the mount table, the files it sees)
+# and from the host (what create refused, and why).
+#
+# The host policy (/etc/revrun/policy.json) is given to one command at a
+# time through an overlay over /etc in a mount namespace of its own: the
+# host's /etc is never written.
+
+load helpers
+
+setup_file() {
+    export ENG_DIR
+    ENG_DIR=$(mktemp -d /tmp/revrun-engoci.XXXXXX)
+    chmod 0755 "$ENG_DIR"
+    cp "$REVRUN" "$ENG_DIR/revrun"
+    chmod 0755 "$ENG_DIR/revrun"
+    "$BATS_TEST_DIRNAME/engines/mkimage.sh" "$ENG_DIR/img" >/dev/null
+    cp "$REVRUN_PROBES/ids" "$REVRUN_PROBES/sys" "$REVRUN_PROBES/try" "$ENG_DIR/img/rootfs/bin/"
+    # a setuid-root copy of ids: what a setuid binary would give the caller
+    cp "$REVRUN_PROBES/ids" "$ENG_DIR/img/rootfs/bin/ids-suid"
+    chown 0:0 "$ENG_DIR/img/rootfs/bin/ids-suid"
+    chmod 4755 "$ENG_DIR/img/rootfs/bin/ids-suid"
+}
+
+teardown_file() {
+    rm -rf "$ENG_DIR"
+}
+
+setup() {
+    RT=$ENG_DIR/revrun
+    B=$(mktemp -d /tmp/revrun-engoci-b.XXXXXX)
+    chmod 0755 "$B"
+}
+
+teardown() {
+    "$RT" --root "$B/state" delete --force c1 >/dev/null 2>&1 || true
+    grep -F " $B" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    rm -rf "$B"
+}
+
+# bundle PYTHON...: containerd's config, the image as root, edited by the
+# statements given (c is the config)
+bundle() {
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$@" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+for stmt in sys.argv[4:]:
+    exec(stmt)
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+}
+
+# with_policy JSON CMD...: CMD sees /etc/revrun/policy.json holding JSON
+with_policy() {
+    local pol=$1 d rc
+    shift
+    d=$(mktemp -d /tmp/revrun-policy.XXXXXX)
+    mkdir -p "$d/u/revrun" "$d/w"
+    printf '%s' "$pol" >"$d/u/revrun/policy.json"
+    unshare --mount --propagation private -- sh -c \
+        'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" /etc || exit 99
+         shift; exec "$@"' sh "$d" "$@"
+    rc=$?
+    rm -rf "$d"
+    return $rc
+}
+
+# create, start, wait for the process to end, delete: its output in $output,
+# create's log (what revrun tightened) in $B/log. POLICY (JSON), when set,
+# is the host policy create sees.
+run_bundle() {
+    local create=("$RT" --root "$B/state" --log "$B/log" create --bundle "$B" c1) i
+    rm -f "$B/log"
+    if [ -n "${POLICY:-}" ]; then
+        with_policy "$POLICY" "${create[@]}" </dev/null >"$B/out" 2>&1 || {
+            cat "$B/out"
+            return 1
+        }
+    else
+        "${create[@]}" </dev/null >"$B/out" 2>&1 || {
+            cat "$B/out"
+            return 1
+        }
+    fi
+    "$RT" --root "$B/state" start c1
+    for i in $(seq 300); do
+        "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
+        sleep 0.1
+    done
+    "$RT" --root "$B/state" delete c1 || {
+        "$RT" --root "$B/state" state c1
+        cat "$B/out"
+        return 1
+    }
+    cat "$B/out"
+}
+
+kv() { sed -n "s/^$1=//p" <<<"$output" | head -1; }
+
+CONFIG_NNP='{"engine": {"noNewPrivileges": "config"}}'
+
+@test "noNewPrivileges false: forced on by default; the host policy's \"config\" honours it, the seccomp floor and the capability bound still hold" {
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["process"]["noNewPrivileges"] = False'
+    run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv NoNewPrivs)" = 1 ]
+    grep -q "noNewPrivileges: false tightened to true" "$B/log"
+    # a policy file without the switch forces it too
+    POLICY='{"engine": {}}' run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv NoNewPrivs)" = 1 ]
+    POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv NoNewPrivs)" = 0 ]
+    [ "$(kv Seccomp)" = 2 ]
+    # the containerd set the config asks, within the default policy: no more
+    [ "$(kv CapBnd)" = 00000000a80425fb ]
+    [ "$(kv CapEff)" = 00000000a80425fb ]
+    grep -q "noNewPrivileges: false honoured" "$B/log"
+    # absent is false (the runtime spec's default); true stays true
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'del c["process"]["noNewPrivileges"]'
+    POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv NoNewPrivs)" = 0 ]
+    bundle 'c["process"]["args"] = ["/bin/ids"]'
+    POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv NoNewPrivs)" = 1 ]
+    # a value that is neither is refused, naming the file's field
+    bundle 'c["process"]["args"] = ["/bin/ids"]'
+    POLICY='{"engine": {"noNewPrivileges": "off"}}' run run_bundle
+    assert_failure
+    [[ "$output" == *"engine.noNewPrivileges"* ]]
+}
+
+@test "noNewPrivileges false honoured: the seccomp floor denies what it always denies, and a setuid-root binary gives a container user nothing" {
+    bundle 'c["process"]["args"] = ["/bin/sys"]' 'c["process"]["noNewPrivileges"] = False'
+    POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
+    for call in mount keyctl unshare.user bpf; do
+        [ "$(kv "$call")" = EPERM ] || {
+            echo "$call: $(kv "$call")"
+            return 1
+        }
+    done
+    # uid 1000 runs a setuid-root binary: every mount is nosuid, so exec
+    # keeps its ids and gains no capability
+    bundle 'c["process"]["args"] = ["/bin/ids-suid"]' 'c["process"]["noNewPrivileges"] = False' \
+        'c["process"]["user"] = {"uid": 1000, "gid": 1000}'
+    POLICY=$CONFIG_NNP run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv NoNewPrivs)" = 0 ]
+    [ "$(kv euid)" = 1000 ]
+    [ "$(kv uid)" = 1000 ]
+    [ "$(kv CapEff)" = 0000000000000000 ]
+    [ "$(kv CapPrm)" = 0000000000000000 ]
+}
+
+@test "review profile: no_new_privs whatever the host policy says; noNewPrivileges false is refused" {
+    mkdir -p "$B/co"
+    echo x >"$B/co/a"
+    chmod -R a+rX "$B/co"
+    run with_policy "$CONFIG_NNP" "$RT" --root "$B/state" run --lower "$B/co" -- \
+        sh -c 'grep ^NoNewPrivs: /proc/self/status'
+    echo "$output"
+    assert_success
+    [[ "$output" == *"NoNewPrivs:"*1* ]]
+    "$RT" spec --lower "$B/co" >"$B/config.json"
+    python3 - "$B/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["noNewPrivileges"] = False
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    run with_policy "$CONFIG_NNP" "$RT" --root "$B/state" create --bundle "$B" c1
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"noNewPrivileges: revrun always sets it"* ]]
+}
+
+@test "the runtime spec's extensibility: an unknown top-level property is ignored and named; unknown keys inside what confines, and an unknown capability name, fail create" {
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["unknown"] = {"capabilities": ["CAP_SYS_ADMIN"]}'
+    run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv CapBnd)" = 00000000a80425fb ]
+    grep -q "unknown top-level properties ignored.*: unknown" "$B/log"
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["process"]["unknown"] = 1'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.unknown: unknown or unsupported key"* ]]
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["linux"]["unknown"] = 1'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"linux.unknown: unknown or unsupported key"* ]]
+    # CAP_TEST: no kernel number; the runtime spec says it MUST be an error
+    bundle 'c["process"]["args"] = ["/bin/ids"]' 'c["process"]["capabilities"]["bounding"].append("CAP_TEST")'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.capabilities.bounding[14]: unknown capability"* ]]
+    [ ! -e "$B/state/c1" ]
+}
+
+@test "mounts: propagation as the config asks, among the container's own mounts only; a bind's data options ignored; mountinfo in the config's order" {
+    # a shared mount on this side: the container's bind of it must not be
+    # its peer
+    mkdir -p "$B/src"
+    mount -t tmpfs tmpfs "$B/src"
+    mount --make-shared "$B/src"
+    local host_group
+    host_group=$(grep -F " $B/src " /proc/self/mountinfo | grep -o 'shared:[0-9]*')
+    [ -n "$host_group" ]
+    bundle 'c["process"]["args"] = ["cat", "/proc/self/mountinfo"]' \
+        'c["linux"]["rootfsPropagation"] = "shared"' \
+        'c["mounts"] += [{"destination": "/tmp/a", "type": "tmpfs", "source": "tmpfs", "options": ["shared"]},
+                         {"destination": "/mnt/e", "source": "'"$B/src"'", "options": ["rbind", "rshared", "mode=755", "size=1k"]},
+                         {"destination": "/tmp/b", "type": "tmpfs", "source": "tmpfs", "options": ["slave"]}]'
+    run run_bundle
+    echo "$output"
+    assert_success
+    local a e b root
+    a=$(grep -n ' /tmp/a ' <<<"$output")
+    e=$(grep -n ' /mnt/e ' <<<"$output")
+    b=$(grep -n ' /tmp/b ' <<<"$output")
+    root=$(awk '$5 == "/"' <<<"$output")
+    # in the config's order
+    [ "${a%%:*}" -lt "${e%%:*}" ]
+    [ "${e%%:*}" -lt "${b%%:*}" ]
+    # shared where asked, in peer groups of the container's own
+    [[ "$a" == *shared:* ]]
+    [[ "$e" == *shared:* ]]
+    [[ "$root" == *shared:* ]]
+    [[ "$e" != *"$host_group "* ]]
+    # slave of nothing: private
+    [[ "$b" != *shared:* ]]
+    [[ "$b" != *master:* ]]
+    grep -q "mounts\[8\].options: filesystem data options of a bind mount ignored" "$B/log"
+}

@@ -1,0 +1,65 @@
+#include "runtime/confine/cgroup_devices.h"
+
+#include <errno.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fsutil.h"
+#include "runtime/confine/cgroup.h"
+
+bool cgroup_devices_v1_mount(char *out, size_t len)
+{
+    struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+    struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+    struct libmnt_fs *fs;
+    bool found = false;
+
+    while (!found && tb != NULL && it != NULL && mnt_table_next_fs(tb, it, &fs) == 0) {
+        const char *type = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_fs_options(fs);
+        if (type != NULL && strcmp(type, "cgroup") == 0 && opts != NULL &&
+            mnt_optstr_get_option(opts, "devices", NULL, NULL) == 0) {
+            snprintf(out, len, "%s", mnt_fs_get_target(fs));
+            found = true;
+        }
+    }
+    mnt_free_iter(it);
+    mnt_unref_table(tb);
+    return found;
+}
+
+int cgroup_devices_v1_apply(const char *path, const struct rr_strv *rules, pid_t pid,
+                            struct rr_error *err)
+{
+    char mnt[PATH_MAX], txt[16];
+    _cleanup_close_ int fd = -1;
+
+    if (!cgroup_devices_v1_mount(mnt, sizeof(mnt)))
+        return rr_fail(err, ENOENT, "linux.resources.devices: the v1 devices hierarchy is gone");
+    fd = cg_mkdir_leaf(mnt, path, err);
+    if (fd < 0)
+        return rr_wrap(err, "linux.resources.devices");
+    for (size_t i = 0; i < rules->n; i++) {
+        const char *r = rules->v[i];
+        bool allow = strncmp(r, "allow ", 6) == 0;
+        if (cg_write(fd, allow ? "devices.allow" : "devices.deny", r + (allow ? 6 : 5), err) < 0)
+            return rr_wrap(err, "linux.resources.devices: %s", r);
+    }
+    snprintf(txt, sizeof(txt), "%d", (int)pid);
+    if (cg_write(fd, "cgroup.procs", txt, err) < 0)
+        return rr_wrap(err, "linux.resources.devices: join");
+    return 0;
+}
+
+void cgroup_devices_v1_remove(const char *path)
+{
+    char mnt[PATH_MAX];
+    struct rr_error ignored;
+
+    if (path == NULL || !cgroup_devices_v1_mount(mnt, sizeof(mnt)))
+        return;
+    if (cg_kill_and_rmdir(mnt, path, false, &ignored) == 0)
+        cg_remove_empty_parents(mnt, path);
+}

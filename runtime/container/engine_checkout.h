@@ -1,0 +1,43 @@
+/* io.revrun.checkout in engine mode: the host side of the overlaid
+ * checkout. No revrun process outlives an engine's create, so the upper's
+ * store (the same size-capped tmpfs as a review's, overlay/store.c) is
+ * mounted on the container's state directory in create's own mount
+ * namespace (the shim's or conmon's: the one their delete runs in), and
+ * unmounted by delete. Once the container has stopped, `revrun diff` and
+ * `export` read it there; io.revrun.export has delete export the vetted
+ * change set into a fresh directory under the policy's exportRoot. */
+#ifndef REVRUN_ENGINE_CHECKOUT_H
+#define REVRUN_ENGINE_CHECKOUT_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "overlay/overlay.h"
+#include "runtime/confine/profile.h"
+
+#define ENGINE_EXPORT_FILE "export-dir" /* where delete exports, one line */
+
+struct engine_checkout {
+    struct overlay_store store; /* upper/ and work/ */
+    int lower_mfd;              /* the bind's source, idmapped, read-only */
+};
+
+void engine_checkout_init(struct engine_checkout *ck);
+
+/* Mount the store on state_dir/STORE_DIR, open the lower, check the export
+ * root and record the export directory. Nothing when p has no checkout. */
+int engine_checkout_open(const struct profile *p, int state_dir, struct engine_checkout *ck,
+                         struct rr_error *err);
+void engine_checkout_close(struct engine_checkout *ck);
+
+/* Unmount the store when it is mounted there (delete, a failed create). */
+int engine_checkout_unmount(int state_dir, struct rr_error *err);
+
+/* The upper (O_PATH) of a container's store, once checked to be the
+ * store's own tmpfs mounted there. */
+int engine_checkout_open_upper(int state_dir, struct rr_error *err);
+
+/* The export directory recorded at create; 0 and "" when there is none. */
+int engine_checkout_export_dir(int state_dir, char *out, size_t len, struct rr_error *err);
+
+#endif
