@@ -520,7 +520,7 @@ hook_teardown() {
     python3 - "$B/createRuntime.json" "$pid" "$B" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["id"] == "h1" and s["status"] == "creating", s
+assert s["id"] == "h1" and s["status"] == "created", s
 assert s["pid"] == int(sys.argv[2]) and s["pid"] > 0, s
 assert s["bundle"] == sys.argv[3], s
 assert s["annotations"] == {"org.example/k": "v"}, s
@@ -624,6 +624,22 @@ PY
     judge_checkout_export
     # the store (the upper's tmpfs) went with the delete
     nothing_left co1 "/run/containerd/runc/$NS"
+}
+
+@test "ctr: io.revrun.overlay=fuse: fuse-overlayfs serves the checkout past create; the host checkout is untouched, delete exports the change set" {
+    need ctr
+    make_checkout
+    local name=ctr-fuse-$$
+    EXP=/var/lib/revrun/exports/$name
+    NAMES+=("ctr:cof")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation io.revrun.overlay=fuse \
+        --annotation "io.revrun.export=$name" "$IMG_CTR" cof sh -c "$EDITS; grep ' /work ' /proc/self/mountinfo | grep -c ' - fuse'"
+    judge_checkout_export
+    [ "$(echo "$output" | tail -1)" = 1 ] # the view is fuse-overlayfs'
+    nothing_left cof "/run/containerd/runc/$NS"
+    ! pgrep -f "fuse-overlayfs.*$CO" # the daemon ended with the container
 }
 
 @test "podman: io.revrun.checkout overlays the bind: the host checkout is untouched, delete exports the change set" {

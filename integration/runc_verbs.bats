@@ -486,6 +486,77 @@ assert isinstance(s['owner'], str) and s['rootfs'].endswith('/rootfs')"
     fi
 }
 
+# create --preserve-fds N (podman's): the runc busybox bundle, the ids probe
+# as the process; $1: revrun or runc_, $2: the id, $3: N; fd 3 is a file
+# for writing, fd 4 a file for reading.
+preserve_run() {
+    (cd "$RR_TMP/rb" && exec 3>"$RR_TMP/fd3.$2" 4</etc/hostname &&
+        "$1" create --preserve-fds "$3" "$2" </dev/null >"$RR_TMP/out.$2" 2>&1) || return 1
+    "$1" start "$2"
+    for _ in $(seq 100); do grep -q via-three "$RR_TMP/fd3.$2" && break; sleep 0.1; done
+    cat "$RR_TMP/out.$2"
+}
+
+@test "create --preserve-fds N: fds 3..3+N-1 reach the process at their numbers, as runc passes them; a directory, an O_PATH fd or a gap is refused" {
+    runc_bundle
+    cp "$RR_BIN/ids" "$RR_TMP/rb/rootfs/ids"
+    python3 - "$RR_TMP/rb/config.json" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["args"] = ["sh", "-c", "/ids; echo via-three >&3; cat <&4 >&3"]
+json.dump(c, open(sys.argv[1], "w"))
+EOF2
+    run preserve_run rr pf1-$X 2
+    echo "$output"
+    assert_success
+    [ "$(kv fds)" = 0,1,2,3,4 ]
+    grep -q via-three "$RR_TMP/fd3.pf1-$X"
+    grep -qx "$(cat /etc/hostname)" "$RR_TMP/fd3.pf1-$X"
+    # without the flag, only 0-2
+    run preserve_run rr pf2-$X 0
+    assert_success
+    [ "$(kv fds)" = 0,1,2 ]
+    RUNC_IDS+=(rpf1-$X rpf2-$X)
+    run preserve_run runc_ rpf1-$X 2
+    echo "$output"
+    assert_success
+    [ "$(kv fds)" = 0,1,2,3,4 ]
+    grep -q via-three "$RR_TMP/fd3.rpf1-$X"
+    # what would reach past the container's root is refused (runc hands
+    # it in), and nothing is left of the container (create's output goes to
+    # a file: a container created by mistake would hold a pipe open)
+    run bash -c "cd '$RR_TMP/rb' && exec 3</tmp && '$RR_BIN/revrun' --root '$RR_ROOT' create --preserve-fds 1 pf3-$X </dev/null >'$RR_TMP/pf.out' 2>&1; rc=\$?; cat '$RR_TMP/pf.out'; exit \$rc"
+    echo "$output"
+    assert_failure
+    assert_output_contains "fd 3 is a directory"
+    [ ! -e "$RR_ROOT/pf3-$X" ]
+    python3 -c '
+import os, sys
+fd = os.open("/etc/hostname", os.O_PATH)
+os.dup2(fd, 3)
+os.chdir(sys.argv[1])
+os.execv(sys.argv[2], [sys.argv[2], "--root", sys.argv[3], "create", "--preserve-fds", "1", sys.argv[4]])
+' "$RR_TMP/rb" "$RR_BIN/revrun" "$RR_ROOT" pf4-$X </dev/null >"$RR_TMP/pf.out" 2>&1 && return 1
+    run cat "$RR_TMP/pf.out"
+    echo "$output"
+    assert_output_contains "fd 3 is an O_PATH handle"
+    [ ! -e "$RR_ROOT/pf4-$X" ]
+    # a gap in the caller's fds is not filled with one of revrun's
+    run bash -c "cd '$RR_TMP/rb' && exec 3</etc/hostname 4<&- && '$RR_BIN/revrun' --root '$RR_ROOT' --log '$RR_TMP/log' create --preserve-fds 2 pf5-$X </dev/null >'$RR_TMP/pf.out' 2>&1; rc=\$?; cat '$RR_TMP/pf.out'; exit \$rc"
+    assert_failure
+    assert_output_contains "fd 4 is not one the caller passed"
+    # exec holds the same line
+    make_bundle
+    up pf6-$X
+    run bash -c "exec 3</tmp; '$RR_BIN/revrun' --root '$RR_ROOT' exec --preserve-fds 1 pf6-$X $P/ids"
+    [ "$status" -eq 255 ]
+    assert_output_contains "fd 3 is a directory"
+    # revrun's own bundles: the process gets 0-2 alone, said so
+    run bash -c "cd '$RR_TMP/bundle' && exec 3</etc/hostname && '$RR_BIN/revrun' --root '$RR_ROOT' create --preserve-fds 1 pf7-$X </dev/null >'$RR_TMP/pf.out' 2>&1; rc=\$?; cat '$RR_TMP/pf.out'; exit \$rc"
+    assert_failure
+    assert_output_contains "only an engine's bundle"
+}
+
 @test "delete: a missing container says 'container does not exist' and exits 1 (0 with --force), as runc" {
     run rr delete nothere-$X
     [ "$status" -eq 1 ]

@@ -4,6 +4,7 @@
 #include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <libmount.h>
 #include <limits.h>
@@ -2012,14 +2013,9 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
             return rr_fail(err, ENOMEM, "notes");
         p->upper_size = pol->upper_size;
     }
+    /* as revrun.overlay: auto (native when the kernel mounts it over this
+     * checkout, else fuse-overlayfs), native, fuse */
     p->backend = c->ann.overlay < 0 ? RR_BACKEND_AUTO : (enum rr_backend)c->ann.overlay;
-    if (p->backend == RR_BACKEND_FUSE)
-        return rr_fail(err, 0, RR_ANN_OVERLAY " \"fuse\": refused in engine mode (no revrun "
-                               "process outlives create to hold fuse-overlayfs); use native");
-    if (p->backend == RR_BACKEND_AUTO &&
-        note(p, RR_ANN_OVERLAY " \"auto\": kernel overlayfs (in engine mode the only backend)") < 0)
-        return rr_fail(err, ENOMEM, "notes");
-    p->backend = RR_BACKEND_NATIVE;
     if (c->ann.export_name != NULL) {
         snprintf(p->eng.export_root, sizeof(p->eng.export_root), "%s", pol->export_root);
         if ((size_t)snprintf(p->eng.export_dir, sizeof(p->eng.export_dir), "%s/%s",
@@ -2105,4 +2101,20 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
 fail:
     profile_free(p);
     return -1;
+}
+
+int profile_judge_passed_fd(int fd, struct rr_error *err)
+{
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+
+    if (fl < 0 || fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "fd %d", fd);
+    if (fl & O_PATH)
+        return rr_fail(err, EPERM, "fd %d is an O_PATH handle: reopened through /proc it would "
+                                   "reach past the container's root", fd);
+    if (S_ISDIR(st.st_mode))
+        return rr_fail(err, EPERM, "fd %d is a directory: openat(fd, \"..\") would walk the "
+                                   "host's tree past the container's root", fd);
+    return 0;
 }

@@ -316,5 +316,11 @@ int profile_exec(const struct profile *container, const struct rr_config *proc,
 int profile_judge_update(const struct profile *container, const struct rr_resources *req,
                          struct rr_error *err);
 
+/* --preserve-fds (create and exec): the caller's fds 3.. cross into the
+ * container as they are (podman's socket activation, a pipe), except what
+ * would reach past its root: a directory (openat(fd, "..") walks the host's
+ * tree, as runc's leaked-fd escapes did) or an O_PATH handle. EPERM. */
+int profile_judge_passed_fd(int fd, struct rr_error *err);
+
 
 #endif

@@ -26,6 +26,7 @@ struct create_opts {
     const struct rr_config *cfg;   /* in place of a bundle: written into the state dir */
     const char *pid_file;          /* NULL: none */
     const char *console_socket;    /* process.terminal: where the pty master goes */
+    int preserve_fds;              /* --preserve-fds: the caller's fds 3.. passed on (engine mode) */
     bool attached;                 /* run: keep a channel for the exit status */
     unsigned *limits_skipped;      /* out, or NULL: best-effort limits not enforced (CG_*) */
 };

@@ -33,6 +33,7 @@
 #include "runtime/container/sync.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/idalloc.h"
+#include "runtime/container/passfds.h"
 
 struct creation {
     const struct rr_ctx *ctx;
@@ -430,6 +431,9 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         c->use = c->o->cfg;
     else if (load_bundle(c, err) < 0)
         return -1;
+    if (c->o->preserve_fds > 0 && !c->use->engine)
+        return rr_fail(err, EINVAL, "--preserve-fds %d: only an engine's bundle takes fds "
+                                    "(revrun's own process gets 0-2 alone)", c->o->preserve_fds);
     /* An engine's bundle: no monitor, the engine's shim owns the process. */
     if (c->use->engine) {
         c->engine = true;
@@ -477,7 +481,8 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
                          .bundle_fd = -1, .console_fd = -1, .id_fd = -1, .monitor = -1};
     struct sync_msg m;
     int cli_fd = -1;
-    int r = create_steps(&c, &cli_fd, &m, err);
+    /* before anything is opened: see passfds_check */
+    int r = passfds_check(o->preserve_fds, err) < 0 ? -1 : create_steps(&c, &cli_fd, &m, err);
 
     if (r < 0) {
         rr_wrap(err, "create %s", o->id);

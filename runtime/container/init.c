@@ -420,7 +420,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         _exit(1);
     /* Until start, signals keep their default action: a created container
      * that is sent SIGTERM ends, as runc's does. */
-    if (sync_wait_for_start(a->fifo_fd, &err) < 0) {
+    if (sync_wait_for_start(a->fifo_fd, NULL, &err) < 0) {
         sync_send_error(a->sync_fd, &err);
         _exit(1);
     }
