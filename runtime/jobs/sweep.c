@@ -28,6 +28,7 @@
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
+#include "runtime/container/idalloc.h"
 #include "runtime/jobs/sweep.h"
 #include "writeback/gitshadow.h"
 
@@ -137,6 +138,14 @@ static int sweep_state(const struct rr_ctx *ctx, const struct sweep_opts *o,
     return r;
 }
 
+static void report_line(void *arg, const char *line)
+{
+    struct sweep_report *rep = arg;
+
+    snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]), "%s", line);
+    rep->n++;
+}
+
 /* The shadow repositories of vets that crashed or were killed mid-way. */
 static int sweep_git_shadows(const struct sweep_opts *o, struct sweep_report *rep,
                              struct rr_error *err)
@@ -161,6 +170,10 @@ int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
     if (sweep_state(ctx, o, rep, err) < 0)
         return -1;
     if (sweep_orphan_cgroups(ctx, rep, err) < 0)
+        return -1;
+    /* Host ids of containers whose state is gone (those swept above too),
+     * under any state root. */
+    if (!ctx->rootless && idalloc_reclaim(report_line, rep, err) < 0)
         return -1;
     if (apply_journal_sweep(ctx, o->older_than_s, rep, err) < 0)
         return -1;
