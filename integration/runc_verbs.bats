@@ -389,6 +389,39 @@ EOF
     assert_output_contains "container not running"
 }
 
+@test "ps, kill --all (rootless, no cgroup): the container's processes are found by its pid namespace, its init unreadable there" {
+    ROOTLESS=1
+    make_bundle 'c["linux"].pop("resources", None)'
+    up n1-$X
+    [ "$(python3 -c "import json,sys; print('cgroup' in json.load(open(sys.argv[1])))" \
+        "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun/n1-$X/state.json")" = False ]
+    init=$(state_field n1-$X '["pid"]')
+    agent=$(agent_pid n1-$X)
+    as_user "$RR_BIN/revrun" exec -d --pid-file "$RR_TMP/xdg-$REVRUN_TEST_UID/x" n1-$X sleep 304
+    x=$(cat "$RR_TMP/xdg-$REVRUN_TEST_UID/x")
+    KILL_PIDS+=("$x")
+    # the caller cannot read the init's namespace (pid 1 is not dumpable)
+    ! as_user stat -L "/proc/$init/ns/pid" >/dev/null 2>&1
+    # what root sees in that namespace: exactly what ps lists
+    ns=$(readlink "/proc/$init/ns/pid")
+    want=$(for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && basename "$p"
+    done | sort -n)
+    grep -qx "$agent" <<<"$want" && grep -qx "$x" <<<"$want" && grep -qx "$init" <<<"$want"
+    run as_user "$RR_BIN/revrun" ps --format json n1-$X
+    assert_success
+    [ "$output" = "[$(tr '\n' ',' <<<"$want" | sed 's/,$//')]" ]
+    sleep 305 &
+    host=$!
+    KILL_PIDS+=("$host")
+    as_user "$RR_BIN/revrun" kill --all n1-$X KILL
+    for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 "$agent" 2>/dev/null
+    [ "$(awk '/^State:/ {print $2}' /proc/$x/status 2>/dev/null || echo gone)" != S ]
+    kill -0 "$host"
+    wait_status n1-$X stopped
+}
+
 # ---- pause, resume ----
 
 @test "pause/resume: the processes freeze (state paused) and thaw; runc's words for the wrong state" {
