@@ -1,12 +1,12 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
+#include "runtime/confine/libmnt.h"
 #include "runtime/confine/profile.h"
 #include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <libmount.h>
 #include <limits.h>
 #include <linux/mount.h>
 #include <sched.h>
@@ -731,6 +731,8 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         return rr_fail(err, 0, "%s.options: suid and dev are not allowed", path);
     if (join_options(&m->options, path, &optstr, err) < 0)
         return -1;
+    if (rr_libmnt_load(err) < 0)
+        return rr_wrap(err, "%s.options", path);
     if (mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0) != 0)
         return rr_fail(err, 0, "%s.options: cannot parse", path);
     if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
