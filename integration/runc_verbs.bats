@@ -480,8 +480,11 @@ rr_v2() {
     grep -qx "frozen 1" "$hostv2$cg/cgroup.events"
     # no v1 freezer cgroup was made for it
     ! find /sys/fs/cgroup/freezer -name "f3-$X" 2>/dev/null | grep -q .
-    # a SIGTERM stays pending while frozen (SigPnd/ShdPnd bit 15)
+    # a SIGTERM stays pending while frozen (SigPnd/ShdPnd bit 15): the task
+    # wakes for it and goes back to the freezer's trap without taking it
+    # (cgroup.events may read frozen 0 for that moment)
     kill -TERM "$agent"
+    for _ in $(seq 100); do grep -qx "frozen 1" "$hostv2$cg/cgroup.events" && break; sleep 0.05; done
     grep -qx "frozen 1" "$hostv2$cg/cgroup.events"
     kill -0 "$agent"
     read -r shd sig <<<"$(awk '/^(ShdPnd|SigPnd):/ {printf "%s ", $2}' /proc/"$agent"/status)"
