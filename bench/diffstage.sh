@@ -15,6 +15,10 @@
 # is. The target: with 10 changes, at least 100x faster than git status.
 # Needs root (or runs itself in a user namespace with a userxattr mount).
 #
+# REVRUN_BEFORE=path/to/another/revrun adds that build's revrun diff and
+# its ratio to git status, measured in the same rounds (before/after a
+# change, under the same load).
+#
 #   bench/diffstage.sh [FILES] [RUNS]        REVRUN=path/to/revrun to pick a build
 set -euo pipefail
 
@@ -25,7 +29,7 @@ RUNS=${2:-5}
 DIRS=$(((FILES + 99) / 100))
 
 if [ "${BENCH_IN_NS:-}" != 1 ]; then
-    export BENCH_IN_NS=1 REVRUN
+    export BENCH_IN_NS=1 REVRUN REVRUN_BEFORE
     if [ "$(id -u)" = 0 ]; then
         exec unshare -m --propagation private -- "$0" "$@"
     fi
@@ -81,8 +85,10 @@ ratio() {
     echo "$1 / $2" | bc -l | awk '{printf "%.0fx", $1}'
 }
 
-printf '%-8s %14s %14s %14s %12s %12s\n' changed "revrun diff" "git status" "diff -rq" \
+printf '%-8s %14s %14s %14s %12s %12s' changed "revrun diff" "git status" "diff -rq" \
     "vs git" "vs diff -rq"
+[ -z "${REVRUN_BEFORE:-}" ] || printf ' %14s %12s' "diff, before" "before vs git"
+printf '\n'
 for n in 10 1000 10000; do
     [ "$n" -le "$FILES" ] || continue
     rm -rf "$work/upper" "$work/work" "$work/merged"
@@ -111,7 +117,13 @@ PY
     git -C "$work/merged" status --porcelain >/dev/null 2>&1 || true # warm: git at its best
     g=$(median_ms git -C "$work/merged" status --porcelain)
     d=$(median_ms diff -rq "$work/lower" "$work/merged")
-    printf '%-8s %12sms %12sms %12sms %12s %12s\n' "$n" "$r" "$g" "$d" "$(ratio "$g" "$r")" \
+    printf '%-8s %12sms %12sms %12sms %12s %12s' "$n" "$r" "$g" "$d" "$(ratio "$g" "$r")" \
         "$(ratio "$d" "$r")"
+    if [ -n "${REVRUN_BEFORE:-}" ]; then
+        b=$(median_ms "$REVRUN_BEFORE" diff --lower "$work/lower" --upper "$work/upper" \
+            --format "$FORMAT")
+        printf ' %12sms %12s' "$b" "$(ratio "$g" "$b")"
+    fi
+    printf '\n'
     umount "$work/merged"
 done
