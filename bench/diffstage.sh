@@ -81,6 +81,20 @@ median_ms() {
     printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.1f", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
 
+# The medians of two commands timed in alternation (A B A B ...), so that
+# both see the same load and cache state: "A_ms B_ms".
+median2_ms() {
+    local a=() b=() s e
+    for _ in $(seq "$RUNS"); do
+        s=$EPOCHREALTIME; $1 >/dev/null 2>&1 || true; e=$EPOCHREALTIME
+        a+=("$(echo "($e - $s) * 1000" | bc -l)")
+        s=$EPOCHREALTIME; $2 >/dev/null 2>&1 || true; e=$EPOCHREALTIME
+        b+=("$(echo "($e - $s) * 1000" | bc -l)")
+    done
+    med() { sort -g | awk '{a[NR]=$1} END {printf "%.1f", (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+    echo "$(printf '%s\n' "${a[@]}" | med) $(printf '%s\n' "${b[@]}" | med)"
+}
+
 ratio() {
     echo "$1 / $2" | bc -l | awk '{printf "%.0fx", $1}'
 }
@@ -111,7 +125,12 @@ PY
         echo "revrun diff did not accept the benchmark's changes" >&2
         exit 1
     fi
-    r=$(median_ms "$REVRUN" diff --lower "$work/lower" --upper "$work/upper" --format "$FORMAT")
+    args="diff --lower $work/lower --upper $work/upper --format $FORMAT"
+    if [ -n "${REVRUN_BEFORE:-}" ]; then
+        read -r r b <<<"$(median2_ms "$REVRUN $args" "$REVRUN_BEFORE $args")"
+    else
+        r=$(median_ms "$REVRUN" diff --lower "$work/lower" --upper "$work/upper" --format "$FORMAT")
+    fi
     # git status after revrun: refreshing its index writes .git/index into the
     # upper, which is the benchmark's doing, not the agent's.
     git -C "$work/merged" status --porcelain >/dev/null 2>&1 || true # warm: git at its best
@@ -120,8 +139,6 @@ PY
     printf '%-8s %12sms %12sms %12sms %12s %12s' "$n" "$r" "$g" "$d" "$(ratio "$g" "$r")" \
         "$(ratio "$d" "$r")"
     if [ -n "${REVRUN_BEFORE:-}" ]; then
-        b=$(median_ms "$REVRUN_BEFORE" diff --lower "$work/lower" --upper "$work/upper" \
-            --format "$FORMAT")
         printf ' %12sms %12s' "$b" "$(ratio "$g" "$b")"
     fi
     printf '\n'
