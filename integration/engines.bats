@@ -520,7 +520,7 @@ hook_teardown() {
     python3 - "$B/createRuntime.json" "$pid" "$B" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["id"] == "h1" and s["status"] == "creating", s
+assert s["id"] == "h1" and s["status"] == "created", s
 assert s["pid"] == int(sys.argv[2]) and s["pid"] > 0, s
 assert s["bundle"] == sys.argv[3], s
 assert s["annotations"] == {"org.example/k": "v"}, s

@@ -3,6 +3,7 @@
  * whose start time matches the record. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/idalloc.h"
 #include "runtime/container/log.h"
 #include "runtime/container/verbs.h"
 
@@ -109,14 +111,16 @@ static struct proc_ref monitor_ref(const struct rr_state *s)
     return (struct proc_ref){(pid_t)s->monitor_pid, s->monitor_start};
 }
 
-/* Open the fifo's reading end and wait for pid 1's byte (or its death). */
+/* Open the fifo's reading end and wait for pid 1's byte (or its death),
+ * then for the fifo's end of file: an engine's process holds the writing
+ * end until its exec (close-on-exec), revrun's own pid 1 closes it at once. */
 static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
 {
     struct proc_ref ref = init_ref(s);
     _cleanup_close_ int pidfd = proc_ref_pidfd(&ref);
     _cleanup_close_ int fifo = -1;
     struct pollfd pfd[2];
-    char c;
+    bool confirmed = false;
 
     if (pidfd < 0)
         return rr_fail(err, ESRCH, "the container's process is gone");
@@ -126,22 +130,37 @@ static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
     pfd[0] = (struct pollfd){.fd = fifo, .events = POLLIN};
     pfd[1] = (struct pollfd){.fd = pidfd, .events = POLLIN};
     for (;;) {
+        char c;
+        ssize_t n;
         if (poll(pfd, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return rr_fail(err, errno, "poll");
         }
-        if (pfd[0].revents & POLLIN)
-            break;
-        if (pfd[1].revents & POLLIN)
+        if (pfd[0].revents & (POLLIN | POLLHUP)) {
+            n = read(fifo, &c, 1);
+            if (n == 1 && !confirmed) {
+                confirmed = true;
+                crash_point("start:fifo");
+                /* the fifo is done with once its byte is read: a second
+                 * start finds the container running */
+                if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
+                    return rr_fail(err, errno, "remove exec fifo");
+                continue;
+            }
+            if (n == 0 && confirmed)
+                return 0; /* exec'd, or gone after its start */
+            if (n == 0 || n == 1)
+                return rr_fail(err, EPROTO, "the container did not confirm its start");
+            if (errno != EAGAIN && errno != EINTR)
+                return rr_fail(err, errno, "exec fifo");
+        }
+        if (pfd[1].revents & POLLIN) {
+            if (confirmed)
+                return 0;
             return rr_fail(err, ESRCH, "the container's process ended before it started");
+        }
     }
-    crash_point("start:fifo");
-    if (read(fifo, &c, 1) != 1)
-        return rr_fail(err, EPROTO, "the container did not confirm its start");
-    if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
-        return rr_fail(err, errno, "remove exec fifo");
-    return 0;
 }
 
 int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
@@ -234,6 +253,19 @@ int container_stop_processes(const struct rr_state *s, struct rr_error *err)
     return 0;
 }
 
+/* As root: the container's host ids go back to the range, before its state
+ * directory goes (until then no reclaimer frees them for another). */
+int container_release_ids(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
+{
+    char root[PATH_MAX];
+
+    if (ctx->rootless)
+        return 0;
+    if (realpath(ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", ctx->root);
+    return idalloc_release(root, id, err);
+}
+
 int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
                       struct rr_error *err)
 {
@@ -279,6 +311,8 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
         engine_checkout_unmount(o.dir, err) < 0)
         goto out;
     crash_point("destroy:cgroup");
+    if (container_release_ids(ctx, id, err) < 0)
+        goto out;
     r = statedir_remove(o.root, id, err);
 out:
     opened_close(&o);
