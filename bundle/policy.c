@@ -150,13 +150,39 @@ static bool policy_name_ok(const char *n)
            strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
+/* "hostIds": {"first": N, "count": M}: above the ids of real users and
+ * nobody, below the invalid id 4294967295. */
+static int parse_id_range(const struct json_node *root, struct rr_id_range *r,
+                          struct rr_error *err)
+{
+    static const char *const keys[] = {"first", "count", NULL};
+    const struct json_node *h = json_get(root, "hostIds");
+
+    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (h == NULL)
+        return 0;
+    if (jf_expect(h, JSON_OBJECT, "hostIds", err) < 0 ||
+        jf_only_keys(h, "hostIds", keys, err) < 0 ||
+        jf_u32(h, "first", "hostIds", true, &r->first, err) < 0 ||
+        jf_u32(h, "count", "hostIds", true, &r->count, err) < 0)
+        return -1;
+    if (r->first < POLICY_HOST_IDS_FLOOR)
+        return rr_fail(err, 0, "hostIds.first: %u is below %u (the ids of real users)", r->first,
+                       POLICY_HOST_IDS_FLOOR);
+    if (r->count == 0 || (uint64_t)r->first + r->count > UINT32_MAX)
+        return rr_fail(err, 0, "hostIds.count: %u ids from %u do not fit below 4294967295",
+                       r->count, r->first);
+    return 0;
+}
+
 static int parse_policy(const struct json_node *root, const char *name, struct rr_policy *out,
                         struct rr_error *err)
 {
-    static const char *const top[] = {"engine", "policies", NULL};
+    static const char *const top[] = {"engine", "policies", "hostIds", NULL};
+    struct rr_id_range ids;
     const struct json_node *e, *named, *chosen = NULL;
 
-    if (jf_only_keys(root, "", top, err) < 0)
+    if (jf_only_keys(root, "", top, err) < 0 || parse_id_range(root, &ids, err) < 0)
         return -1;
     /* Every policy is checked, whichever is chosen: a broken one is found
      * when the file is first used, not when an engine first names it. */
@@ -210,6 +236,25 @@ int policy_load_named(const char *path, const char *name, struct rr_policy *out,
     r = parse_policy(root, name, out, err);
     json_free(root);
     return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
+}
+
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
+{
+    struct json_node *root = NULL;
+    struct rr_policy scratch;
+    int rc;
+
+    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (access(path, F_OK) < 0 && errno == ENOENT)
+        return 0;
+    if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
+        return rr_wrap(err, "policy %s", path);
+    policy_defaults(&scratch);
+    rc = parse_policy(root, NULL, &scratch, err);
+    if (rc == 0)
+        rc = parse_id_range(root, r, err);
+    json_free(root);
+    return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
 }
 
 int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)

@@ -4,7 +4,11 @@
  * what an engine may have granted inside revrun's user namespace. Absent
  * file: the containerd/OCI default set, and no_new_privs forced. Names that
  * revrun never grants (CAP_SYS_ADMIN, ...) are refused in the file itself.
- * revrun's own bundles (spec, run --lower, review) never read it. */
+ * revrun's own bundles (spec, run --lower, review) read only its top-level
+ * "hostIds": {"first": 2000000000, "count": 65536}, the host-wide range,
+ * like a subordinate id range, from which each container gets a host uid
+ * and gid of its own when revrun runs as root (idalloc.h). Absent: the
+ * default below. */
 #ifndef REVRUN_POLICY_H
 #define REVRUN_POLICY_H
 
@@ -41,6 +45,18 @@ struct rr_policy {
  * the file does not define is refused (ENOENT). */
 int policy_load_named(const char *path, const char *name, struct rr_policy *out,
                       struct rr_error *err);
+
+#define POLICY_HOST_IDS_FIRST 2000000000u
+#define POLICY_HOST_IDS_COUNT 65536u
+#define POLICY_HOST_IDS_FLOOR 65536u /* above real users and nobody (65534) */
+
+struct rr_id_range {
+    uint32_t first, count;
+};
+
+/* The file's hostIds (the default when the file or the key is absent); the
+ * whole file is checked all the same. */
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err);
 
 /* *allowed: the capability mask the policy allows (the default when the
  * file does not exist). */

@@ -1,12 +1,12 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
+#include "runtime/confine/libmnt.h"
 #include "runtime/confine/profile.h"
 #include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <libmount.h>
 #include <limits.h>
 #include <linux/mount.h>
 #include <sched.h>
@@ -122,26 +122,26 @@ static int push_all(struct rr_strv *sv, const char *const *items, size_t n)
     return 0;
 }
 
+/* Rootless, the only host id the kernel lets us map is our own: the spec
+ * says so. As root the spec maps nothing: create gives each container a
+ * host uid/gid of its own from the policy's hostIds range (idalloc.h). */
 static int default_identity(struct rr_config *c, bool rootless)
 {
-    struct rr_id_mapping *u = calloc(1, sizeof(*u)), *g = calloc(1, sizeof(*g));
+    struct rr_id_mapping *u, *g;
 
+    c->process.uid = PROFILE_DEFAULT_UID;
+    c->process.gid = PROFILE_DEFAULT_GID;
+    if (!rootless)
+        return 0;
+    u = calloc(1, sizeof(*u));
+    g = calloc(1, sizeof(*g));
     if (u == NULL || g == NULL) {
         free(u);
         free(g);
         return -1;
     }
-    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
-    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
-    if (!rootless)
-        profile_host_ids(&u->host_id, &g->host_id);
-    if (rootless) {
-        /* Unprivileged, the only host id the kernel lets us map is our own. */
-        u->host_id = (uint32_t)getuid();
-        g->host_id = (uint32_t)getgid();
-    }
-    c->process.uid = PROFILE_DEFAULT_UID;
-    c->process.gid = PROFILE_DEFAULT_GID;
+    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, (uint32_t)getuid(), 1};
+    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, (uint32_t)getgid(), 1};
     c->linux.uid_mappings = u;
     c->linux.n_uid_mappings = 1;
     c->linux.gid_mappings = g;
@@ -482,24 +482,30 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     return 0;
 }
 
-/* The dedicated host id, or where this user namespace does not map it, the
- * one id_map_pick chooses (0 when nothing but root is mapped: main.c then
- * runs rootless). */
-static uint32_t host_id_here(bool uid)
+/* The first id of the range, or where this user namespace does not map it
+ * (a user-namespaced container), the one id_map_pick chooses (0 when
+ * nothing but root is mapped: main.c then runs rootless). */
+static uint32_t host_id_here(bool uid, const struct rr_id_range *r)
 {
     struct id_map m;
     struct rr_error ignored;
     uint32_t id = 0;
 
-    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, PROFILE_DEFAULT_HOST_ID))
-        return PROFILE_DEFAULT_HOST_ID;
-    return id_map_pick(&m, &id) ? id : PROFILE_DEFAULT_HOST_ID;
+    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, r->first))
+        return r->first;
+    return id_map_pick(&m, &id) ? id : r->first;
 }
 
-void profile_host_ids(uint32_t *uid, uint32_t *gid)
+/* Every id of the range is mapped where revrun runs, for uids and gids. */
+static bool range_mapped_here(const struct rr_id_range *r)
 {
-    *uid = host_id_here(true);
-    *gid = host_id_here(false);
+    struct id_map m;
+    struct rr_error ignored;
+
+    for (int uid = 0; uid < 2; uid++)
+        if (id_map_read_self(uid, &m, &ignored) < 0 || !id_map_covers(&m, r->first, r->count))
+            return false;
+    return true;
 }
 
 /* As root inside a user namespace, an id it does not map cannot own the
@@ -528,10 +534,11 @@ static int judge_mapped(uint32_t id, const char *what, struct rr_error *err)
 }
 
 static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
-                     bool rootless, const char *what, uint32_t *host, struct rr_error *err)
+                     bool rootless, const struct rr_id_range *r, const char *what,
+                     uint32_t *host, struct rr_error *err)
 {
     if (n == 0) {
-        *host = rootless ? own : host_id_here(what[0] == 'u');
+        *host = rootless ? own : host_id_here(what[0] == 'u', r);
         return rootless ? 0 : judge_mapped(*host, what, err);
     }
     if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
@@ -551,22 +558,60 @@ static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, u
     return rootless ? 0 : judge_mapped(*host, what, err);
 }
 
+static bool in_range(const struct rr_id_range *r, uint32_t id)
+{
+    return id >= r->first && id - r->first < r->count;
+}
+
+/* As root, containers never share a host id of the range: no mapping in
+ * the config takes a free one at create (HOST_IDS_ANY), a mapping into the
+ * range claims exactly that one (HOST_IDS_EXACT, refused while another
+ * container holds it). Ids outside the range, rootless, and a user
+ * namespace that does not map the range: as judged (HOST_IDS_FIXED). */
+static int judge_host_ids(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_id_range *r = &p->host_range;
+    bool u_in = in_range(r, p->host_uid), g_in = in_range(r, p->host_gid);
+
+    p->host_ids = HOST_IDS_FIXED;
+    if (p->rootless)
+        return 0;
+    if (c->linux.n_uid_mappings == 0 && c->linux.n_gid_mappings == 0) {
+        if (range_mapped_here(r))
+            p->host_ids = HOST_IDS_ANY;
+        return 0;
+    }
+    if (u_in && g_in && p->host_uid != p->host_gid)
+        return rr_fail(err, 0,
+                       "linux.gidMappings: inside revrun's host id range %u-%u a container's "
+                       "host gid is its host uid (%u), not %u; or remove both mappings and "
+                       "revrun gives the container an id of its own",
+                       r->first, r->first + (r->count - 1), (unsigned)p->host_uid,
+                       (unsigned)p->host_gid);
+    if (u_in || g_in)
+        p->host_ids = HOST_IDS_EXACT;
+    return 0;
+}
+
 static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     uint32_t hu, hg;
 
     if (c->process.has_no_new_privileges && !c->process.no_new_privileges)
         return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    p->host_range = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (!p->rootless && policy_load_host_ids(PROFILE_POLICY_FILE, &p->host_range, err) < 0)
+        return -1;
     if (judge_map(c->linux.uid_mappings, c->linux.n_uid_mappings, c->process.uid,
-                  (uint32_t)getuid(), p->rootless, "uid", &hu, err) < 0 ||
+                  (uint32_t)getuid(), p->rootless, &p->host_range, "uid", &hu, err) < 0 ||
         judge_map(c->linux.gid_mappings, c->linux.n_gid_mappings, c->process.gid,
-                  (uint32_t)getgid(), p->rootless, "gid", &hg, err) < 0)
+                  (uint32_t)getgid(), p->rootless, &p->host_range, "gid", &hg, err) < 0)
         return -1;
     p->uid = c->process.uid;
     p->gid = c->process.gid;
     p->host_uid = hu;
     p->host_gid = hg;
-    return 0;
+    return judge_host_ids(c, p, err);
 }
 
 /* Options with a ',' or control bytes cannot be told apart from two options
@@ -686,6 +731,8 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         return rr_fail(err, 0, "%s.options: suid and dev are not allowed", path);
     if (join_options(&m->options, path, &optstr, err) < 0)
         return -1;
+    if (rr_libmnt_load(err) < 0)
+        return rr_wrap(err, "%s.options", path);
     if (mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0) != 0)
         return rr_fail(err, 0, "%s.options: cannot parse", path);
     if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)

@@ -50,6 +50,9 @@ int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
 
 /* Stop the monitor and pid 1 recorded in s (SIGTERM, then SIGKILL). */
 int container_stop_processes(const struct rr_state *s, struct rr_error *err);
+/* As root: give the container's host ids back (idalloc.h); before its state
+ * directory is removed. */
+int container_release_ids(const struct rr_ctx *ctx, const char *id, struct rr_error *err);
 
 /* Status from the state directory (s may be NULL: not yet recorded). */
 enum container_status container_status_of(int dirfd, const struct rr_state *s);

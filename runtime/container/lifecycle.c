@@ -3,6 +3,7 @@
  * whose start time matches the record. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/idalloc.h"
 #include "runtime/container/log.h"
 #include "runtime/container/verbs.h"
 
@@ -271,6 +273,19 @@ int container_stop_processes(const struct rr_state *s, struct rr_error *err)
     return 0;
 }
 
+/* As root: the container's host ids go back to the range, before its state
+ * directory goes (until then no reclaimer frees them for another). */
+int container_release_ids(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
+{
+    char root[PATH_MAX];
+
+    if (ctx->rootless)
+        return 0;
+    if (realpath(ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", ctx->root);
+    return idalloc_release(root, id, err);
+}
+
 int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
                       struct rr_error *err)
 {
@@ -316,6 +331,8 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
         engine_checkout_unmount(o.dir, err) < 0)
         goto out;
     crash_point("destroy:cgroup");
+    if (container_release_ids(ctx, id, err) < 0)
+        goto out;
     r = statedir_remove(o.root, id, err);
 out:
     opened_close(&o);
