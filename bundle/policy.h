@@ -30,7 +30,14 @@ extern const uint64_t rr_caps_engine_default;
  * "policies", which an engine picks with the io.revrun.policy annotation:
  *   {"engine": {...}, "policies": {"review": {"capabilities": [...],
  *                                  "upperSize": "2G", "exportRoot": "/srv/x"}}}
- * A key a policy omits takes revrun's default. */
+ * A key "engine" omits takes revrun's default; a key a named policy omits
+ * takes "engine"'s value (so naming a policy never widens what the file's
+ * "engine" left out). Any tenant who may set annotations may name any
+ * policy of the file: the widest one is the real bound for every tenant.
+ * "checkoutOwners": [uid, ...]: the host uids an io.revrun.checkout source
+ * may be owned by (its owner is idmapped to the container's user, so the
+ * container reads what that uid may read there). Absent: any owner but
+ * root; uid 0 or gid 0 is refused whatever the list says. */
 #define RR_POLICY_EXPORT_ROOT "/var/lib/revrun/exports"
 #define RR_POLICY_UPPER_SIZE (1ULL << 30)
 struct rr_policy {
@@ -39,6 +46,9 @@ struct rr_policy {
     char export_root[4096]; /* where io.revrun.export names a directory */
     bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
                              * (default "force": no_new_privs whatever it says) */
+#define RR_POLICY_CHECKOUT_OWNERS_MAX 64
+    uint32_t checkout_owners[RR_POLICY_CHECKOUT_OWNERS_MAX];
+    size_t n_checkout_owners; /* 0: "checkoutOwners" absent: any but root */
 };
 
 /* name NULL: "engine" (the defaults when the file does not exist); a name

@@ -583,6 +583,8 @@ make_checkout() {
     mkdir "$CO/sub"
     echo keep >"$CO/sub/b.txt"
     echo same >"$CO/c.txt"
+    # a checkout is never root's or a system id's (profile.c checkout_owner_ok)
+    chown -R 4242:4242 "$CO"
     checkout_sums >"$CO.sums"
 }
 
@@ -684,6 +686,35 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     ctr -n "$NS" task delete co2
     ctr -n "$NS" container rm co2
     nothing_left co2 "/run/containerd/runc/$NS"
+}
+
+# review2 F1: the checkout's owner is idmapped to the container's user, so a
+# root-owned source (a read-only bind of /etc, /, a volume root) would hand
+# the container root's 0600 files. Refused at create; the same tree owned by
+# a user id is taken, and root's file inside it stays unreadable.
+@test "ctr: io.revrun.checkout of a root-owned bind is refused; root's 0600 file in a user's checkout stays unreadable" {
+    need ctr
+    CO=$(mktemp -d /tmp/revrun-engine-co.XXXXXX)
+    chmod 0755 "$CO"
+    echo TOPSECRET >"$CO/key"
+    chmod 0600 "$CO/key"
+    NAMES+=("ctr:corr")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/h,options=rbind:ro" \
+        --annotation io.revrun.checkout=/h "$IMG_CTR" corr sh -c 'cat /h/key'
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" != *TOPSECRET* ]]
+    [[ "$output" == *"owned by uid 0 gid 0"* ]]
+    # the directory a user's, the file still root's: unmapped, unreadable
+    chown 4242:4242 "$CO"
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/h,options=rbind:ro" \
+        --annotation io.revrun.checkout=/h "$IMG_CTR" corr sh -c 'ls -ln /h/key; cat /h/key; echo rc=$?'
+    echo "$output"
+    [[ "$output" != *TOPSECRET* ]]
+    [[ "$output" == *"rc=1"* ]]
+    [[ "$output" == *" 65534 "* ]]
 }
 
 @test "ctr: io.revrun.policy naming a policy the host does not define is refused" {

@@ -29,6 +29,8 @@ setup() {
 
 teardown() {
     local id
+    # a start left waiting holds the container's lock: it goes first
+    [ -z "${START_PID:-}" ] || kill -9 "$START_PID" 2>/dev/null || true
     rr_destroy_all
     for id in "${RUNC_IDS[@]}"; do
         runc --root "$RR_TMP/runc" delete --force "$id" >/dev/null 2>&1 || true
@@ -207,6 +209,98 @@ EOF2
     [ "$status" = 0 ]
     for _ in $(seq 50); do grep -q from-startContainer "$OUT/rc2-$X.stdio" && break; sleep 0.1; done
     grep -q from-startContainer "$OUT/rc2-$X.stdio"
+}
+
+@test "hooks: a start waiting for an exec that never comes (startContainer hangs) does not hold up delete --force; nothing is left" {
+    make_bundle '["sleep", "1000"]' \
+        '{"startContainer": [{"path": "/bin/sleep", "args": ["sleep", "1000"]}]}'
+    run create rr c4
+    [ "$status" = 0 ]
+    local pid
+    pid=$(rr state c4 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    rr start c4 >"$OUT/start.out" 2>&1 &
+    START_PID=$!
+    # start has read the fifo's byte once the fifo is gone
+    for _ in $(seq 100); do
+        [ -e "$RR_ROOT/c4/exec.fifo" ] || break
+        sleep 0.1
+    done
+    [ ! -e "$RR_ROOT/c4/exec.fifo" ]
+    # a guard against a deadlock, not a speed bound: behind start's lock,
+    # delete would wait as long as the hook
+    run timeout 60 "$RR_BIN/revrun" --root "$RR_ROOT" delete --force c4
+    echo "$output"
+    [ "$status" = 0 ]
+    wait "$START_PID" || true
+    ! kill -0 "$pid" 2>/dev/null
+    [ ! -e "$RR_ROOT/c4" ]
+    ! pgrep -f "^sleep 1000" -P "$pid" >/dev/null
+}
+
+@test "hooks: startContainer (the image's program) runs confined as the process: its caps, no_new_privs, seccomp; a read-only bind stays read-only; nothing keeps more" {
+    # The hook's path is resolved in the container, so its bytes are the
+    # image's: it must hold no more than the process it precedes. It tries
+    # what a hook with the user namespace's CAP_SYS_ADMIN could (remount a
+    # read-only bind read-write, write the host's directory) and leaves a
+    # process behind; all of it is judged from the host.
+    for a in mount setsid; do ln -sf busybox "$B/rootfs/bin/$a"; done
+    local D=$RR_TMP/hostro
+    mkdir "$D"
+    chmod 0777 "$D"
+    echo host-bytes >"$D/canary"
+    chmod 0666 "$D/canary"
+    make_bundle '["sleep", "1000"]' \
+        '{"startContainer": [{"path": "/bin/sh", "args": ["sh", "-c",
+            "cat /proc/$$/status >/tmp/hs; mount -o remount,bind,rw /h; echo mount=$? >/tmp/hr; echo pwned >/h/canary; echo pwned >/h/new; setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0"]}]}'
+    python3 - "$B/config.json" "$D" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["mounts"].append({"destination": "/h", "type": "bind", "source": sys.argv[2],
+                    "options": ["rbind", "ro"]})
+c["process"]["user"] = {"uid": 1000, "gid": 1000}
+json.dump(c, open(sys.argv[1], "w"))
+EOF2
+    run create rr c6
+    echo "$output"
+    [ "$status" = 0 ]
+    run rr start c6
+    echo "$output"
+    [ "$status" = 0 ]
+    local pid
+    pid=$(rr state c6 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    # start returns once the process has exec'd: the hook is done
+    [[ "$(readlink "/proc/$pid/exe")" == */bin/busybox ]]
+    local want hs=/proc/$pid/root/tmp/hs
+    want=$(awk '/^CapEff:/ {print $2}' "/proc/$pid/status")
+    cat "$hs" "/proc/$pid/root/tmp/hr"
+    # the hook: the process's capabilities (no CAP_SYS_ADMIN, bit 21),
+    # its no_new_privs and the seccomp filters
+    [ "$(awk '/^CapEff:/ {print $2}' "$hs")" = "$want" ]
+    [ $(( 0x$want & (1 << 21) )) = 0 ]
+    [ "$(awk '/^Seccomp:/ {print $2}' "$hs")" = 2 ]
+    [ "$(awk '/^NoNewPrivs:/ {print $2}' "$hs")" = "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")" ]
+    # and its identity (as the container sees it: process.user)
+    [ "$(awk '/^Uid:/ {print $2 $3 $4 $5}' "$hs")" = 1000100010001000 ]
+    [ "$(awk '/^Gid:/ {print $2 $3 $4 $5}' "$hs")" = 1000100010001000 ]
+    # the remount was refused and the host directory is unchanged
+    [ "$(cat "/proc/$pid/root/tmp/hr")" != mount=0 ]
+    awk '$5 == "/h" {print $6}' "/proc/$pid/mountinfo" | grep -q '^ro'
+    ! awk '$5 == "/h" {print $6}' "/proc/$pid/mountinfo" | grep -q '^rw'
+    [ "$(cat "$D/canary")" = host-bytes ]
+    [ "$(ls -A "$D")" = canary ]
+    # every process of the container's pid namespace (the left-behind
+    # sleep included) has the process's capabilities and is filtered
+    local ns p n=0
+    ns=$(readlink "/proc/$pid/ns/pid")
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] || continue
+        grep -E '^(Name|CapEff|Seccomp):' "$p/status"
+        [ "$(awk '/^CapEff:/ {print $2}' "$p/status")" = "$want" ]
+        [ "$(awk '/^Seccomp:/ {print $2}' "$p/status")" = 2 ]
+        n=$((n + 1))
+    done
+    [ "$n" -ge 2 ]
+    rr delete --force c6
 }
 
 @test "hooks: a failing prestart hook fails create, with its words; createRuntime never runs, the process is gone, nothing is left" {

@@ -1966,6 +1966,34 @@ static int checkout_mount(const struct rr_config *c, const struct profile *p, si
     return 0;
 }
 
+/* The checkout's lower is idmapped from its owner to the container's user,
+ * so the container reads there whatever that owner may read. The owner is
+ * whoever owns the bind's source, a path the engine's tenant picks: root
+ * (/, /etc, a volume root) would hand it root's files, shadow included,
+ * through a read-only bind; a system user or group (below 1000, Debian's
+ * SYS_UID_MAX + 1: shadow, adm, disk, a daemon's data) as much. Those are
+ * never a checkout's owner or group; when the policy lists
+ * "checkoutOwners", the owner must be one of them. */
+#define CHECKOUT_OWNER_FLOOR 1000u
+static int checkout_owner_ok(const struct rr_config *c, const struct rr_policy *pol, size_t at,
+                             const char *src, const struct stat *st, struct rr_error *err)
+{
+    if (st->st_uid < CHECKOUT_OWNER_FLOOR || st->st_gid < CHECKOUT_OWNER_FLOOR)
+        return rr_fail(err, EPERM, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s is owned by "
+                                   "uid %u gid %u: a tree of root or of a system id (below "
+                                   "1000) is never a checkout (its owner would be idmapped "
+                                   "to the container's user)",
+                       c->ann.checkout, at, src, (unsigned)st->st_uid, (unsigned)st->st_gid);
+    if (pol->n_checkout_owners == 0)
+        return 0;
+    for (size_t i = 0; i < pol->n_checkout_owners; i++)
+        if (pol->checkout_owners[i] == st->st_uid)
+            return 0;
+    return rr_fail(err, EPERM, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s is owned by uid %u, "
+                               "not one of the policy's checkoutOwners",
+                   c->ann.checkout, at, src, (unsigned)st->st_uid);
+}
+
 /* io.revrun.checkout: the bind mount it names becomes the review profile's
  * checkout: its source the read-only lower (checked as revrun.lower is:
  * a directory holding no credential), a size-capped upper in revrun's
@@ -1997,6 +2025,8 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
     if (!S_ISDIR(st.st_mode))
         return rr_fail(err, ENOTDIR, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s",
                        c->ann.checkout, at, p->lower);
+    if (checkout_owner_ok(c, pol, at, p->lower, &st, err) < 0)
+        return -1;
     p->lower_owner = st.st_uid;
     p->lower_group = st.st_gid;
     p->lower_mode = st.st_mode & 0777;

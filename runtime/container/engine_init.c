@@ -281,8 +281,13 @@ __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
      * start waits for its end of file before the poststart hooks. */
     if (sync_wait_for_start(a->fifo_fd, &started_fd, &err) < 0)
         die_started(&err);
-    if (run_hooks(a, RR_HOOK_START_CONTAINER, "created", &err) < 0 ||
-        become_process(a, &err) < 0)
+    /* startContainer's program is resolved in the container: it is the
+     * image's, so it runs as the process will, with its identity,
+     * capabilities, no_new_privs and seccomp (floor and the engine's
+     * filter), after become_process as runc orders it. What it forks keeps
+     * exactly that. */
+    if (become_process(a, &err) < 0 ||
+        run_hooks(a, RR_HOOK_START_CONTAINER, "created", &err) < 0)
         die_started(&err);
     execve(exe_path, a->p->args->v, a->p->env->v);
     rr_fail(&err, errno, "exec %s", exe_path);
