@@ -846,3 +846,34 @@ PY
     fi
     rm -rf "$B"
 }
+
+@test "sweep: an engine's container whose engine never deleted it: its checkout store is unmounted, its state removed" {
+    make_checkout
+    B=$(mktemp -d /tmp/revrun-engine-sweep.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$CO" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sleep", "600"]
+c["mounts"].append({"destination": "/work", "type": "bind", "source": sys.argv[4],
+                    "options": ["rbind", "rw"]})
+c["annotations"] = {"io.revrun.checkout": "/work"}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1 || { cat "$B/out"; false; }
+    grep -qF "$B/state/h1/store" /proc/self/mountinfo
+    local pid
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    kill -9 "$pid"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    run "$RT" --root "$B/state" sweep
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"swept h1"* ]]
+    ! grep -qF "$B/state/h1" /proc/self/mountinfo
+    [ ! -e "$B/state/h1" ]
+    diff <(checkout_sums) "$CO.sums"
+    rm -rf "$B"
+}
