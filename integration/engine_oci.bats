@@ -51,6 +51,9 @@ bundle() {
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["root"]["path"] = sys.argv[3]
+# the fixture's /default/t2 would be every concurrent run's (device rules
+# make a v1 devices cgroup there)
+c["linux"]["cgroupsPath"] = "/rrengines-oci/" + sys.argv[2].rstrip("/").split("/")[-1]
 for stmt in sys.argv[4:]:
     exec(stmt)
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
