@@ -10,14 +10,23 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 AGENTSDIR ?= $(PREFIX)/share/revrun/agents
 PKGS := libseccomp yajl mount libssl libcrypto zlib
+# Linked: the rest is compiled against but loaded with dlopen where needed,
+# so that `revrun diff` pays no relocations of theirs at start-up: OpenSSL
+# by the egress broker alone (egress/ossl.h), libmount by the commands that
+# manage containers (runtime/confine/libmnt.h).
+LINKED_PKGS := libseccomp yajl zlib
+MOUNT_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir mount)/libmount.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
+SSL_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libssl)/libssl.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 # libgit2 is compiled against but loaded with dlopen when a review first
 # needs it (writeback/git2.h): its load and init would cost every command.
 # The unit tests link it, to make repositories.
 GIT2_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libgit2)/libgit2.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libgit2) \
-	$(if $(GIT2_SONAME),-DWB_LIBGIT2_SONAME='"$(GIT2_SONAME)"')
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS))
+	$(if $(GIT2_SONAME),-DWB_LIBGIT2_SONAME='"$(GIT2_SONAME)"') \
+	$(if $(SSL_SONAME),-DEG_LIBSSL_SONAME='"$(SSL_SONAME)"') \
+	$(if $(MOUNT_SONAME),-DRR_LIBMOUNT_SONAME='"$(MOUNT_SONAME)"')
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS))
 GIT2_LIBS := $(shell $(PKG_CONFIG) --libs libgit2)
 
 # -Wformat-truncation is off: snprintf into bounded message buffers truncates on

@@ -79,6 +79,7 @@ static int parse_caps(const struct json_node *caps, const char *path, uint64_t *
 
 static void policy_defaults(struct rr_policy *out)
 {
+    memset(out, 0, sizeof(*out));
     out->caps = rr_caps_engine_default;
     out->upper_size = RR_POLICY_UPPER_SIZE;
     out->nnp_as_config = false;
@@ -105,18 +106,48 @@ static int parse_nnp(const struct json_node *v, const char *path, struct rr_poli
     return 0;
 }
 
+/* "checkoutOwners": host uids, none of them root (an idmap of uid 0 to
+ * the container's user would hand it root's files). */
+static int parse_owners(const struct json_node *v, const char *path, struct rr_policy *out,
+                        struct rr_error *err)
+{
+    char ap[JPATH_MAX];
+
+    jpath_key(ap, path, "checkoutOwners");
+    if (jf_expect(v, JSON_ARRAY, ap, err) < 0)
+        return -1;
+    if (v->u.array.n == 0 || v->u.array.n > RR_POLICY_CHECKOUT_OWNERS_MAX)
+        return rr_fail(err, 0, "%s: 1 to %d uids", ap, RR_POLICY_CHECKOUT_OWNERS_MAX);
+    out->n_checkout_owners = 0;
+    for (size_t i = 0; i < v->u.array.n; i++) {
+        const struct json_node *u = v->u.array.items[i];
+        char p[JPATH_MAX];
+        jpath_index(p, ap, i);
+        if (u->type != JSON_INT || u->u.integer < 1 || u->u.integer >= UINT32_MAX)
+            return rr_fail(err, 0, "%s: a host uid from 1 to 4294967294 (root is never a "
+                                   "checkout owner)", p);
+        out->checkout_owners[out->n_checkout_owners++] = (uint32_t)u->u.integer;
+    }
+    return 0;
+}
+
 /* One policy object ("engine", or one of "policies"): a key it omits takes
- * revrun's default, never another policy's value. */
-static int parse_one(const struct json_node *e, const char *path, struct rr_policy *out,
-                     struct rr_error *err)
+ * base's value (NULL: revrun's defaults; a named policy: "engine"'s). */
+static int parse_one(const struct json_node *e, const char *path, const struct rr_policy *base,
+                     struct rr_policy *out, struct rr_error *err)
 {
     static const char *const keys[] = {"capabilities", "upperSize", "exportRoot",
-                                       "noNewPrivileges", NULL};
-    const struct json_node *caps, *nnp;
+                                       "noNewPrivileges", "checkoutOwners", NULL};
+    const struct json_node *caps, *nnp, *owners;
     char *root = NULL;
 
-    policy_defaults(out);
+    if (base != NULL)
+        *out = *base;
+    else
+        policy_defaults(out);
     if (jf_only_keys(e, path, keys, err) < 0)
+        return -1;
+    if ((owners = json_get(e, "checkoutOwners")) != NULL && parse_owners(owners, path, out, err) < 0)
         return -1;
     if ((caps = json_get(e, "capabilities")) != NULL && parse_caps(caps, path, &out->caps, err) < 0)
         return -1;
@@ -150,13 +181,46 @@ static bool policy_name_ok(const char *n)
            strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
+/* "hostIds": {"first": N, "count": M}: above the ids of real users and
+ * nobody, below the invalid id 4294967295. */
+static int parse_id_range(const struct json_node *root, struct rr_id_range *r,
+                          struct rr_error *err)
+{
+    static const char *const keys[] = {"first", "count", NULL};
+    const struct json_node *h = json_get(root, "hostIds");
+
+    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (h == NULL)
+        return 0;
+    if (jf_expect(h, JSON_OBJECT, "hostIds", err) < 0 ||
+        jf_only_keys(h, "hostIds", keys, err) < 0 ||
+        jf_u32(h, "first", "hostIds", true, &r->first, err) < 0 ||
+        jf_u32(h, "count", "hostIds", true, &r->count, err) < 0)
+        return -1;
+    if (r->first < POLICY_HOST_IDS_FLOOR)
+        return rr_fail(err, 0, "hostIds.first: %u is below %u (the ids of real users)", r->first,
+                       POLICY_HOST_IDS_FLOOR);
+    if (r->count == 0 || (uint64_t)r->first + r->count > UINT32_MAX)
+        return rr_fail(err, 0, "hostIds.count: %u ids from %u do not fit below 4294967295",
+                       r->count, r->first);
+    return 0;
+}
+
 static int parse_policy(const struct json_node *root, const char *name, struct rr_policy *out,
                         struct rr_error *err)
 {
-    static const char *const top[] = {"engine", "policies", NULL};
+    static const char *const top[] = {"engine", "policies", "hostIds", NULL};
+    struct rr_id_range ids;
     const struct json_node *e, *named, *chosen = NULL;
+    struct rr_policy engine;
 
-    if (jf_only_keys(root, "", top, err) < 0)
+    if (jf_only_keys(root, "", top, err) < 0 || parse_id_range(root, &ids, err) < 0)
+        return -1;
+    /* "engine" first: the base every named policy starts from */
+    policy_defaults(&engine);
+    if ((e = json_get(root, "engine")) != NULL &&
+        (jf_expect(e, JSON_OBJECT, "engine", err) < 0 ||
+         parse_one(e, "engine", NULL, &engine, err) < 0))
         return -1;
     /* Every policy is checked, whichever is chosen: a broken one is found
      * when the file is first used, not when an engine first names it. */
@@ -170,7 +234,7 @@ static int parse_policy(const struct json_node *root, const char *name, struct r
             if (!policy_name_ok(named->u.object.keys[i]))
                 return rr_fail(err, 0, "%s: not a policy name ([A-Za-z0-9._-], 1-64)", p);
             if (jf_expect(named->u.object.values[i], JSON_OBJECT, p, err) < 0 ||
-                parse_one(named->u.object.values[i], p, &scratch, err) < 0)
+                parse_one(named->u.object.values[i], p, &engine, &scratch, err) < 0)
                 return -1;
             if (name != NULL && strcmp(name, named->u.object.keys[i]) == 0)
                 chosen = named->u.object.values[i];
@@ -183,13 +247,10 @@ static int parse_policy(const struct json_node *root, const char *name, struct r
                                         "engine may only name one the file's \"policies\" "
                                         "defines)", name);
         jpath_key(p, "policies", name);
-        return parse_one(chosen, p, out, err);
+        return parse_one(chosen, p, &engine, out, err);
     }
-    if ((e = json_get(root, "engine")) == NULL)
-        return 0;
-    if (jf_expect(e, JSON_OBJECT, "engine", err) < 0)
-        return -1;
-    return parse_one(e, "engine", out, err);
+    *out = engine;
+    return 0;
 }
 
 int policy_load_named(const char *path, const char *name, struct rr_policy *out,
@@ -210,6 +271,25 @@ int policy_load_named(const char *path, const char *name, struct rr_policy *out,
     r = parse_policy(root, name, out, err);
     json_free(root);
     return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
+}
+
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
+{
+    struct json_node *root = NULL;
+    struct rr_policy scratch;
+    int rc;
+
+    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (access(path, F_OK) < 0 && errno == ENOENT)
+        return 0;
+    if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
+        return rr_wrap(err, "policy %s", path);
+    policy_defaults(&scratch);
+    rc = parse_policy(root, NULL, &scratch, err);
+    if (rc == 0)
+        rc = parse_id_range(root, r, err);
+    json_free(root);
+    return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
 }
 
 int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)

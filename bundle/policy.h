@@ -4,7 +4,11 @@
  * what an engine may have granted inside revrun's user namespace. Absent
  * file: the containerd/OCI default set, and no_new_privs forced. Names that
  * revrun never grants (CAP_SYS_ADMIN, ...) are refused in the file itself.
- * revrun's own bundles (spec, run --lower, review) never read it. */
+ * revrun's own bundles (spec, run --lower, review) read only its top-level
+ * "hostIds": {"first": 2000000000, "count": 65536}, the host-wide range,
+ * like a subordinate id range, from which each container gets a host uid
+ * and gid of its own when revrun runs as root (idalloc.h). Absent: the
+ * default below. */
 #ifndef REVRUN_POLICY_H
 #define REVRUN_POLICY_H
 
@@ -26,7 +30,14 @@ extern const uint64_t rr_caps_engine_default;
  * "policies", which an engine picks with the io.revrun.policy annotation:
  *   {"engine": {...}, "policies": {"review": {"capabilities": [...],
  *                                  "upperSize": "2G", "exportRoot": "/srv/x"}}}
- * A key a policy omits takes revrun's default. */
+ * A key "engine" omits takes revrun's default; a key a named policy omits
+ * takes "engine"'s value (so naming a policy never widens what the file's
+ * "engine" left out). Any tenant who may set annotations may name any
+ * policy of the file: the widest one is the real bound for every tenant.
+ * "checkoutOwners": [uid, ...]: the host uids an io.revrun.checkout source
+ * may be owned by (its owner is idmapped to the container's user, so the
+ * container reads what that uid may read there). Absent: any owner but
+ * root; uid 0 or gid 0 is refused whatever the list says. */
 #define RR_POLICY_EXPORT_ROOT "/var/lib/revrun/exports"
 #define RR_POLICY_UPPER_SIZE (1ULL << 30)
 struct rr_policy {
@@ -35,12 +46,27 @@ struct rr_policy {
     char export_root[4096]; /* where io.revrun.export names a directory */
     bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
                              * (default "force": no_new_privs whatever it says) */
+#define RR_POLICY_CHECKOUT_OWNERS_MAX 64
+    uint32_t checkout_owners[RR_POLICY_CHECKOUT_OWNERS_MAX];
+    size_t n_checkout_owners; /* 0: "checkoutOwners" absent: any but root */
 };
 
 /* name NULL: "engine" (the defaults when the file does not exist); a name
  * the file does not define is refused (ENOENT). */
 int policy_load_named(const char *path, const char *name, struct rr_policy *out,
                       struct rr_error *err);
+
+#define POLICY_HOST_IDS_FIRST 2000000000u
+#define POLICY_HOST_IDS_COUNT 65536u
+#define POLICY_HOST_IDS_FLOOR 65536u /* above real users and nobody (65534) */
+
+struct rr_id_range {
+    uint32_t first, count;
+};
+
+/* The file's hostIds (the default when the file or the key is absent); the
+ * whole file is checked all the same. */
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err);
 
 /* *allowed: the capability mask the policy allows (the default when the
  * file does not exist). */

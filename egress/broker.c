@@ -92,8 +92,10 @@ void egress_broker_free(struct egress_broker *b)
     free(b->header);
     free(b->header_prefix);
     free(b->ca_file);
-    SSL_SESSION_free(b->session);
-    SSL_CTX_free(b->ctx);
+    if (eg_ossl_loaded()) { /* not when the broker failed before its TLS */
+        SSL_SESSION_free(b->session);
+        SSL_CTX_free(b->ctx);
+    }
     pthread_mutex_destroy(&b->lock);
     pthread_mutex_destroy(&b->log_lock);
     pthread_cond_destroy(&b->drained);

@@ -8,15 +8,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "common/cleanup.h"
 #include "egress/egress.h"
 
 void egress_secret_wipe(struct egress_secret *s)
 {
     if (s->p != NULL) {
-        OPENSSL_cleanse(s->p, s->n);
+        explicit_bzero(s->p, s->n);
         free(s->p);
     }
     s->p = NULL;
@@ -63,7 +61,7 @@ static int load_file(const char *file, struct egress_secret *s, struct rr_error 
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
-            OPENSSL_cleanse(buf, sizeof(buf));
+            explicit_bzero(buf, sizeof(buf));
             return rr_fail(err, errno, "read credential file %s", file);
         }
         if (k == 0)
@@ -76,7 +74,7 @@ static int load_file(const char *file, struct egress_secret *s, struct rr_error 
     if (n > 0 && buf[n - 1] == '\r')
         n--;
     r = keep(buf, n, s, err);
-    OPENSSL_cleanse(buf, sizeof(buf));
+    explicit_bzero(buf, sizeof(buf));
     return r < 0 ? rr_wrap(err, "credential file %s", file) : 0;
 }
 
@@ -90,7 +88,7 @@ static int load_env(const char *name, struct egress_secret *s, struct rr_error *
         return rr_wrap(err, "credential variable %s", name);
     /* getenv points into the block that /proc/PID/environ shows: wipe it
      * there, not only in our table. */
-    OPENSSL_cleanse(v, strlen(v));
+    explicit_bzero(v, strlen(v));
     unsetenv(name);
     return 0;
 }

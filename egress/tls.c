@@ -10,18 +10,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
-#include <openssl/x509v3.h>
-
 #include "common/cleanup.h"
 #include "egress/io.h"
 
 SSL_CTX *tls_client_ctx(const char *ca_file, struct rr_error *err)
 {
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    SSL_CTX *ctx;
     int ok;
 
-    if (ctx == NULL) {
+    if (eg_ossl_load(err) < 0)
+        return NULL;
+    if ((ctx = SSL_CTX_new(TLS_client_method())) == NULL) {
         rr_fail(err, 0, "SSL_CTX_new failed");
         return NULL;
     }

@@ -5,7 +5,7 @@
 #ifndef REVRUN_EGRESS_TLS_H
 #define REVRUN_EGRESS_TLS_H
 
-#include <openssl/ssl.h>
+#include "egress/ossl.h"
 
 #include "common/error.h"
 #include "egress/egress.h"

@@ -282,7 +282,12 @@ broker_is_confined() {
         >"$RR_TMP/conf.out" 2>&1 </dev/null 3>&-)
     broker=$(broker_of "$RR_ROOT" conf)
     [ -n "$broker" ]
-    broker_is_confined "$broker" 2000000000 2000000000
+    # the container's own host id (of revrun's range): its pid 1's
+    init=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['pid'])" \
+        "$RR_ROOT/conf/state.json")
+    hid=$(awk '/^Uid:/ {print $2}' "/proc/$init/status")
+    [ "$hid" -ge 2000000000 ] && [ "$hid" -le 2000065535 ]
+    broker_is_confined "$broker" "$hid" "$hid"
     # and it still serves: the agent's request reaches the upstream
     "$RR_BIN/revrun" --root "$RR_ROOT" start conf
     eg_wait grep -q '"path":"/v1/confined"' "$RR_TMP/conf.out"

@@ -520,7 +520,7 @@ hook_teardown() {
     python3 - "$B/createRuntime.json" "$pid" "$B" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["id"] == "h1" and s["status"] == "creating", s
+assert s["id"] == "h1" and s["status"] == "created", s
 assert s["pid"] == int(sys.argv[2]) and s["pid"] > 0, s
 assert s["bundle"] == sys.argv[3], s
 assert s["annotations"] == {"org.example/k": "v"}, s
@@ -583,6 +583,8 @@ make_checkout() {
     mkdir "$CO/sub"
     echo keep >"$CO/sub/b.txt"
     echo same >"$CO/c.txt"
+    # a checkout is never root's or a system id's (profile.c checkout_owner_ok)
+    chown -R 4242:4242 "$CO"
     checkout_sums >"$CO.sums"
 }
 
@@ -624,6 +626,22 @@ PY
     judge_checkout_export
     # the store (the upper's tmpfs) went with the delete
     nothing_left co1 "/run/containerd/runc/$NS"
+}
+
+@test "ctr: io.revrun.overlay=fuse: fuse-overlayfs serves the checkout past create; the host checkout is untouched, delete exports the change set" {
+    need ctr
+    make_checkout
+    local name=ctr-fuse-$$
+    EXP=/var/lib/revrun/exports/$name
+    NAMES+=("ctr:cof")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation io.revrun.overlay=fuse \
+        --annotation "io.revrun.export=$name" "$IMG_CTR" cof sh -c "$EDITS; grep ' /work ' /proc/self/mountinfo | grep -c ' - fuse'"
+    judge_checkout_export
+    [ "$(echo "$output" | tail -1)" = 1 ] # the view is fuse-overlayfs'
+    nothing_left cof "/run/containerd/runc/$NS"
+    ! pgrep -f "fuse-overlayfs.*$CO" # the daemon ended with the container
 }
 
 @test "podman: io.revrun.checkout overlays the bind: the host checkout is untouched, delete exports the change set" {
@@ -668,6 +686,35 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     ctr -n "$NS" task delete co2
     ctr -n "$NS" container rm co2
     nothing_left co2 "/run/containerd/runc/$NS"
+}
+
+# review2 F1: the checkout's owner is idmapped to the container's user, so a
+# root-owned source (a read-only bind of /etc, /, a volume root) would hand
+# the container root's 0600 files. Refused at create; the same tree owned by
+# a user id is taken, and root's file inside it stays unreadable.
+@test "ctr: io.revrun.checkout of a root-owned bind is refused; root's 0600 file in a user's checkout stays unreadable" {
+    need ctr
+    CO=$(mktemp -d /tmp/revrun-engine-co.XXXXXX)
+    chmod 0755 "$CO"
+    echo TOPSECRET >"$CO/key"
+    chmod 0600 "$CO/key"
+    NAMES+=("ctr:corr")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/h,options=rbind:ro" \
+        --annotation io.revrun.checkout=/h "$IMG_CTR" corr sh -c 'cat /h/key'
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" != *TOPSECRET* ]]
+    [[ "$output" == *"owned by uid 0 gid 0"* ]]
+    # the directory a user's, the file still root's: unmapped, unreadable
+    chown 4242:4242 "$CO"
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/h,options=rbind:ro" \
+        --annotation io.revrun.checkout=/h "$IMG_CTR" corr sh -c 'ls -ln /h/key; cat /h/key; echo rc=$?'
+    echo "$output"
+    [[ "$output" != *TOPSECRET* ]]
+    [[ "$output" == *"rc=1"* ]]
+    [[ "$output" == *" 65534 "* ]]
 }
 
 @test "ctr: io.revrun.policy naming a policy the host does not define is refused" {
@@ -797,5 +844,36 @@ PY
     if [ -z "$(find "$mnt/revrun-engine" -mindepth 1 -type d 2>/dev/null)" ]; then
         [ ! -e "$mnt/revrun-engine" ]
     fi
+    rm -rf "$B"
+}
+
+@test "sweep: an engine's container whose engine never deleted it: its checkout store is unmounted, its state removed" {
+    make_checkout
+    B=$(mktemp -d /tmp/revrun-engine-sweep.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$CO" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sleep", "600"]
+c["mounts"].append({"destination": "/work", "type": "bind", "source": sys.argv[4],
+                    "options": ["rbind", "rw"]})
+c["annotations"] = {"io.revrun.checkout": "/work"}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1 || { cat "$B/out"; false; }
+    grep -qF "$B/state/h1/store" /proc/self/mountinfo
+    local pid
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    kill -9 "$pid"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    run "$RT" --root "$B/state" sweep
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"swept h1"* ]]
+    ! grep -qF "$B/state/h1" /proc/self/mountinfo
+    [ ! -e "$B/state/h1" ]
+    diff <(checkout_sums) "$CO.sums"
     rm -rf "$B"
 }

@@ -49,12 +49,15 @@ assert_clean() {
     [ "$(cgroup_dirs)" = "$CGROUPS_BEFORE" ] || { echo "cgroups differ"; cgroup_dirs; return 1; }
     ! pgrep -f "revrun --root $RR_ROOT" >/dev/null || { pgrep -af "revrun --root $RR_ROOT"; return 1; }
     ! pgrep -x revrun-monitor -u 0 -f >/dev/null 2>&1 || true
+    # no host id still held for a container of this state root (hostids.bats)
+    ! grep -lsx "root $RR_ROOT" /run/revrun-ids/* || { echo "host ids held"; return 1; }
 }
 
 @test "kill -9 at each phase of create, start, diff, export and destroy, then sweep: nothing left" {
     make_bundle sleep 1000
     cd "$RR_TMP/bundle"
-    for phase in create:state-dir create:cgroup create:monitor create:ready create:recorded; do
+    for phase in create:state-dir create:host-id create:cgroup create:monitor create:ready \
+        create:recorded; do
         REVRUN_CRASH_AT=$phase rr create c1 </dev/null >/dev/null 2>&1 || true
         # whatever the creator left, sweep (a healthy c1 after
         # create:recorded is destroyed instead: it is not stale)

@@ -298,7 +298,7 @@ read -r -a MINIMAL <<<"${MIN_FLAGS[*]}"
     assert_agree
     [ "$check_rc" = 0 ]
     grep -q "uid_map: 0-65535 (outside 100000-165535)" "$RR_TMP/out/check.txt"
-    grep -q "does not map its dedicated host id 2000000000: the container user is 65535:65535" \
+    grep -q "does not map its dedicated host id range 2000000000-2000065535: the container user is 65535:65535" \
         "$RR_TMP/out/review.txt"
     python3 - "$RR_TMP/out/review/result.json" <<'EOF'
 import json, sys

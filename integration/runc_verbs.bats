@@ -389,6 +389,39 @@ EOF
     assert_output_contains "container not running"
 }
 
+@test "ps, kill --all (rootless, no cgroup): the container's processes are found by its pid namespace, its init unreadable there" {
+    ROOTLESS=1
+    make_bundle 'c["linux"].pop("resources", None)'
+    up n1-$X
+    [ "$(python3 -c "import json,sys; print('cgroup' in json.load(open(sys.argv[1])))" \
+        "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun/n1-$X/state.json")" = False ]
+    init=$(state_field n1-$X '["pid"]')
+    agent=$(agent_pid n1-$X)
+    as_user "$RR_BIN/revrun" exec -d --pid-file "$RR_TMP/xdg-$REVRUN_TEST_UID/x" n1-$X sleep 304
+    x=$(cat "$RR_TMP/xdg-$REVRUN_TEST_UID/x")
+    KILL_PIDS+=("$x")
+    # the caller cannot read the init's namespace (pid 1 is not dumpable)
+    ! as_user stat -L "/proc/$init/ns/pid" >/dev/null 2>&1
+    # what root sees in that namespace: exactly what ps lists
+    ns=$(readlink "/proc/$init/ns/pid")
+    want=$(for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && basename "$p"
+    done | sort -n)
+    grep -qx "$agent" <<<"$want" && grep -qx "$x" <<<"$want" && grep -qx "$init" <<<"$want"
+    run as_user "$RR_BIN/revrun" ps --format json n1-$X
+    assert_success
+    [ "$output" = "[$(tr '\n' ',' <<<"$want" | sed 's/,$//')]" ]
+    sleep 305 &
+    host=$!
+    KILL_PIDS+=("$host")
+    as_user "$RR_BIN/revrun" kill --all n1-$X KILL
+    for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 "$agent" 2>/dev/null
+    [ "$(awk '/^State:/ {print $2}' /proc/$x/status 2>/dev/null || echo gone)" != S ]
+    kill -0 "$host"
+    wait_status n1-$X stopped
+}
+
 # ---- pause, resume ----
 
 @test "pause/resume: the processes freeze (state paused) and thaw; runc's words for the wrong state" {
@@ -417,6 +450,55 @@ EOF
     run rr resume f1-$X
     [ "$status" -eq 1 ]
     assert_output_contains "not paused"
+}
+
+# revrun as root with only the cgroup v2 hierarchy mounted (in a mount
+# namespace of this command's own), as on a pure v2 host: on a hybrid host
+# (v1 controllers, v2 holding none) this is how the v2 freezer is reached.
+rr_v2() {
+    unshare --mount --propagation private -- sh -c \
+        'umount -R /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' \
+        sh "$RR_BIN/revrun" --root "$RR_ROOT" "$@"
+}
+
+@test "pause/resume (cgroup v2): cgroup.freeze freezes every process (the kernel says frozen, a signal waits) and thaws; v1's freezer untouched" {
+    hostv2=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+    [ -n "$hostv2" ] || skip "no cgroup v2 hierarchy on this host"
+    # the limits as best effort: a hybrid host's v2 has no controller, and
+    # cgroup.freeze is in every non-root v2 cgroup regardless
+    make_bundle 'c["revrun"]["bestEffort"] = ["landlock", "memory", "pids", "cpu"]'
+    (cd "$RR_TMP/bundle" && rr_v2 create f3-$X </dev/null >/dev/null 2>&1)
+    rr_v2 start f3-$X
+    cg=$(python3 -c "import json;print(json.load(open('$RR_ROOT/f3-$X/state.json'))['cgroup'])")
+    agent=$(agent_pid f3-$X)
+    # seen from the host: the container's processes are in that v2 cgroup
+    grep -qx "$agent" "$hostv2$cg/cgroup.procs"
+    grep -qx "frozen 0" "$hostv2$cg/cgroup.events"
+    rr_v2 pause f3-$X
+    [ "$(state_field f3-$X '["status"]')" = paused ]
+    # the kernel's word: every task of the cgroup is frozen
+    grep -qx "frozen 1" "$hostv2$cg/cgroup.events"
+    # no v1 freezer cgroup was made for it
+    ! find /sys/fs/cgroup/freezer -name "f3-$X" 2>/dev/null | grep -q .
+    # a SIGTERM stays pending while frozen (SigPnd/ShdPnd bit 15): the task
+    # wakes for it and goes back to the freezer's trap without taking it
+    # (cgroup.events may read frozen 0 for that moment)
+    kill -TERM "$agent"
+    for _ in $(seq 100); do grep -qx "frozen 1" "$hostv2$cg/cgroup.events" && break; sleep 0.05; done
+    grep -qx "frozen 1" "$hostv2$cg/cgroup.events"
+    kill -0 "$agent"
+    read -r shd sig <<<"$(awk '/^(ShdPnd|SigPnd):/ {printf "%s ", $2}' /proc/"$agent"/status)"
+    [ $(( (0x$shd | 0x$sig) & 0x4000 )) != 0 ]
+    run rr_v2 pause f3-$X
+    [ "$status" -eq 1 ]
+    assert_output_contains "container already paused"
+    rr_v2 resume f3-$X
+    [ "$(state_field f3-$X '["status"]')" = running ] || [ "$(state_field f3-$X '["status"]')" = stopped ]
+    # thawed: the pending SIGTERM is delivered
+    for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 "$agent" 2>/dev/null
+    rr_v2 delete --force f3-$X
+    [ ! -e "$hostv2$cg" ]
 }
 
 @test "pause: a paused container is destroyed whole (delete --force thaws, kills, removes every cgroup)" {
@@ -484,6 +566,77 @@ import json, sys
 s = json.load(sys.stdin)
 assert isinstance(s['owner'], str) and s['rootfs'].endswith('/rootfs')"
     fi
+}
+
+# create --preserve-fds N (podman's): the runc busybox bundle, the ids probe
+# as the process; $1: revrun or runc_, $2: the id, $3: N; fd 3 is a file
+# for writing, fd 4 a file for reading.
+preserve_run() {
+    (cd "$RR_TMP/rb" && exec 3>"$RR_TMP/fd3.$2" 4</etc/hostname &&
+        "$1" create --preserve-fds "$3" "$2" </dev/null >"$RR_TMP/out.$2" 2>&1) || return 1
+    "$1" start "$2"
+    for _ in $(seq 100); do grep -q via-three "$RR_TMP/fd3.$2" && break; sleep 0.1; done
+    cat "$RR_TMP/out.$2"
+}
+
+@test "create --preserve-fds N: fds 3..3+N-1 reach the process at their numbers, as runc passes them; a directory, an O_PATH fd or a gap is refused" {
+    runc_bundle
+    cp "$RR_BIN/ids" "$RR_TMP/rb/rootfs/ids"
+    python3 - "$RR_TMP/rb/config.json" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["args"] = ["sh", "-c", "/ids; echo via-three >&3; cat <&4 >&3"]
+json.dump(c, open(sys.argv[1], "w"))
+EOF2
+    run preserve_run rr pf1-$X 2
+    echo "$output"
+    assert_success
+    [ "$(kv fds)" = 0,1,2,3,4 ]
+    grep -q via-three "$RR_TMP/fd3.pf1-$X"
+    grep -qx "$(cat /etc/hostname)" "$RR_TMP/fd3.pf1-$X"
+    # without the flag, only 0-2
+    run preserve_run rr pf2-$X 0
+    assert_success
+    [ "$(kv fds)" = 0,1,2 ]
+    RUNC_IDS+=(rpf1-$X rpf2-$X)
+    run preserve_run runc_ rpf1-$X 2
+    echo "$output"
+    assert_success
+    [ "$(kv fds)" = 0,1,2,3,4 ]
+    grep -q via-three "$RR_TMP/fd3.rpf1-$X"
+    # what would reach past the container's root is refused (runc hands
+    # it in), and nothing is left of the container (create's output goes to
+    # a file: a container created by mistake would hold a pipe open)
+    run bash -c "cd '$RR_TMP/rb' && exec 3</tmp && '$RR_BIN/revrun' --root '$RR_ROOT' create --preserve-fds 1 pf3-$X </dev/null >'$RR_TMP/pf.out' 2>&1; rc=\$?; cat '$RR_TMP/pf.out'; exit \$rc"
+    echo "$output"
+    assert_failure
+    assert_output_contains "fd 3 is a directory"
+    [ ! -e "$RR_ROOT/pf3-$X" ]
+    python3 -c '
+import os, sys
+fd = os.open("/etc/hostname", os.O_PATH)
+os.dup2(fd, 3)
+os.chdir(sys.argv[1])
+os.execv(sys.argv[2], [sys.argv[2], "--root", sys.argv[3], "create", "--preserve-fds", "1", sys.argv[4]])
+' "$RR_TMP/rb" "$RR_BIN/revrun" "$RR_ROOT" pf4-$X </dev/null >"$RR_TMP/pf.out" 2>&1 && return 1
+    run cat "$RR_TMP/pf.out"
+    echo "$output"
+    assert_output_contains "fd 3 is an O_PATH handle"
+    [ ! -e "$RR_ROOT/pf4-$X" ]
+    # a gap in the caller's fds is not filled with one of revrun's
+    run bash -c "cd '$RR_TMP/rb' && exec 3</etc/hostname 4<&- && '$RR_BIN/revrun' --root '$RR_ROOT' --log '$RR_TMP/log' create --preserve-fds 2 pf5-$X </dev/null >'$RR_TMP/pf.out' 2>&1; rc=\$?; cat '$RR_TMP/pf.out'; exit \$rc"
+    assert_failure
+    assert_output_contains "fd 4 is not one the caller passed"
+    # exec holds the same line
+    make_bundle
+    up pf6-$X
+    run bash -c "exec 3</tmp; '$RR_BIN/revrun' --root '$RR_ROOT' exec --preserve-fds 1 pf6-$X $P/ids"
+    [ "$status" -eq 255 ]
+    assert_output_contains "fd 3 is a directory"
+    # revrun's own bundles: the process gets 0-2 alone, said so
+    run bash -c "cd '$RR_TMP/bundle' && exec 3</etc/hostname && '$RR_BIN/revrun' --root '$RR_ROOT' create --preserve-fds 1 pf7-$X </dev/null >'$RR_TMP/pf.out' 2>&1; rc=\$?; cat '$RR_TMP/pf.out'; exit \$rc"
+    assert_failure
+    assert_output_contains "only an engine's bundle"
 }
 
 @test "delete: a missing container says 'container does not exist' and exits 1 (0 with --force), as runc" {

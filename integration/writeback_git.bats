@@ -305,3 +305,176 @@ PY
     grep -q "^note: the checkout's index could not be read" "$OUT/summary.txt"
     [ -n "$(result '["git"]["note"]')" ]
 }
+
+# Build output already in the operator's checkout (untracked, ignored) that
+# the agent's `make clean` removes: git calls that no change, so it is
+# counted with the ignored paths and the target keeps it; the deletion of
+# the tracked gen.o (ignored by *.o, force-added) is exported.
+ignored_deletions() {
+    mkdir -p "$CO/build/sub"
+    printf 'old\n' >"$CO/old.o"
+    printf 'y\n' >"$CO/build/y.o"
+    printf 'z\n' >"$CO/build/sub/z.o"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/old.o" "$CO/build"
+    review "$1" 'set -e; rm old.o gen.o; rm -rf build; printf "new\n" > a.txt'
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt gen.o " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 3 ]
+    grep -qxF "    old.o" "$OUT/summary.txt"
+    grep -qxF "    build/ (2 files)" "$OUT/summary.txt"
+    apply_to_copy
+    [ "$(cat "$RR_TMP/target/old.o")" = old ]
+    [ "$(cat "$RR_TMP/target/build/sub/z.o")" = z ]
+    [ ! -e "$RR_TMP/target/gen.o" ]
+    [ "$(cat "$RR_TMP/target/a.txt")" = new ]
+}
+
+@test "git: deleting ignored untracked files is no change, a tracked one's deletion is exported (root)" {
+    ignored_deletions root
+}
+
+@test "git: deleting ignored untracked files is no change, a tracked one's deletion is exported (rootless)" {
+    ignored_deletions user
+}
+
+@test "git: an ignored untracked file under a directory the agent replaced is no change either" {
+    mkdir -p "$CO/build"
+    printf 'y\n' >"$CO/build/y.o"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/build"
+    # rm -rf then mkdir: an opaque directory; its hidden old contents are judged one by one
+    review root 'set -e; rm -rf src; mkdir src; printf "int lib2;\n" > src/lib.c; rm -rf build; mkdir build'
+    assert_success
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "src/.gitignore src/lib.c " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 1 ]
+    grep -qxF "    build/y.o" "$OUT/summary.txt"
+}
+
+# A git worktree: its .git is a gitfile naming a git directory outside the
+# checkout (here the main repository's .git/worktrees/wt, whose common
+# directory holds the info/exclude with .cache/). revrun never reads it: the
+# checkout's .gitignore files are the rules, the exclude is not, and with no
+# index every changed checkout file counts.
+make_worktree() {
+    mkdir "$RR_TMP/wt"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/wt"
+    ugit -C "$CO" worktree add -q "$RR_TMP/wt" >/dev/null
+    find "$RR_TMP/wt" -exec touch -h -d '2 hours ago' {} +
+    [ -f "$RR_TMP/wt/.git" ]
+    grep -q '^gitdir: ' "$RR_TMP/wt/.git"
+}
+
+review_wt() {
+    run "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$RR_TMP/wt" --out "$OUT" -- sh -c "$1"
+}
+
+@test "git: a worktree's gitfile .git: its ignore files count, its git directory is never read" {
+    make_worktree
+    # were the git directory read, its exclude would hide .cache/ and its
+    # index would make gen.o's edit (tracked, matched by *.o) a change anyway
+    review_wt 'set -e; printf "obj\n" > main.o; mkdir -p build .cache; printf "x\n" > build/x.o
+printf "c\n" > .cache/c; printf "again\n" > gen.o; printf "fix\n" >> a.txt'
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = ".cache .cache/c a.txt gen.o " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 2 ]
+    grep -q "^note: the checkout's .git is a gitfile (a worktree's): its git directory, outside the checkout, was not read" \
+        "$OUT/summary.txt"
+    ! grep -q "under .git" "$OUT/summary.txt"
+}
+
+@test "git: a worktree's gitfile .git replaced by a directory, or edited, is refused" {
+    make_worktree
+    review_wt 'rm .git && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout'
+    [ "$status" -eq 2 ]
+    grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
+    rm -rf "$OUT" && mkdir "$OUT"
+    review_wt 'echo "gitdir: /tmp/evil" > .git'
+    [ "$status" -eq 2 ]
+    grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
+}
+
+@test "git: commits the agent packed (git gc) are said not to be listed" {
+    review root "set -e; $AGENT_ID
+printf 'fixed\n' >> a.txt; git commit -qam 'agent: packed away'
+git gc -q --prune=now; test -z \"\$(find .git/objects -type f -path '*/objects/[0-9a-f][0-9a-f]/*')\""
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths)" = a.txt ]
+    [ "$(result '["git"]["commits"]["packed"]')" = True ]
+    [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = True ]
+    grep -qF "the agent's commits are in a pack it wrote (git gc, repack): revrun reads no pack, so they are not listed" \
+        "$OUT/summary.txt"
+    ! grep -q "packed away" "$OUT/summary.txt"
+}
+
+@test "git: sweep removes the shadow a crashed vet left, never a live one or another user's" {
+    export TMPDIR="$RR_TMP/tmp"
+    mkdir -p "$TMPDIR" "$RR_TMP/upper"
+    printf 'obj\n' >"$RR_TMP/upper/main.o" # an ignore rule may match: the shadow is made
+    REVRUN_CRASH_AT=vet:git-shadow run "$RR_BIN/revrun" diff --lower "$CO" --upper "$RR_TMP/upper" --format overlay
+    [ "$status" -ne 0 ]
+    left=$(find "$TMPDIR" -maxdepth 1 -name 'revrun-gitignore.*')
+    [ -n "$left" ]
+    [ -f "$left/.git/HEAD" ]
+    # one just made may be about to be locked: left alone
+    run "$RR_BIN/revrun" --root "$RR_ROOT" sweep
+    assert_success
+    [ -d "$left" ]
+    mkdir -p "$TMPDIR/revrun-gitignore.live/.git" "$TMPDIR/revrun-gitignore.theirs"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$TMPDIR/revrun-gitignore.theirs"
+    touch -d '10 minutes ago' "$left" "$TMPDIR/revrun-gitignore.live" "$TMPDIR/revrun-gitignore.theirs"
+    # the live one is locked by its vet (here by flock) while sweep runs
+    run flock "$TMPDIR/revrun-gitignore.live" "$RR_BIN/revrun" --root "$RR_ROOT" sweep
+    assert_success
+    assert_output_contains "removed 1 git shadow directory a crashed vet left in $TMPDIR"
+    [ ! -e "$left" ]
+    [ -d "$TMPDIR/revrun-gitignore.live/.git" ]
+    [ -d "$TMPDIR/revrun-gitignore.theirs" ]
+    # a vet that finishes leaves nothing
+    run "$RR_BIN/revrun" diff --lower "$CO" --upper "$RR_TMP/upper" --format overlay
+    assert_success
+    assert_output_contains "main.o"
+    [ -z "$(find "$TMPDIR" -maxdepth 1 -name 'revrun-gitignore.*' ! -name '*.live' ! -name '*.theirs')" ]
+}
+
+# The checkout's warmer (runtime/container/warm.h) is a process inside the
+# sandbox beside the agent: the agent finds it confined as it is itself
+# (seccomp, no_new_privs, no capability), at idle priority, and gone once
+# it has looked the checkout up. 60,000 files, so that it is still there
+# when the agent's first command looks.
+warmer_confined() {
+    python3 - "$CO" <<'PY'
+import os, sys
+for i in range(60000):
+    d = os.path.join(sys.argv[1], "many", "d%03d" % (i // 100))
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "f%03d" % (i % 100)), "w").close()
+PY
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/many"
+    # pid 1 forks it right after the agent: look until it is there
+    review "$1" 'i=0; while [ -z "$w" ] && [ $i -lt 200 ]; do
+  for p in /proc/[0-9]*; do grep -q "^[0-9]* (revrun-warm) " $p/stat 2>/dev/null && w=$p; done
+  i=$((i+1)); done
+[ -n "$w" ] || { echo "no warmer"; exit 3; }
+grep -E "^(Seccomp|NoNewPrivs|CapEff|CapPrm|CapBnd):" $w/status
+echo "policy $(cut -d" " -f41 $w/stat)"
+i=0; while [ -d $w ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+[ -d $w ] && echo "warmer still there" || echo "warmer gone"'
+    assert_success
+    grep -qE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log"
+    grep -qE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log"
+    grep -qE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log"
+    grep -qE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log"
+    grep -qx "policy 5" "$OUT/agent.log" # SCHED_IDLE
+    grep -qx "warmer gone" "$OUT/agent.log"
+}
+
+@test "git: the checkout's warmer is confined like the agent, idle, and exits (root)" {
+    warmer_confined root
+}
+
+@test "git: the checkout's warmer is confined like the agent, idle, and exits (rootless)" {
+    warmer_confined user
+}

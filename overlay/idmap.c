@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +156,16 @@ int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from
     if (fd < 0)
         return rr_fail(err, errno, "lower %s: open_tree", lower);
     if (idmap) {
+        struct stat st;
+        /* the owner was judged on the path; the tree opened must be it */
+        int e = fstat(fd, &st) < 0 ? errno
+                : st.st_uid != from_uid || st.st_gid != from_gid ? EPERM : 0;
+        if (e != 0) {
+            close(fd);
+            return rr_fail(err, e, "lower %s: its owner changed since it "
+                                                    "was judged (uid %u gid %u)", lower,
+                           (unsigned)from_uid, (unsigned)from_gid);
+        }
         nsfd = overlay_idmap_userns(from_uid, from_gid, to_uid, to_gid, err);
         if (nsfd < 0) {
             close(fd);

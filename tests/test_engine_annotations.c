@@ -138,12 +138,16 @@ static const struct mount_plan *checkout_plan(void)
     return NULL;
 }
 
+#define CO_OWNER 4242u
+
 TEST(setup_dirs)
 {
     CHECK(mkdtemp(dir) != NULL);
     snprintf(policy, sizeof(policy), "%s/policy.json", dir);
     snprintf(checkout, sizeof(checkout), "%s/co", dir);
     CHECK(mkdir(checkout, 0755) == 0);
+    /* a checkout is never root's (profile.c checkout_owner_ok) */
+    CHECK(chown(checkout, CO_OWNER, CO_OWNER) == 0 || geteuid() != 0);
     snprintf(mounts, sizeof(mounts),
              "[{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"}, "
              "{\"destination\": \"/work\", \"type\": \"bind\", \"source\": \"%s\", "
@@ -183,7 +187,10 @@ TEST(the_checkout_mount_becomes_an_overlay)
     }
     CHECK(prof.idmap_lower);
     CHECK(prof.upper_size == RR_POLICY_UPPER_SIZE);
-    CHECK(prof.backend == RR_BACKEND_NATIVE && has_note("io.revrun.overlay \"auto\""));
+    CHECK(prof.backend == RR_BACKEND_AUTO);
+    CHECK(build("{\"io.revrun.checkout\": \"/work\", \"io.revrun.overlay\": \"fuse\"}") == 0);
+    CHECK(prof.backend == RR_BACKEND_FUSE);
+    CHECK(build("{\"io.revrun.checkout\": \"/work\"}") == 0);
     /* the store's owner is the container's root, the checkout's owner
      * appears as the process's user: both revrun's mapped ids */
     CHECK(prof.host_uid == PROFILE_ENGINE_HOST_BASE);
@@ -253,8 +260,6 @@ TEST(hostile_values_are_refused)
         {"{\"io.revrun.policy\": \"x y\"}", "not a name"},
         {"{\"io.revrun.checkout\": \"/work\", \"io.revrun.overlay\": \"kernel\"}",
          "one of auto, native, fuse"},
-        {"{\"io.revrun.checkout\": \"/work\", \"io.revrun.overlay\": \"fuse\"}",
-         "refused in engine mode"},
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -276,6 +281,36 @@ TEST(a_checkout_holding_a_credential_is_refused)
     unlink(path);
     snprintf(path, sizeof(path), "%s/.git", checkout);
     rmdir(path);
+    reset();
+}
+
+/* F1 of review2: the owner of the bind's source is idmapped to the
+ * container's user; root's (or a system id's) tree would be readable. */
+TEST(a_checkout_owned_by_root_or_a_system_id_or_outside_the_policy_is_refused)
+{
+    if (geteuid() != 0) {
+        tap_note("skipped: needs root (chown)");
+        return;
+    }
+    unlink(policy);
+    CHECK(chown(checkout, 0, 0) == 0);
+    CHECK(refused_with(build("{\"io.revrun.checkout\": \"/work\"}"), "owned by uid 0 gid 0"));
+    CHECK(chown(checkout, CO_OWNER, 42) == 0); /* group shadow */
+    CHECK(refused_with(build("{\"io.revrun.checkout\": \"/work\"}"), "system id"));
+    CHECK(chown(checkout, 999, CO_OWNER) == 0);
+    CHECK(refused_with(build("{\"io.revrun.checkout\": \"/work\"}"), "system id"));
+    CHECK(chown(checkout, CO_OWNER, CO_OWNER) == 0);
+    CHECK(build("{\"io.revrun.checkout\": \"/work\"}") == 0 && prof.lower_owner == CO_OWNER);
+    /* the policy's list narrows the owners, and never names root */
+    write_file(policy, "{\"engine\": {\"checkoutOwners\": [1000, 1001]}}");
+    CHECK(refused_with(build("{\"io.revrun.checkout\": \"/work\"}"), "not one of the policy's"));
+    write_file(policy, "{\"engine\": {\"checkoutOwners\": [4242]}}");
+    CHECK(build("{\"io.revrun.checkout\": \"/work\"}") == 0);
+    write_file(policy, "{\"engine\": {\"checkoutOwners\": [0]}}");
+    CHECK(refused_with(build("{}"), "root is never a checkout owner"));
+    write_file(policy, "{\"engine\": {\"checkoutOwners\": []}}");
+    CHECK(refused_with(build("{}"), "1 to 64 uids"));
+    unlink(policy);
     reset();
 }
 
@@ -305,6 +340,20 @@ TEST(the_policy_bounds_what_annotations_ask)
     CHECK(prof.eng.caps[0] == 1ULL << rr_cap_by_name("CAP_CHOWN"));
     CHECK(build("{\"io.revrun.policy\": \"narrow\"}") == 0);
     CHECK(prof.eng.caps[0] == 0 && has_note("policy narrow"));
+    /* F2 of review2: a named policy's omitted keys are "engine"'s, not
+     * revrun's defaults: naming one only to raise the upper widens no cap */
+    write_file(policy, "{\"engine\": {\"capabilities\": [], \"upperSize\": \"8M\"},"
+                       " \"policies\": {\"bigupper\": {\"upperSize\": \"4G\"}}}");
+    CHECK(build("{}") == 0);
+    CHECK(prof.eng.caps[0] == 0 && prof.eng.caps[1] == 0);
+    CHECK(build("{\"io.revrun.policy\": \"bigupper\", \"io.revrun.checkout\": \"/work\"}") == 0);
+    CHECK(prof.eng.caps[0] == 0 && prof.eng.caps[1] == 0 && prof.eng.caps[2] == 0);
+    CHECK(prof.upper_size == 4ULL << 30);
+    CHECK(build("{\"io.revrun.checkout\": \"/work\"}") == 0 && prof.upper_size == 8u << 20);
+    write_file(policy, "{\"engine\": {\"capabilities\": [\"CAP_CHOWN\"]},"
+                       " \"policies\": {\"wide\": {\"capabilities\": [\"CAP_NET_ADMIN\", "
+                       "\"CAP_CHOWN\"], \"upperSize\": \"64M\", \"exportRoot\": \"/srv/exports\"},"
+                       " \"narrow\": {\"capabilities\": []}}}");
     /* sizes: the policy's at most, said when tightened; the export under
      * the policy's root */
     CHECK(build("{\"io.revrun.policy\": \"wide\", \"io.revrun.checkout\": \"/work\", "

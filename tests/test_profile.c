@@ -45,6 +45,22 @@ static void fresh(bool rootless)
         tap_note("default config: %s", err.msg);
 }
 
+/* A fresh default config with explicit mappings: rootless, the spec's own;
+ * as root (whose spec maps nothing) host id 3000000000, outside the range. */
+static void fresh_mapped(bool rootless)
+{
+    fresh(rootless);
+    if (rootless)
+        return;
+    cfg.linux.uid_mappings = calloc(1, sizeof(struct rr_id_mapping));
+    cfg.linux.gid_mappings = calloc(1, sizeof(struct rr_id_mapping));
+    if (cfg.linux.uid_mappings == NULL || cfg.linux.gid_mappings == NULL)
+        tap_note("calloc failed");
+    cfg.linux.uid_mappings[0] = (struct rr_id_mapping){PROFILE_DEFAULT_UID, 3000000000u, 1};
+    cfg.linux.gid_mappings[0] = (struct rr_id_mapping){PROFILE_DEFAULT_GID, 3000000000u, 1};
+    cfg.linux.n_uid_mappings = cfg.linux.n_gid_mappings = 1;
+}
+
 static int build(bool rootless)
 {
     if (built)
@@ -207,31 +223,31 @@ TEST(a_terminal_without_a_dev_tmpfs_is_refused)
 TEST(identity_mapping_rules)
 {
     for (int rootless = 0; rootless < 2; rootless++) {
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.linux.uid_mappings[0].container_id = 0;
         CHECK(refused(rootless, "linux.uidMappings: exactly one mapping of size 1 for the "
                                 "process's uid (1000)"));
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.process.uid = 1001;
         CHECK(refused(rootless, "linux.uidMappings: exactly one mapping of size 1"));
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.linux.uid_mappings[0].size = 2;
         CHECK(refused(rootless, "linux.uidMappings: exactly one mapping of size 1"));
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.linux.gid_mappings[0].container_id = 0;
         CHECK(refused(rootless, "linux.gidMappings: exactly one mapping of size 1 for the "
                                 "process's gid (1000)"));
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.linux.gid_mappings[0].size = 65536;
         CHECK(refused(rootless, "linux.gidMappings: exactly one mapping"));
         /* Two mappings, even of size 1. */
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.linux.uid_mappings = realloc(cfg.linux.uid_mappings, 2 * sizeof(struct rr_id_mapping));
         cfg.linux.uid_mappings[1] = (struct rr_id_mapping){0, 3000000000u, 1};
         cfg.linux.n_uid_mappings = 2;
         CHECK(refused(rootless, "linux.uidMappings: exactly one mapping"));
         /* None: revrun's own choice. */
-        fresh(rootless);
+        fresh_mapped(rootless);
         cfg.linux.n_uid_mappings = 0;
         cfg.linux.n_gid_mappings = 0;
         CHECK(accepted(rootless) &&
@@ -242,25 +258,48 @@ TEST(identity_mapping_rules)
 
 TEST(root_mode_never_maps_host_root)
 {
-    fresh(false);
+    fresh_mapped(false);
     cfg.linux.uid_mappings[0].host_id = 0;
     CHECK(refused(false, "linux.uidMappings: the container user must not be host root"));
-    fresh(false);
+    fresh_mapped(false);
     cfg.linux.gid_mappings[0].host_id = 0;
     CHECK(refused(false, "linux.gidMappings: the container user must not be host root"));
-    fresh(false);
+    fresh_mapped(false);
     cfg.linux.uid_mappings[0].host_id = 12345;
     CHECK(accepted(false) && prof.host_uid == 12345);
 }
 
 TEST(rootless_maps_only_the_callers_own_ids)
 {
-    fresh(true);
+    fresh_mapped(true);
     cfg.linux.uid_mappings[0].host_id = getuid() + 1;
     CHECK(refused(true, "linux.uidMappings: running without root, the host id must be your own"));
-    fresh(true);
+    fresh_mapped(true);
     cfg.linux.gid_mappings[0].host_id = getgid() + 1;
     CHECK(refused(true, "linux.gidMappings: running without root, the host id must be your own"));
+}
+
+TEST(as_root_each_container_gets_a_host_id_of_its_own)
+{
+    /* No mapping: create takes a free id of the range. */
+    fresh(false);
+    CHECK(cfg.linux.n_uid_mappings == 0 && cfg.linux.n_gid_mappings == 0);
+    CHECK(accepted(false) && prof.host_ids == HOST_IDS_ANY &&
+          prof.host_range.first == POLICY_HOST_IDS_FIRST &&
+          prof.host_range.count == POLICY_HOST_IDS_COUNT);
+    /* A mapping into the range claims exactly that id. */
+    fresh_mapped(false);
+    cfg.linux.uid_mappings[0].host_id = cfg.linux.gid_mappings[0].host_id = 2000000007u;
+    CHECK(accepted(false) && prof.host_ids == HOST_IDS_EXACT && prof.host_uid == 2000000007u);
+    /* ... where a container's gid is its uid. */
+    cfg.linux.gid_mappings[0].host_id = 2000000008u;
+    CHECK(refused(false, "linux.gidMappings: inside revrun's host id range 2000000000-2000065535"));
+    /* Outside the range: the operator's own choice, nothing to take. */
+    fresh_mapped(false);
+    CHECK(accepted(false) && prof.host_ids == HOST_IDS_FIXED && prof.host_uid == 3000000000u);
+    /* Rootless: the caller's ids, always. */
+    fresh(true);
+    CHECK(accepted(true) && prof.host_ids == HOST_IDS_FIXED && prof.host_uid == getuid());
 }
 
 TEST(mount_types_outside_the_list_are_refused)

@@ -212,6 +212,37 @@ TEST(recheck_refuses_what_vetting_would)
     writeback_policy_free(&pol);
 }
 
+/* The net in vetting: whatever reached it unrefused that apply would refuse
+ * (here a change under .git the rules never saw) is refused as
+ * "apply-recheck"; a set the rules refused already gets no second note, and
+ * a clean one none at all. */
+TEST(vetting_ends_with_apply_recheck_net)
+{
+    struct rr_writeback_policy pol;
+    struct rr_error err;
+    struct wb_obj none = {0}, a = file_obj("a", false);
+    struct wb_scan s = {0};
+
+    writeback_policy_defaults(&pol, &err);
+    s.pol = &pol;
+    wb_changeset_add(&s.cs, ".git/hooks/post-checkout", 24, &none, &a, &err);
+    CHECK(wb_rules_apply_net(&s, &err) == 0);
+    CHECK(s.cs.refused.n == 1);
+    CHECK(s.cs.refused.n == 1 && strcmp(s.cs.refused.v[0].code, "apply-recheck") == 0);
+    CHECK(s.cs.refused.n == 1 && strstr(s.cs.refused.v[0].detail, "apply would refuse the set") &&
+          strstr(s.cs.refused.v[0].detail, ".git/hooks/post-checkout"));
+    /* refused already: left as it is */
+    CHECK(wb_rules_apply_net(&s, &err) == 0);
+    CHECK(s.cs.refused.n == 1);
+    wb_changeset_free(&s.cs);
+    memset(&s.cs, 0, sizeof(s.cs));
+    wb_changeset_add(&s.cs, "fine.txt", 8, &none, &a, &err);
+    CHECK(wb_rules_apply_net(&s, &err) == 0);
+    CHECK(s.cs.refused.n == 0);
+    wb_changeset_free(&s.cs);
+    writeback_policy_free(&pol);
+}
+
 /* A forged manifest with the spellings vetting refuses: apply refuses too. */
 TEST(recheck_refuses_other_spellings_and_backslashes)
 {

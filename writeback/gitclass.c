@@ -6,14 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/crashpoint.h"
 #include "writeback/fsutil.h"
 #include "writeback/git2.h"
 #include "writeback/gitfile.h"
 #include "writeback/gitmatch.h"
+#include "writeback/gitshadow.h"
 #include "writeback/names.h"
 #include "writeback/rmtree.h"
 
@@ -88,7 +91,7 @@ static int read_exclude(struct wb_git *g, struct rr_error *err)
     return 0;
 }
 
-int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git **out,
+int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, struct wb_git **out,
                 struct rr_error *err)
 {
     struct wb_git *g = calloc(1, sizeof(*g));
@@ -96,6 +99,15 @@ int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git **
     if (g == NULL)
         return rr_fail(err, ENOMEM, "git");
     *g = (struct wb_git){.lower_fd = lower_fd, .upper_fd = upper_fd, .fmt = fmt, .shadow_fd = -1};
+    if (gitfile) {
+        /* No index to ask (in_lower then counts as tracked), no exclude. */
+        g->indexes_read = g->index_failed = true;
+        snprintf(g->problem, sizeof(g->problem),
+                 "the checkout's .git is a gitfile (a worktree's): its git directory, outside "
+                 "the checkout, was not read, so every changed checkout file counts");
+        *out = g;
+        return 0;
+    }
     if (read_exclude(g, err) < 0) {
         wb_git_close(g);
         return -1;
@@ -114,7 +126,7 @@ static void remove_shadow(struct wb_git *g)
     parent = open(g->shadow[0] ? g->shadow : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (parent >= 0) {
         /* revrun's own tree, as deep as the walk went at most (256) */
-        wb_rmtree_at(parent, slash + 1, 300, &ignored);
+        wb_rmtree_at(parent, slash + 1, WB_SHADOW_DEPTH, &ignored);
         close(parent);
     }
 }
@@ -147,15 +159,16 @@ void wb_git_close(struct wb_git *g)
 
 static int make_shadow(struct wb_git *g, struct rr_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
     _cleanup_close_ int gd = -1, info = -1;
 
-    snprintf(g->shadow, sizeof(g->shadow), "%s/revrun-gitignore.XXXXXX",
-             tmp && tmp[0] == '/' ? tmp : "/tmp");
+    snprintf(g->shadow, sizeof(g->shadow), "%s/" WB_SHADOW_PREFIX "XXXXXX", wb_shadow_parent());
     if (mkdtemp(g->shadow) == NULL)
         return rr_fail(err, errno, "git shadow: mkdtemp %s", g->shadow);
     g->shadow_made = true;
+    /* Locked while in use: `revrun sweep` removes only unlocked ones, the
+     * leftovers of a vet that crashed or was killed (gitshadow.h). */
     if ((g->shadow_fd = open(g->shadow, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+        flock(g->shadow_fd, LOCK_EX) < 0 ||
         mkdirat(g->shadow_fd, ".git", 0700) < 0 ||
         (gd = openat(g->shadow_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
         mkdirat(gd, "objects", 0700) < 0 || mkdirat(gd, "refs", 0700) < 0 ||
@@ -232,6 +245,7 @@ static int need_lib(struct wb_git *g, struct rr_error *err)
         0)
         return rr_fail(err, 0, "libgit2: opening the shadow repository: %s",
                        wb_git2_error(g->g2));
+    crash_point("vet:git-shadow"); /* the shadow is left behind: sweep's to clean */
     return 0;
 }
 

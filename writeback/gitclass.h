@@ -28,8 +28,13 @@
 struct wb_git;
 
 /* A classifier for the repository the checkout at lower_fd holds (the caller
- * checked wb_git_is_repo), the agent's upper at upper_fd. */
-int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git **out,
+ * checked wb_git_is_repo, or wb_git_is_gitfile: then gitfile), the agent's
+ * upper at upper_fd. A gitfile's git directory (a worktree's: its index,
+ * and info/exclude in the main repository) is outside the checkout, at a
+ * path the checkout names: it is never read. The rules are then the merged
+ * view's .gitignore files alone, and with no index every changed checkout
+ * file counts as tracked (the note in the summary says so). */
+int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, struct wb_git **out,
                 struct rr_error *err);
 void wb_git_close(struct wb_git *g);
 

@@ -92,6 +92,16 @@ static bool has(int dfd, const char *name, mode_t type)
     return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
+bool wb_git_is_gitfile(int lower_fd)
+{
+    _cleanup_free_ char *buf = NULL;
+    size_t len;
+    struct rr_error ignored;
+
+    return wb_git_read(lower_fd, ".git", WB_GITFILE_MAX, &buf, &len, &ignored) == 1 &&
+           len >= 8 && memcmp(buf, "gitdir: ", 8) == 0;
+}
+
 bool wb_git_is_repo(int lower_fd)
 {
     _cleanup_close_ int g = wb_openat_beneath(lower_fd, ".git", O_PATH | O_DIRECTORY, 0);

@@ -29,4 +29,13 @@ int wb_git_read_merged(int ufd, int lfd, enum wb_format fmt, const char *name, s
  * directory (not a symlink, not a gitfile) with HEAD, objects/ and refs/. */
 bool wb_git_is_repo(int lower_fd);
 
+#define WB_GITFILE_MAX 4096u /* bytes of a gitfile read */
+
+/* The checkout's .git is a gitfile, as `git worktree add` (or a submodule)
+ * leaves one: a regular file (no symlink followed) of at most
+ * WB_GITFILE_MAX bytes starting "gitdir: ". Only that is looked at: the
+ * path it names is the checkout's to choose and lies outside it, so revrun
+ * never opens it (gitclass.h). */
+bool wb_git_is_gitfile(int lower_fd);
+
 #endif

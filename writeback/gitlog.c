@@ -272,8 +272,10 @@ struct reader {
 };
 
 /* The agent's loose commit hex, parsed by libgit2 once its id is checked.
- * 1 and *c, or 0 when it is not there as one (packed, absent, malformed). */
-static int read_commit(struct reader *rd, const char *hex, git_commit **c, struct rr_error *err)
+ * 1 and *c, or 0 when it is not there as one (*loose: whether a loose file
+ * was there at all; malformed, or packed or absent). */
+static int read_commit(struct reader *rd, const char *hex, git_commit **c, bool *loose,
+                       struct rr_error *err)
 {
     char path[64];
     _cleanup_free_ char *z = NULL, *raw = NULL;
@@ -283,8 +285,12 @@ static int read_commit(struct reader *rd, const char *hex, git_commit **c, struc
     int r;
 
     snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
-    if ((r = wb_git_read(rd->upper_git, path, WB_LOOSE_MAX, &z, &zlen, err)) <= 0)
+    *loose = false;
+    if ((r = wb_git_read(rd->upper_git, path, WB_LOOSE_MAX, &z, &zlen, err)) <= 0) {
+        *loose = r < 0 && err->errnum == E2BIG;
         return r < 0 && err->errnum != E2BIG ? -1 : 0;
+    }
+    *loose = true;
     if ((r = wb_git_inflate(z, zlen, WB_COMMIT_MAX + 32, &raw, &rawlen, err)) <= 0)
         return r;
     hlen = strnlen(raw, rawlen);
@@ -320,6 +326,29 @@ static void close_reader(struct reader *rd)
     wb_git2_release(rd->g2);
 }
 
+/* Did the agent write a pack (objects/pack/pack-*.pack in the upper)? Its
+ * commits may be in it: revrun reads no pack (a delta chain or a bomb in
+ * one costs what its author decides), so it says they are not listed. */
+static bool wrote_pack(int upper_git)
+{
+    _cleanup_close_ int fd = wb_openat_beneath(upper_git, "objects/pack", O_RDONLY | O_DIRECTORY, 0);
+    struct rr_error ignored;
+    char **names = NULL;
+    size_t n = 0;
+    bool found = false;
+
+    if (fd < 0 || wb_read_names(fd, 4096, &names, &n, &ignored) < 0)
+        return false;
+    for (size_t i = 0; i < n && !found; i++) {
+        size_t len = strlen(names[i]);
+        struct stat st;
+        found = len > 5 && strcmp(names[i] + len - 5, ".pack") == 0 &&
+                fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    }
+    wb_free_names(names, n);
+    return found;
+}
+
 static int walk(struct reader *rd, const char *head, const char *base, struct wb_gitinfo *gi,
                 struct rr_error *err)
 {
@@ -330,6 +359,7 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
     for (;;) {
         git_commit *c = NULL;
         const char *s;
+        bool loose;
         int r;
         if (strcmp(hex, base) == 0)
             return 0;
@@ -337,8 +367,11 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
             gi->commits_more = true;
             return 0;
         }
-        if ((r = read_commit(rd, hex, &c, err)) <= 0) {
-            gi->commits_off_base = r == 0; /* a commit the agent did not write */
+        if ((r = read_commit(rd, hex, &c, &loose, err)) <= 0) {
+            if (r == 0 && !loose && wrote_pack(rd->upper_git))
+                gi->commits_packed = true;
+            else
+                gi->commits_off_base = r == 0; /* a commit the agent did not write */
             return r;
         }
         s = rd->g2->git_commit_summary(c);

@@ -99,6 +99,10 @@ static int put_git(FILE *out, const struct wb_gitinfo *gi)
         fprintf(out, "\nthe agent changed %s%ju file%s under .git (not part of the change set)\n",
                 gi->scratch_more ? "at least " : "", (uintmax_t)gi->scratch,
                 gi->scratch == 1 ? "" : "s");
+    if (gi->commits_packed)
+        fprintf(out, "\nthe agent's commits%s are in a pack it wrote (git gc, repack): revrun "
+                     "reads no pack, so they are not listed\n",
+                gi->n_commits > 0 ? " older than those below" : "");
     if (gi->n_commits > 0 || gi->commits_off_base) {
         fprintf(out, "\nthe agent's commit%s %s (newest first; not applied, the worktree is):\n",
                 gi->n_commits == 1 ? "" : "s",
@@ -158,6 +162,7 @@ void wb_report_git_json(struct json_writer *w, const struct wb_gitinfo *gi)
     json_texts(w, "subjects", gi->commits, gi->n_commits);
     json_w_kv_bool(w, "more", gi->commits_more);
     json_w_kv_bool(w, "onCheckoutHead", !gi->commits_off_base);
+    json_w_kv_bool(w, "packed", gi->commits_packed);
     json_w_end_object(w);
     if (gi->problem[0] != '\0') {
         json_w_key(w, "note");

@@ -145,7 +145,7 @@ int wb_rules_run(struct wb_scan *s, struct rr_error *err)
  * never refused by apply for a reason the stage could see. The rules are
  * meant to refuse all of it first, with their own codes; this is the net
  * under them ("apply-recheck"). */
-static int apply_would_take(struct wb_scan *s, struct rr_error *err)
+int wb_rules_apply_net(struct wb_scan *s, struct rr_error *err)
 {
     struct rr_error why;
 
@@ -160,7 +160,7 @@ static int apply_would_take(struct wb_scan *s, struct rr_error *err)
 int wb_vet(const struct wb_scan_input *in, struct wb_scan *out, struct rr_error *err)
 {
     if (wb_scan_run(in, out, err) < 0 || wb_rules_run(out, err) < 0 ||
-        apply_would_take(out, err) < 0)
+        wb_rules_apply_net(out, err) < 0)
         return -1;
     wb_notes_sort(&out->cs.refused);
     wb_notes_sort(&out->cs.warned);

@@ -15,6 +15,11 @@ int wb_rules_run(struct wb_scan *s, struct rr_error *err);
 /* Name collisions among the merged directories that gain a new name. */
 int wb_rules_collisions(struct wb_scan *s, struct rr_error *err);
 
+/* The net under the rules, last step of wb_vet: a set the rules let through
+ * that wb_rules_recheck (what apply runs) would refuse is refused here
+ * ("apply-recheck"), so diff/export never accept what apply refuses. */
+int wb_rules_apply_net(struct wb_scan *s, struct rr_error *err);
+
 /* Scan + rules, notes sorted: the whole vetting of an upper. */
 int wb_vet(const struct wb_scan_input *in, struct wb_scan *out, struct rr_error *err);
 

@@ -181,6 +181,30 @@ static int git_ignored_dir(struct scanner *sc, struct uframe *f, int fd, size_t 
     return sc_index(sc, len, WB_U_DIR, true, NULL);
 }
 
+int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t len,
+                           bool *ignored)
+{
+    _cleanup_close_ int fd = -1;
+    struct stat st;
+    uint64_t n = 1;
+    bool dir, more;
+
+    *ignored = false;
+    if (!git_rules(sc) || lfd < 0 || fstatat(lfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return 0; /* gone from the checkout too: the deletion is judged as before */
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
+        return 0; /* a special file is refused, ignored or not */
+    dir = S_ISDIR(st.st_mode);
+    if (wb_git_ignored(sc->git, sc->path, len, dir, true, ignored, sc->err) < 0)
+        return -1;
+    if (!*ignored)
+        return 0;
+    if (dir && ((fd = sc_open_dir(lfd, name)) < 0 ||
+                wb_git_count(fd, WB_SCRATCH_CAP, &n, &more, sc->err) < 0))
+        return fd < 0 ? rr_fail(sc->err, errno, "lower %s", sc->path) : rr_wrap(sc->err, "%s", sc->path);
+    return wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, dir, n, sc->err);
+}
+
 static int git_drop(struct scanner *sc, size_t idx)
 {
     if (sc->n_drops == sc->cap_drops) {
@@ -239,7 +263,10 @@ static void git_compact(struct scanner *sc)
 static bool git_scratch_dir(const struct scanner *sc, const struct uframe *f, const char *name,
                             const struct stat *st)
 {
-    return sc->git != NULL && f->plen == 0 && strcmp(name, ".git") == 0 && S_ISDIR(st->st_mode);
+    /* A gitfile checkout has no git directory of its own: a .git directory
+     * over its gitfile is a replaced .git, walked and refused. */
+    return sc->git != NULL && !sc->gitfile && f->plen == 0 && strcmp(name, ".git") == 0 &&
+           S_ISDIR(st->st_mode);
 }
 
 static bool kernel_format(const struct scanner *sc)
@@ -251,9 +278,13 @@ static bool kernel_format(const struct scanner *sc)
 static int whiteout(struct scanner *sc, struct uframe *f, const char *name, size_t len)
 {
     struct wb_obj base, none = {0};
-    bool skip;
+    bool skip, ignored;
     int r = 0, lfd;
 
+    if (f->lower_visible && sc_git_deleted_ignored(sc, f->lfd, name, len, &ignored) < 0)
+        return -1;
+    if (f->lower_visible && ignored)
+        return 0;
     if (sc_lower_obj(sc, f->lfd, name, len, &base, &skip) < 0)
         return -1;
     if (!skip && (!f->lower_visible || base.type == WB_T_NONE)) {
@@ -670,11 +701,12 @@ static int git_open(struct scanner *sc)
 {
     struct wb_gitinfo *gi = &sc->out->cs.git;
 
-    if (!wb_git_is_repo(sc->out->lower_fd))
+    if (!wb_git_is_repo(sc->out->lower_fd) && !(sc->gitfile = wb_git_is_gitfile(sc->out->lower_fd)))
         return 0;
     gi->repo = true;
     gi->include_ignored = sc->pol->include_ignored;
-    if (wb_git_open(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, &sc->git, sc->err) < 0)
+    if (wb_git_open(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, sc->gitfile, &sc->git,
+                    sc->err) < 0)
         return rr_wrap(sc->err, "the checkout's git rules");
     return 0;
 }
@@ -685,6 +717,8 @@ static int git_after(struct scanner *sc)
     struct wb_gitinfo *gi = &sc->out->cs.git;
 
     snprintf(gi->problem, sizeof(gi->problem), "%s", wb_git_problem(sc->git));
+    if (sc->gitfile)
+        return 0; /* no .git directory of the agent's to look into */
     if (wb_git_scratch(sc->out->upper_fd, gi, sc->err) < 0 ||
         wb_git_commits(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, gi, sc->err) < 0)
         return rr_wrap(sc->err, "the agent's .git");

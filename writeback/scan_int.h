@@ -18,6 +18,7 @@ struct scanner {
     uint64_t total_bytes;
     bool total_refused;
     struct wb_git *git; /* the checkout's repository, or NULL: no git rules */
+    bool gitfile;       /* its .git is a gitfile (a worktree's): no git directory */
     size_t *drops;      /* changes (indices) that the ignore rules leave out */
     size_t n_drops, cap_drops;
     struct rr_error *err;
@@ -57,6 +58,14 @@ int sc_change(struct scanner *sc, size_t len, const struct wb_obj *base, const s
 /* Record an upper entry for merged lookups. */
 int sc_index(struct scanner *sc, size_t len, enum wb_upper_kind kind, bool opaque,
              const char *target);
+
+/* The checkout's entry lfd/name (at sc->path[0..len)) that the agent
+ * deleted: *ignored when the checkout's ignore rules match it and no index
+ * tracks it (build output a `make clean` removed). git calls that no
+ * change: it is counted with the ignored paths, not recorded, and not
+ * indexed either, so the merged lookups see what the target keeps. */
+int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t len,
+                           bool *ignored);
 
 /* Open dirfd/name as a directory for reading, no symlink, no mount. */
 int sc_open_dir(int dirfd, const char *name);

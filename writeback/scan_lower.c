@@ -155,11 +155,15 @@ static int delete_lower(struct scanner *sc, struct hframe *stack, size_t *depth,
 {
     struct wb_obj base, none = {0};
     const char *why = wb_path_problem(sc->path, len, sc->pol);
-    bool skip;
+    bool skip, ignored;
     int r, lfd;
 
     if (why != NULL)
         return sc_refuse(sc, len, wb_problem_code(why, "path"), "%s", why);
+    if (sc_git_deleted_ignored(sc, f->lfd, name, len, &ignored) < 0)
+        return -1;
+    if (ignored)
+        return 0;
     if (sc_lower_obj(sc, f->lfd, name, len, &base, &skip) < 0)
         return -1;
     if (skip)

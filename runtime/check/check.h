@@ -142,5 +142,6 @@ void check_cgroups(struct check_report *r);
 void check_egress(struct check_report *r);
 void check_landlock(struct check_report *r);
 void check_fuse(struct check_report *r);
+void check_host_ids(struct check_report *r);
 
 #endif

@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "runtime/confine/libmnt.h"
 #include "common/cleanup.h"
 #include "runtime/confine/cgroup.h"
 #include "runtime/check/check.h"
@@ -47,13 +47,18 @@ static void read_status(struct check_facts *f)
  * always empty and does not count for the kernel either. */
 static void read_mounts(struct check_facts *f)
 {
-    struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
-    struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+    struct libmnt_table *tb;
+    struct libmnt_iter *it;
     struct libmnt_fs *fs;
     struct cgroup_host h;
     struct rr_error ignored;
     const char *cg;
 
+    /* main() loaded it for `revrun check`; without it there is nothing to read */
+    if (rr_libmnt_load(&ignored) < 0)
+        return;
+    tb = mnt_new_table_from_file("/proc/self/mountinfo");
+    it = mnt_new_iter(MNT_ITER_FORWARD);
     cgroup_host_probe(&h, &ignored);
     cg = h.preferred == CG_V2 ? h.v2_mount : h.v1_mount[0][0] ? h.v1_mount[0] : h.v1_mount[1];
     while (tb != NULL && it != NULL && mnt_table_next_fs(tb, it, &fs) == 0) {

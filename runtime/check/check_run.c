@@ -17,8 +17,8 @@
 /* The host probes, in the order the report shows them; the steps of
  * create and the scratch container come after. */
 static void (*const probes[])(struct check_report *) = {
-    check_kernel,  check_userns,  check_overlay,  check_fuse,
-    check_seccomp, check_cgroups, check_landlock, check_egress,
+    check_kernel,  check_userns,   check_host_ids, check_overlay, check_fuse,
+    check_seccomp, check_cgroups,  check_landlock, check_egress,
 };
 
 static void print_lines(const char *label, const char *text)

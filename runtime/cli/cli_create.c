@@ -1,4 +1,5 @@
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/cli/cli.h"
@@ -31,13 +32,13 @@ int cli_create(struct rr_ctx *ctx, int argc, char **argv)
             /* runc's: revrun always pivots, and keyctl is denied by the
              * seccomp floor (no keyring to share or to make) */
         } else if (c == 'f') {
-            /* passing the caller's fds on is not done at create yet:
-             * refused rather than silently dropped */
-            if (strcmp(optarg, "0") != 0) {
-                cli_usage_error("create", "--preserve-fds %s: only 0 is supported at create "
-                                          "(exec takes N)", optarg);
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end != '\0' || end == optarg || n < 0 || n > 1024) {
+                cli_usage_error("create", "--preserve-fds takes 0 to 1024");
                 return CLI_USAGE;
             }
+            o.preserve_fds = (int)n;
         } else {
             cli_usage_error("create", "unknown option");
             return CLI_USAGE;

@@ -10,6 +10,7 @@
 #include "common/cmdline.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/usage.h"
+#include "runtime/confine/libmnt.h"
 #include "runtime/confine/userns_ids.h"
 #include "runtime/container/log.h"
 #include "runtime/container/paths.h"
@@ -27,6 +28,20 @@ static const struct {
     {"exec", cli_exec},       {"ps", cli_ps},               {"pause", cli_pause},
     {"resume", cli_resume},   {"update", cli_update},       {"features", cli_features},
 };
+
+/* The commands that only read a change set or write one onto a target
+ * (writeback/), and the egress relay, never need libmount: they skip
+ * loading it, which is most of what start-up would cost them. Every other command loads it here, before
+ * it forks, confines itself or leaves the host's root (libmnt.h). */
+static bool needs_libmount(const char *cmd)
+{
+    static const char *const light[] = {"diff", "export", "apply", "relay"};
+
+    for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
+        if (strcmp(cmd, light[i]) == 0)
+            return false;
+    return true;
+}
 
 /* --log and --log-format first, so that every error after them, a bad
  * command line included, reaches the log the engine reads back. */
@@ -159,6 +174,11 @@ int main(int argc, char **argv)
             if (u != NULL && usage_wants_help(sub_argc, sub_argv)) {
                 usage_print_cmd(stdout, u);
                 return CLI_OK;
+            }
+            struct rr_error err;
+            if (needs_libmount(commands[i].name) && rr_libmnt_load(&err) < 0) {
+                log_error(&err);
+                return CLI_ERROR;
             }
             optind = 0; /* reset getopt for the command's own options */
             cli_argv = sub_argv;

@@ -43,7 +43,7 @@ static const struct usage_opt o_create[] = {
     {"--bundle DIR, -b DIR", "the OCI bundle (default: the current directory)"},
     {"--pid-file FILE", "write the container's pid there"},
     {"--console-socket PATH", "process.terminal: the pty master is sent to this unix socket"},
-    {"--preserve-fds N", "only 0 at create for now (exec --preserve-fds N passes fds on)"},
+    {"--preserve-fds N", "pass fds 3 .. 3+N-1 on to the process (an engine's bundle; no directory or O_PATH fd)"},
     {"--no-pivot", "accepted for runc compatibility; revrun always pivots into the new root "
                    "(its root is never a chroot the process could leave)"},
     {"--no-new-keyring", "accepted for runc compatibility; the container's process gets no "

@@ -1,3 +1,4 @@
+#include "runtime/confine/libmnt.h"
 #include "runtime/confine/cgroup.h"
 #include "runtime/confine/cgroup_devices.h"
 
@@ -5,7 +6,6 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -128,11 +128,16 @@ int cg_mkdir_leaf(const char *mnt, const char *rel, struct rr_error *err)
 }
 
 /* Mount points of the cgroup hierarchies, read from mountinfo with libmount. */
-static void find_mounts(struct cgroup_host *h)
+static int find_mounts(struct cgroup_host *h, struct rr_error *err)
 {
-    struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
-    struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+    struct libmnt_table *tb;
+    struct libmnt_iter *it;
     struct libmnt_fs *fs;
+
+    if (rr_libmnt_load(err) < 0)
+        return -1;
+    tb = mnt_new_table_from_file("/proc/self/mountinfo");
+    it = mnt_new_iter(MNT_ITER_FORWARD);
 
     while (tb != NULL && it != NULL && mnt_table_next_fs(tb, it, &fs) == 0) {
         const char *type = mnt_fs_get_fstype(fs);
@@ -151,6 +156,7 @@ static void find_mounts(struct cgroup_host *h)
     }
     mnt_free_iter(it);
     mnt_unref_table(tb);
+    return 0;
 }
 
 static unsigned parse_controllers(const char *list)
@@ -173,9 +179,9 @@ static unsigned parse_controllers(const char *list)
 
 int cgroup_host_probe(struct cgroup_host *h, struct rr_error *err)
 {
-    (void)err;
     memset(h, 0, sizeof(*h));
-    find_mounts(h);
+    if (find_mounts(h, err) < 0)
+        return -1;
     if (h->v2_mount[0] != '\0') {
         _cleanup_close_ int fd = open(h->v2_mount, O_PATH | O_DIRECTORY | O_CLOEXEC);
         char buf[512];

@@ -1,7 +1,6 @@
 #include "runtime/confine/cgroup_devices.h"
 
 #include <errno.h>
-#include <libmount.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,13 +8,20 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/confine/libmnt.h"
 
 bool cgroup_devices_v1_mount(char *out, size_t len)
 {
-    struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
-    struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+    struct libmnt_table *tb;
+    struct libmnt_iter *it;
     struct libmnt_fs *fs;
+    struct rr_error err;
     bool found = false;
+
+    if (rr_libmnt_load(&err) < 0)
+        return false; /* main() loaded it for every command that gets here */
+    tb = mnt_new_table_from_file("/proc/self/mountinfo");
+    it = mnt_new_iter(MNT_ITER_FORWARD);
 
     while (!found && tb != NULL && it != NULL && mnt_table_next_fs(tb, it, &fs) == 0) {
         const char *type = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_fs_options(fs);

@@ -1,8 +1,8 @@
+#include "runtime/confine/libmnt.h"
 #include "runtime/confine/cgroup_freeze.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +20,16 @@
 /* The mount point of the v1 hierarchy that has controller name. */
 static int v1_mount_of(const char *name, char *out, size_t len)
 {
-    struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
-    struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+    struct libmnt_table *tb;
+    struct libmnt_iter *it;
     struct libmnt_fs *fs;
+    struct rr_error err;
     int r = -1;
+
+    if (rr_libmnt_load(&err) < 0)
+        return -1;
+    tb = mnt_new_table_from_file("/proc/self/mountinfo");
+    it = mnt_new_iter(MNT_ITER_FORWARD);
 
     while (r < 0 && tb != NULL && it != NULL && mnt_table_next_fs(tb, it, &fs) == 0) {
         const char *type = mnt_fs_get_fstype(fs), *opts = mnt_fs_get_fs_options(fs);

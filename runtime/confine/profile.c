@@ -1,11 +1,12 @@
 /* The confinement profile (see profile.h). Read this file top to bottom to
  * know everything the agent can reach. */
+#include "runtime/confine/libmnt.h"
 #include "runtime/confine/profile.h"
 #include "runtime/confine/userns_ids.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
-#include <libmount.h>
 #include <limits.h>
 #include <linux/mount.h>
 #include <sched.h>
@@ -121,26 +122,26 @@ static int push_all(struct rr_strv *sv, const char *const *items, size_t n)
     return 0;
 }
 
+/* Rootless, the only host id the kernel lets us map is our own: the spec
+ * says so. As root the spec maps nothing: create gives each container a
+ * host uid/gid of its own from the policy's hostIds range (idalloc.h). */
 static int default_identity(struct rr_config *c, bool rootless)
 {
-    struct rr_id_mapping *u = calloc(1, sizeof(*u)), *g = calloc(1, sizeof(*g));
+    struct rr_id_mapping *u, *g;
 
+    c->process.uid = PROFILE_DEFAULT_UID;
+    c->process.gid = PROFILE_DEFAULT_GID;
+    if (!rootless)
+        return 0;
+    u = calloc(1, sizeof(*u));
+    g = calloc(1, sizeof(*g));
     if (u == NULL || g == NULL) {
         free(u);
         free(g);
         return -1;
     }
-    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, PROFILE_DEFAULT_HOST_ID, 1};
-    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, PROFILE_DEFAULT_HOST_ID, 1};
-    if (!rootless)
-        profile_host_ids(&u->host_id, &g->host_id);
-    if (rootless) {
-        /* Unprivileged, the only host id the kernel lets us map is our own. */
-        u->host_id = (uint32_t)getuid();
-        g->host_id = (uint32_t)getgid();
-    }
-    c->process.uid = PROFILE_DEFAULT_UID;
-    c->process.gid = PROFILE_DEFAULT_GID;
+    *u = (struct rr_id_mapping){PROFILE_DEFAULT_UID, (uint32_t)getuid(), 1};
+    *g = (struct rr_id_mapping){PROFILE_DEFAULT_GID, (uint32_t)getgid(), 1};
     c->linux.uid_mappings = u;
     c->linux.n_uid_mappings = 1;
     c->linux.gid_mappings = g;
@@ -481,24 +482,30 @@ static int judge_namespaces(const struct rr_config *c, struct profile *p, struct
     return 0;
 }
 
-/* The dedicated host id, or where this user namespace does not map it, the
- * one id_map_pick chooses (0 when nothing but root is mapped: main.c then
- * runs rootless). */
-static uint32_t host_id_here(bool uid)
+/* The first id of the range, or where this user namespace does not map it
+ * (a user-namespaced container), the one id_map_pick chooses (0 when
+ * nothing but root is mapped: main.c then runs rootless). */
+static uint32_t host_id_here(bool uid, const struct rr_id_range *r)
 {
     struct id_map m;
     struct rr_error ignored;
     uint32_t id = 0;
 
-    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, PROFILE_DEFAULT_HOST_ID))
-        return PROFILE_DEFAULT_HOST_ID;
-    return id_map_pick(&m, &id) ? id : PROFILE_DEFAULT_HOST_ID;
+    if (id_map_read_self(uid, &m, &ignored) < 0 || id_map_has(&m, r->first))
+        return r->first;
+    return id_map_pick(&m, &id) ? id : r->first;
 }
 
-void profile_host_ids(uint32_t *uid, uint32_t *gid)
+/* Every id of the range is mapped where revrun runs, for uids and gids. */
+static bool range_mapped_here(const struct rr_id_range *r)
 {
-    *uid = host_id_here(true);
-    *gid = host_id_here(false);
+    struct id_map m;
+    struct rr_error ignored;
+
+    for (int uid = 0; uid < 2; uid++)
+        if (id_map_read_self(uid, &m, &ignored) < 0 || !id_map_covers(&m, r->first, r->count))
+            return false;
+    return true;
 }
 
 /* As root inside a user namespace, an id it does not map cannot own the
@@ -527,10 +534,11 @@ static int judge_mapped(uint32_t id, const char *what, struct rr_error *err)
 }
 
 static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, uint32_t own,
-                     bool rootless, const char *what, uint32_t *host, struct rr_error *err)
+                     bool rootless, const struct rr_id_range *r, const char *what,
+                     uint32_t *host, struct rr_error *err)
 {
     if (n == 0) {
-        *host = rootless ? own : host_id_here(what[0] == 'u');
+        *host = rootless ? own : host_id_here(what[0] == 'u', r);
         return rootless ? 0 : judge_mapped(*host, what, err);
     }
     if (n != 1 || m[0].size != 1 || m[0].container_id != inside)
@@ -550,22 +558,60 @@ static int judge_map(const struct rr_id_mapping *m, size_t n, uint32_t inside, u
     return rootless ? 0 : judge_mapped(*host, what, err);
 }
 
+static bool in_range(const struct rr_id_range *r, uint32_t id)
+{
+    return id >= r->first && id - r->first < r->count;
+}
+
+/* As root, containers never share a host id of the range: no mapping in
+ * the config takes a free one at create (HOST_IDS_ANY), a mapping into the
+ * range claims exactly that one (HOST_IDS_EXACT, refused while another
+ * container holds it). Ids outside the range, rootless, and a user
+ * namespace that does not map the range: as judged (HOST_IDS_FIXED). */
+static int judge_host_ids(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    const struct rr_id_range *r = &p->host_range;
+    bool u_in = in_range(r, p->host_uid), g_in = in_range(r, p->host_gid);
+
+    p->host_ids = HOST_IDS_FIXED;
+    if (p->rootless)
+        return 0;
+    if (c->linux.n_uid_mappings == 0 && c->linux.n_gid_mappings == 0) {
+        if (range_mapped_here(r))
+            p->host_ids = HOST_IDS_ANY;
+        return 0;
+    }
+    if (u_in && g_in && p->host_uid != p->host_gid)
+        return rr_fail(err, 0,
+                       "linux.gidMappings: inside revrun's host id range %u-%u a container's "
+                       "host gid is its host uid (%u), not %u; or remove both mappings and "
+                       "revrun gives the container an id of its own",
+                       r->first, r->first + (r->count - 1), (unsigned)p->host_uid,
+                       (unsigned)p->host_gid);
+    if (u_in || g_in)
+        p->host_ids = HOST_IDS_EXACT;
+    return 0;
+}
+
 static int judge_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     uint32_t hu, hg;
 
     if (c->process.has_no_new_privileges && !c->process.no_new_privileges)
         return rr_fail(err, 0, "process.noNewPrivileges: revrun always sets it; remove false");
+    p->host_range = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (!p->rootless && policy_load_host_ids(PROFILE_POLICY_FILE, &p->host_range, err) < 0)
+        return -1;
     if (judge_map(c->linux.uid_mappings, c->linux.n_uid_mappings, c->process.uid,
-                  (uint32_t)getuid(), p->rootless, "uid", &hu, err) < 0 ||
+                  (uint32_t)getuid(), p->rootless, &p->host_range, "uid", &hu, err) < 0 ||
         judge_map(c->linux.gid_mappings, c->linux.n_gid_mappings, c->process.gid,
-                  (uint32_t)getgid(), p->rootless, "gid", &hg, err) < 0)
+                  (uint32_t)getgid(), p->rootless, &p->host_range, "gid", &hg, err) < 0)
         return -1;
     p->uid = c->process.uid;
     p->gid = c->process.gid;
     p->host_uid = hu;
     p->host_gid = hg;
-    return 0;
+    return judge_host_ids(c, p, err);
 }
 
 /* Options with a ',' or control bytes cannot be told apart from two options
@@ -685,6 +731,8 @@ static int judge_options(const struct rr_mount *m, struct mount_plan *mp, const 
         return rr_fail(err, 0, "%s.options: suid and dev are not allowed", path);
     if (join_options(&m->options, path, &optstr, err) < 0)
         return -1;
+    if (rr_libmnt_load(err) < 0)
+        return rr_wrap(err, "%s.options", path);
     if (mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0) != 0)
         return rr_fail(err, 0, "%s.options: cannot parse", path);
     if (vfs != NULL && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
@@ -1918,6 +1966,34 @@ static int checkout_mount(const struct rr_config *c, const struct profile *p, si
     return 0;
 }
 
+/* The checkout's lower is idmapped from its owner to the container's user,
+ * so the container reads there whatever that owner may read. The owner is
+ * whoever owns the bind's source, a path the engine's tenant picks: root
+ * (/, /etc, a volume root) would hand it root's files, shadow included,
+ * through a read-only bind; a system user or group (below 1000, Debian's
+ * SYS_UID_MAX + 1: shadow, adm, disk, a daemon's data) as much. Those are
+ * never a checkout's owner or group; when the policy lists
+ * "checkoutOwners", the owner must be one of them. */
+#define CHECKOUT_OWNER_FLOOR 1000u
+static int checkout_owner_ok(const struct rr_config *c, const struct rr_policy *pol, size_t at,
+                             const char *src, const struct stat *st, struct rr_error *err)
+{
+    if (st->st_uid < CHECKOUT_OWNER_FLOOR || st->st_gid < CHECKOUT_OWNER_FLOOR)
+        return rr_fail(err, EPERM, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s is owned by "
+                                   "uid %u gid %u: a tree of root or of a system id (below "
+                                   "1000) is never a checkout (its owner would be idmapped "
+                                   "to the container's user)",
+                       c->ann.checkout, at, src, (unsigned)st->st_uid, (unsigned)st->st_gid);
+    if (pol->n_checkout_owners == 0)
+        return 0;
+    for (size_t i = 0; i < pol->n_checkout_owners; i++)
+        if (pol->checkout_owners[i] == st->st_uid)
+            return 0;
+    return rr_fail(err, EPERM, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s is owned by uid %u, "
+                               "not one of the policy's checkoutOwners",
+                   c->ann.checkout, at, src, (unsigned)st->st_uid);
+}
+
 /* io.revrun.checkout: the bind mount it names becomes the review profile's
  * checkout: its source the read-only lower (checked as revrun.lower is:
  * a directory holding no credential), a size-capped upper in revrun's
@@ -1949,6 +2025,8 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
     if (!S_ISDIR(st.st_mode))
         return rr_fail(err, ENOTDIR, RR_ANN_CHECKOUT " %s: mounts[%zu].source %s",
                        c->ann.checkout, at, p->lower);
+    if (checkout_owner_ok(c, pol, at, p->lower, &st, err) < 0)
+        return -1;
     p->lower_owner = st.st_uid;
     p->lower_group = st.st_gid;
     p->lower_mode = st.st_mode & 0777;
@@ -1967,14 +2045,9 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
             return rr_fail(err, ENOMEM, "notes");
         p->upper_size = pol->upper_size;
     }
+    /* as revrun.overlay: auto (native when the kernel mounts it over this
+     * checkout, else fuse-overlayfs), native, fuse */
     p->backend = c->ann.overlay < 0 ? RR_BACKEND_AUTO : (enum rr_backend)c->ann.overlay;
-    if (p->backend == RR_BACKEND_FUSE)
-        return rr_fail(err, 0, RR_ANN_OVERLAY " \"fuse\": refused in engine mode (no revrun "
-                               "process outlives create to hold fuse-overlayfs); use native");
-    if (p->backend == RR_BACKEND_AUTO &&
-        note(p, RR_ANN_OVERLAY " \"auto\": kernel overlayfs (in engine mode the only backend)") < 0)
-        return rr_fail(err, ENOMEM, "notes");
-    p->backend = RR_BACKEND_NATIVE;
     if (c->ann.export_name != NULL) {
         snprintf(p->eng.export_root, sizeof(p->eng.export_root), "%s", pol->export_root);
         if ((size_t)snprintf(p->eng.export_dir, sizeof(p->eng.export_dir), "%s/%s",
@@ -2060,4 +2133,20 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
 fail:
     profile_free(p);
     return -1;
+}
+
+int profile_judge_passed_fd(int fd, struct rr_error *err)
+{
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+
+    if (fl < 0 || fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "fd %d", fd);
+    if (fl & O_PATH)
+        return rr_fail(err, EPERM, "fd %d is an O_PATH handle: reopened through /proc it would "
+                                   "reach past the container's root", fd);
+    if (S_ISDIR(st.st_mode))
+        return rr_fail(err, EPERM, "fd %d is a directory: openat(fd, \"..\") would walk the "
+                                   "host's tree past the container's root", fd);
+    return 0;
 }

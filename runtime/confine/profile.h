@@ -13,11 +13,15 @@
 #include <sys/types.h>
 
 #include "bundle/config.h"
+#include "bundle/policy.h"
 #include "common/error.h"
 
-/* The unprivileged host identity the container user becomes when revrun runs
- * as root: a uid/gid that owns nothing, so an escape lands on a nobody. */
-#define PROFILE_DEFAULT_HOST_ID 2000000000u
+/* The first of the unprivileged host ids the container user becomes when
+ * revrun runs as root (the policy's hostIds range, 65536 ids by default): a
+ * uid/gid that owns nothing, so an escape lands on a nobody, and one of its
+ * own per container (idalloc.h), so containers are different users to the
+ * kernel and its per-user limits. */
+#define PROFILE_DEFAULT_HOST_ID POLICY_HOST_IDS_FIRST
 /* The agent's identity inside. Not 0: agents such as Claude Code refuse to
  * skip their own permission prompts as root, and nothing needs root inside. */
 #define PROFILE_DEFAULT_UID 1000u
@@ -159,6 +163,13 @@ struct profile {
     gid_t gid;
     uid_t host_uid;
     gid_t host_gid;
+    /* As root: HOST_IDS_ANY, create takes a free id of host_range and sets
+     * host_uid = host_gid to it (the range's first until then);
+     * HOST_IDS_EXACT, create claims host_uid (or host_gid) in the range;
+     * HOST_IDS_FIXED, nothing to take (rootless, ids outside the range, a
+     * user namespace that does not map the range). */
+    enum { HOST_IDS_FIXED, HOST_IDS_ANY, HOST_IDS_EXACT } host_ids;
+    struct rr_id_range host_range;
 
     /* the checkout */
     const char *lower;
@@ -253,12 +264,6 @@ struct profile {
 };
 
 /* Judge cfg against revrun's rules and build the plan. cfg must outlive p. */
-/* The host ids the container user becomes when revrun runs as root: the
- * dedicated PROFILE_DEFAULT_HOST_ID, or where the user namespace revrun runs
- * in does not map it (a user-namespaced container), the top of the range it
- * does map (see userns_ids.h). */
-void profile_host_ids(uint32_t *uid, uint32_t *gid);
-
 int profile_build(const struct rr_config *cfg, bool rootless, struct profile *p,
                   struct rr_error *err);
 void profile_free(struct profile *p);
@@ -310,6 +315,12 @@ int profile_exec(const struct profile *container, const struct rr_config *proc,
  * container has cannot become unlimited, and every value is positive. */
 int profile_judge_update(const struct profile *container, const struct rr_resources *req,
                          struct rr_error *err);
+
+/* --preserve-fds (create and exec): the caller's fds 3.. cross into the
+ * container as they are (podman's socket activation, a pipe), except what
+ * would reach past its root: a directory (openat(fd, "..") walks the host's
+ * tree, as runc's leaked-fd escapes did) or an O_PATH handle. EPERM. */
+int profile_judge_passed_fd(int fd, struct rr_error *err);
 
 
 #endif

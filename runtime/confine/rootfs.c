@@ -306,6 +306,14 @@ static int mount_checkout_engine(int root, const struct profile *p, const struct
 
     if (dst < 0)
         return rr_wrap(err, "checkout at %s", m->destination);
+    if (fds->checkout_mfd >= 0) { /* fuse-overlayfs serves it already */
+        ovl = rr_steal_fd(&fds->checkout_mfd);
+        if (rr_mount_setattr(ovl, "", AT_EMPTY_PATH, &attr) < 0)
+            return rr_fail(err, errno, "checkout at %s: mount attributes", m->destination);
+        if (rr_attach(ovl, dst, err) < 0)
+            return rr_wrap(err, "checkout at %s", m->destination);
+        return 0;
+    }
     scratch = rr_make_fs("tmpfs", opts, 3,
                          MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
     if (scratch < 0 || rr_attach(scratch, dst, err) < 0)

@@ -93,6 +93,14 @@ bool id_map_has(const struct id_map *m, uint32_t id)
     return false;
 }
 
+bool id_map_covers(const struct id_map *m, uint32_t first, uint32_t count)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (first >= m->r[i].inside && (uint64_t)first - m->r[i].inside + count <= m->r[i].count)
+            return true;
+    return false;
+}
+
 bool id_map_pick(const struct id_map *m, uint32_t *id)
 {
     bool found = false;

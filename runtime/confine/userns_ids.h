@@ -29,6 +29,8 @@ int id_map_read_self(bool uid, struct id_map *m, struct rr_error *err);
 /* The whole 32-bit range, one to one: the initial user namespace. */
 bool id_map_is_initial(const struct id_map *m);
 bool id_map_has(const struct id_map *m, uint32_t id);
+/* first..first+count-1 all mapped, by one line of the map. */
+bool id_map_covers(const struct id_map *m, uint32_t first, uint32_t count);
 /* An id for the container user in place of the dedicated one: the highest
  * id mapped here other than 0 and the overflow id 65534 (nobody), i.e. the
  * end of the container's range, the id least likely to own anything.

@@ -154,6 +154,18 @@ static bool idmap_refused(const struct profile *p, const struct rr_error *err)
                               (err->errnum == EPERM && strstr(err->msg, "mount_setattr") != NULL));
 }
 
+/* Whose host ids the checkout's owner becomes: the container user's (a
+ * review), the engine's process user's (io.revrun.checkout). */
+static uid_t lower_as_uid(const struct profile *p)
+{
+    return p->engine ? p->eng.lower_as_uid : p->host_uid;
+}
+
+static gid_t lower_as_gid(const struct profile *p)
+{
+    return p->engine ? p->eng.lower_as_gid : p->host_gid;
+}
+
 static enum probe_result probe_native(const struct profile *p, struct rr_error *err)
 {
     struct native_probe np = {.userns_fd = -1, .lower_mfd = -1};
@@ -164,7 +176,7 @@ static enum probe_result probe_native(const struct profile *p, struct rr_error *
     enum probe_result r;
 
     np.lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
-                                      p->host_uid, p->host_gid, err);
+                                      lower_as_uid(p), lower_as_gid(p), err);
     /* EINVAL: the checkout's filesystem refuses idmapped mounts; EPERM: it
      * was mounted outside the user namespace revrun runs in (a
      * user-namespaced container). The fuse backend copes with both; anything
@@ -191,7 +203,7 @@ static enum probe_result probe_native(const struct profile *p, struct rr_error *
 static int fuse_lower(const struct profile *p, bool *squash, struct rr_error *err)
 {
     int fd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
-                                p->host_uid, p->host_gid, err);
+                                lower_as_uid(p), lower_as_gid(p), err);
 
     *squash = false;
     if (fd >= 0 || !idmap_refused(p, err))
@@ -206,10 +218,12 @@ static int start_fuse(struct backend *b, const struct backend_env *e, struct rr_
     _cleanup_close_ int store = -1, lower = -1;
     struct fuse_spec s = {
         .bin = &b->bin,
-        .uid = p->rootless ? 0 : p->host_uid,
-        .gid = p->rootless ? 0 : p->host_gid,
+        /* the identity the mount serves: the checkout's user */
+        .uid = p->rootless ? 0 : lower_as_uid(p),
+        .gid = p->rootless ? 0 : lower_as_gid(p),
         .cgroup = e->cgroup,
         .seccomp = e->seccomp,
+        .outlive_parent = p->engine,
     };
 
     if (b->bin.fd < 0) {
@@ -270,7 +284,10 @@ int backend_choose(struct backend *b, const struct backend_env *e, struct rr_err
     if (start_fuse(b, e, err) < 0)
         return rr_wrap(err, "revrun.overlay \"auto\": no overlay works here: native: %s; fuse",
                        text);
-    sync_send(e->warn_fd, SYNC_WARNING, 0, 0, msg);
+    if (e->warn_fd >= 0)
+        sync_send(e->warn_fd, SYNC_WARNING, 0, 0, msg);
+    else
+        log_msg(LOG_WARN, "%s", msg);
     return 0;
 }
 

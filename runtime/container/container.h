@@ -26,6 +26,7 @@ struct create_opts {
     const struct rr_config *cfg;   /* in place of a bundle: written into the state dir */
     const char *pid_file;          /* NULL: none */
     const char *console_socket;    /* process.terminal: where the pty master goes */
+    int preserve_fds;              /* --preserve-fds: the caller's fds 3.. passed on (engine mode) */
     bool attached;                 /* run: keep a channel for the exit status */
     unsigned *limits_skipped;      /* out, or NULL: best-effort limits not enforced (CG_*) */
 };
@@ -49,6 +50,9 @@ int container_state_json(const struct rr_ctx *ctx, const char *id, char **out,
 
 /* Stop the monitor and pid 1 recorded in s (SIGTERM, then SIGKILL). */
 int container_stop_processes(const struct rr_state *s, struct rr_error *err);
+/* As root: give the container's host ids back (idalloc.h); before its state
+ * directory is removed. */
+int container_release_ids(const struct rr_ctx *ctx, const char *id, struct rr_error *err);
 
 /* Status from the state directory (s may be NULL: not yet recorded). */
 enum container_status container_status_of(int dirfd, const struct rr_state *s);

@@ -97,8 +97,13 @@ int container_open_upper(const struct rr_ctx *ctx, const char *id, struct contai
         goto out;
     }
     out->format = WB_FORMAT_OVERLAY_USERXATTR;
-    if (s.backend != NULL && strcmp(s.backend, "fuse") == 0)
-        out->format = WB_FORMAT_FUSE_OVERLAYFS;
+    {
+        char buf[16];
+        const char *b = engine_state_is_engine(&s) ? engine_checkout_backend(dir, buf, sizeof(buf))
+                                                   : s.backend;
+        if (b != NULL && strcmp(b, "fuse") == 0)
+            out->format = WB_FORMAT_FUSE_OVERLAYFS;
+    }
     r = load_policy(dir, &out->policy, err);
 out:
     state_free(&s);

@@ -32,6 +32,8 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 #include "runtime/container/engine.h"
+#include "runtime/container/idalloc.h"
+#include "runtime/container/passfds.h"
 
 struct creation {
     const struct rr_ctx *ctx;
@@ -47,6 +49,9 @@ struct creation {
     int lock_fd;
     int bundle_fd;
     int console_fd;
+    int id_fd;                 /* holds the container's host id (idalloc.h), or -1 */
+    bool ids_taken;
+    char real_root[PATH_MAX];  /* the state root, as the host id record names it */
     pid_t monitor;
     struct rr_state extra; /* rootfs and annotations, for `state` */
     bool engine; /* handed to engine_create, which cleans up after itself */
@@ -147,25 +152,46 @@ static int check_free_space(const struct creation *c, struct rr_error *err)
     return 0;
 }
 
+/* As root, the container's own host uid/gid (profile.h HOST_IDS_*): taken
+ * once its state directory exists (so a reclaimer never takes it for a
+ * crashed run's) and before anything is made for that identity. */
+static int take_host_ids(struct creation *c, struct rr_error *err)
+{
+    struct profile *p = &c->profile;
+    const struct rr_id_range *r = &p->host_range;
+    bool uid_in = p->host_uid >= r->first && p->host_uid - r->first < r->count;
+    uint32_t id = uid_in ? p->host_uid : p->host_gid;
+
+    if (p->host_ids == HOST_IDS_FIXED)
+        return 0;
+    if (idalloc_take(r, p->host_ids == HOST_IDS_EXACT, &id, c->real_root, c->o->id, &c->id_fd,
+                     err) < 0)
+        return rr_wrap(err, "the container's host uid/gid");
+    c->ids_taken = true;
+    if (p->host_ids == HOST_IDS_ANY)
+        p->host_uid = p->host_gid = id;
+    return 0;
+}
+
 static int make_state_dir(struct creation *c, struct rr_error *err)
 {
     c->root_fd = container_root(c->ctx, true, err);
     if (c->root_fd < 0 || check_free_space(c, err) < 0)
         return -1;
-    {
-        char root[PATH_MAX];
-        if (realpath(c->ctx->root, root) == NULL)
-            return rr_fail(err, errno, "state root %s", c->ctx->root);
-        if ((size_t)snprintf(c->state_path, sizeof(c->state_path), "%s/%s", root, c->o->id) >=
-            sizeof(c->state_path))
-            return rr_fail(err, ENAMETOOLONG, "state root");
-    }
+    if (realpath(c->ctx->root, c->real_root) == NULL)
+        return rr_fail(err, errno, "state root %s", c->ctx->root);
+    if ((size_t)snprintf(c->state_path, sizeof(c->state_path), "%s/%s", c->real_root,
+                         c->o->id) >= sizeof(c->state_path))
+        return rr_fail(err, ENAMETOOLONG, "state root");
     c->dir_fd = statedir_create(c->root_fd, c->o->id, err);
     if (c->dir_fd < 0)
         return -1;
     c->lock_fd = statedir_lock(c->dir_fd, err);
     if (c->lock_fd < 0)
         return -1;
+    if (take_host_ids(c, err) < 0)
+        return -1;
+    crash_point("create:host-id");
     if (mkfifoat(c->dir_fd, FIFO_FILE, 0600) < 0)
         return rr_fail(err, errno, "exec fifo");
     /* pid 1 opens it as the container user. */
@@ -215,7 +241,8 @@ static int fork_monitor(struct creation *c, int *cli_fd, struct rr_error *err)
                                   .state_dir = c->dir_fd, .rootfs_dir = rootfs,
                                   .fifo_fd = fifo, .attached = c->o->attached,
                                   .cgroup = &c->cg, .console_fd = c->console_fd};
-        const int keep[] = {sp[1], c->dir_fd, rootfs, fifo, c->console_fd};
+        /* id_fd: the monitor holds the container's host id while it lives. */
+        const int keep[] = {sp[1], c->dir_fd, rootfs, fifo, c->console_fd, c->id_fd};
         /* The lock, the log and everything else of this command stay here. */
         rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
         monitor_main(&ma);
@@ -352,6 +379,9 @@ static void abandon(struct creation *c)
     c->console_fd = -1;
     if (c->cg.version != CG_NONE)
         cgroup_remove(c->cg.version, c->cg.path, &ignored);
+    /* Before the state directory: until then no reclaimer takes the id. */
+    if (c->ids_taken)
+        idalloc_release(c->real_root, c->o->id, &ignored);
     if (c->dir_fd >= 0)
         statedir_remove(c->root_fd, c->o->id, &ignored);
 }
@@ -371,18 +401,16 @@ static int judge_extras(struct creation *c, struct rr_error *err)
     if (c->o->console_socket != NULL &&
         (c->console_fd = console_connect(c->o->console_socket, err)) < 0)
         return -1;
-    if (!c->ctx->rootless && c->profile.cfg->linux.n_uid_mappings > 0 &&
-        c->profile.host_uid != PROFILE_DEFAULT_HOST_ID) {
-        uint32_t u, g;
-        profile_host_ids(&u, &g);
-        if (u != PROFILE_DEFAULT_HOST_ID && u == c->profile.host_uid)
-            log_msg(LOG_WARN,
-                    "revrun runs as root inside a user namespace that does not map its "
-                    "dedicated host id %u: the container user is %u:%u here, the top of the "
-                    "range this namespace maps",
-                    PROFILE_DEFAULT_HOST_ID, (unsigned)c->profile.host_uid,
-                    (unsigned)c->profile.host_gid);
-    }
+    if (!c->ctx->rootless && c->profile.host_ids == HOST_IDS_FIXED &&
+        c->profile.cfg->linux.n_uid_mappings == 0 &&
+        c->profile.host_uid != c->profile.host_range.first)
+        log_msg(LOG_WARN,
+                "revrun runs as root inside a user namespace that does not map its "
+                "dedicated host id range %u-%u: the container user is %u:%u here, the top of "
+                "the range this namespace maps, shared by every container revrun runs here",
+                c->profile.host_range.first,
+                c->profile.host_range.first + (c->profile.host_range.count - 1),
+                (unsigned)c->profile.host_uid, (unsigned)c->profile.host_gid);
     if (rlimits_judge_caller(&c->profile, err) < 0)
         return -1;
     if (landlock_judge_host(&c->profile, note, sizeof(note), err) < 0)
@@ -403,6 +431,9 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
         c->use = c->o->cfg;
     else if (load_bundle(c, err) < 0)
         return -1;
+    if (c->o->preserve_fds > 0 && !c->use->engine)
+        return rr_fail(err, EINVAL, "--preserve-fds %d: only an engine's bundle takes fds "
+                                    "(revrun's own process gets 0-2 alone)", c->o->preserve_fds);
     /* An engine's bundle: no monitor, the engine's shim owns the process. */
     if (c->use->engine) {
         c->engine = true;
@@ -447,10 +478,11 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
                      struct rr_error *err)
 {
     struct creation c = {.ctx = ctx, .o = o, .root_fd = -1, .dir_fd = -1, .lock_fd = -1,
-                         .bundle_fd = -1, .console_fd = -1, .monitor = -1};
+                         .bundle_fd = -1, .console_fd = -1, .id_fd = -1, .monitor = -1};
     struct sync_msg m;
     int cli_fd = -1;
-    int r = create_steps(&c, &cli_fd, &m, err);
+    /* before anything is opened: see passfds_check */
+    int r = passfds_check(o->preserve_fds, err) < 0 ? -1 : create_steps(&c, &cli_fd, &m, err);
 
     if (r < 0) {
         rr_wrap(err, "create %s", o->id);
@@ -473,6 +505,8 @@ int container_create(const struct rr_ctx *ctx, const struct create_opts *o, int 
         close(c.bundle_fd);
     if (c.console_fd >= 0)
         close(c.console_fd);
+    if (c.id_fd >= 0)
+        close(c.id_fd); /* the monitor has its own */
     if (c.dir_fd >= 0)
         close(c.dir_fd);
     if (c.root_fd >= 0)

@@ -456,11 +456,12 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     struct engine_init_args a = {
         .p = &e->p, .id = e->o->id, .bundle = e->bundle, .state_path = e->state_path,
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
+        .preserve_fds = e->o->preserve_fds,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
-                .lower_mfd = e->ck.lower_mfd, .checkout_mfd = -1,
+                .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
                 .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
                 .out_mfd = -1}};
-    int *keep = malloc((e->p.n_mounts + 12) * sizeof(int));
+    int *keep = malloc((e->p.n_mounts + (size_t)e->o->preserve_fds + 12) * sizeof(int));
     size_t n = 0;
 
     if (keep == NULL)
@@ -471,10 +472,13 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = e->root_mfd;
     keep[n++] = e->console_fd;
     keep[n++] = e->ck.lower_mfd;
+    keep[n++] = engine_checkout_view(&e->ck);
     keep[n++] = e->ck.store.upper_fd;
     keep[n++] = e->ck.store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
+    for (int fd = 3; fd < 3 + e->o->preserve_fds; fd++)
+        keep[n++] = fd;
     /* Nothing of create's reaches the container: not the lock, the state
      * root, the bundle or the log. */
     rr_close_all_except(keep, n);
@@ -520,7 +524,9 @@ static int hooks_now(struct engine *e, enum rr_hook_kind kind, struct rr_error *
 
     if (e->cfg->n_hooks[kind] == 0)
         return 0;
-    if (hooks_state_json(e->o->id, "creating", e->child, e->bundle, &e->cfg->annotations, &state,
+    /* "created": the runtime spec's status after its lifecycle's step 2
+     * (the environment made), which prestart and createRuntime follow */
+    if (hooks_state_json(e->o->id, "created", e->child, e->bundle, &e->cfg->annotations, &state,
                          err) < 0)
         return -1;
     return hooks_run(e->cfg, kind, state, err);
@@ -569,14 +575,22 @@ static int steps(struct engine *e, struct rr_error *err)
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
-        engine_checkout_open(&e->p, e->dir_fd, &e->ck, err) < 0 || open_namespaces(e, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, &e->cg, &e->ck, err) < 0 ||
+        open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
-    if (place_child(e, err) < 0 || hooks_now(e, RR_HOOK_PRESTART, err) < 0 ||
-        hooks_now(e, RR_HOOK_CREATE_RUNTIME, err) < 0)
+    if (place_child(e, err) < 0)
         return -1;
     if (sync_send(e->sync_fd, SYNC_GO, e->child, 0, NULL) < 0)
         return rr_fail(err, errno, "release the container");
+    /* prestart and createRuntime once the container's mounts are made,
+     * before its pivot_root (the init asks); a failure ends the create and
+     * abandon() destroys what was made. */
+    if (sync_expect(e->sync_fd, SYNC_HOOKS, &m, err) < 0 ||
+        hooks_now(e, RR_HOOK_PRESTART, err) < 0 || hooks_now(e, RR_HOOK_CREATE_RUNTIME, err) < 0)
+        return -1;
+    if (sync_send(e->sync_fd, SYNC_ACK, 0, 0, NULL) < 0)
+        return rr_fail(err, errno, "resume the container after its hooks");
     if (sync_expect(e->sync_fd, SYNC_READY, &m, err) < 0)
         return -1;
     if (record(e, e->child, err) < 0)
@@ -598,7 +612,7 @@ static void abandon(struct engine *e)
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
     if (e->dir_fd >= 0) {
-        engine_checkout_close(&e->ck);
+        engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
     }
@@ -643,7 +657,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         close_fd(&e.join_fd[i]);
         close_fd(&e.back_fd[i]);
     }
-    engine_checkout_close(&e.ck);
+    engine_checkout_close(&e.ck, r == 0);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);
@@ -671,16 +685,16 @@ int engine_after(int dirfd, const struct rr_state *s, enum rr_hook_kind kind, co
 {
     struct rr_config cfg;
     _cleanup_free_ char *state = NULL;
-    int r;
+    int r = 0;
 
     if (load_kept(dirfd, &cfg, err) < 0)
         return rr_wrap(err, "the config kept at create");
-    r = cfg.n_hooks[kind] == 0
-            ? 0
-            : hooks_state_json(s->id, status, (pid_t)s->pid, s->bundle, &cfg.annotations, &state,
-                               err);
-    if (r == 0 && cfg.n_hooks[kind] > 0)
-        r = hooks_run(&cfg, kind, state, err);
+    if (cfg.n_hooks[kind] > 0) {
+        r = hooks_state_json(s->id, status, (pid_t)s->pid, s->bundle, &cfg.annotations, &state,
+                             err);
+        if (r == 0)
+            hooks_run_warn(&cfg, kind, state);
+    }
     config_free(&cfg);
     return r;
 }

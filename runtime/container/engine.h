@@ -18,7 +18,8 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
 bool engine_state_is_engine(const struct rr_state *s);
 
 /* Run the hooks of kind kept at create (poststart: after start; poststop:
- * at delete) with the state's status. */
+ * at delete) with the state's status: all of them, each failure a warning
+ * (logged here). -1 only when the kept config or the state cannot be read. */
 int engine_after(int dirfd, const struct rr_state *s, enum rr_hook_kind kind, const char *status,
                  struct rr_error *err);
 

@@ -20,14 +20,42 @@ void engine_checkout_init(struct engine_checkout *ck)
 {
     ck->store.upper_fd = ck->store.work_fd = -1;
     ck->lower_mfd = -1;
+    backend_init(&ck->backend);
+    memset(&ck->helper, 0, sizeof(ck->helper));
+    ck->have_backend = false;
 }
 
-void engine_checkout_close(struct engine_checkout *ck)
+void engine_checkout_close(struct engine_checkout *ck, bool ok)
 {
     overlay_store_close(&ck->store);
     if (ck->lower_mfd >= 0)
         close(ck->lower_mfd);
+    if (ck->have_backend) {
+        if (ok)
+            fuse_daemon_release(&ck->backend.fuse);
+        backend_stop(&ck->backend);
+        seccomp_progs_free(&ck->helper);
+    }
     engine_checkout_init(ck);
+}
+
+int engine_checkout_view(const struct engine_checkout *ck)
+{
+    return ck->have_backend ? backend_view(&ck->backend) : -1;
+}
+
+const char *engine_checkout_backend(int state_dir, char *buf, size_t len)
+{
+    _cleanup_free_ char *text = NULL;
+    size_t n = 0;
+    struct rr_error ignored;
+
+    if (rr_read_file(state_dir, ENGINE_FORMAT_FILE, 16, &text, &n, &ignored) < 0)
+        return NULL;
+    if (strcmp(text, "fuse") != 0 && strcmp(text, "native") != 0)
+        return NULL;
+    snprintf(buf, len, "%s", text);
+    return buf;
 }
 
 /* The default root is made when missing (root's, 0700); any root must be a
@@ -74,20 +102,36 @@ static int check_export(const struct profile *p, int state_dir, struct rr_error 
     return rr_write_atomic(state_dir, ENGINE_EXPORT_FILE, line, strlen(line), 0600, err);
 }
 
-int engine_checkout_open(const struct profile *p, int state_dir, struct engine_checkout *ck,
-                         struct rr_error *err)
+int engine_checkout_open(const struct profile *p, int state_dir, const struct cgroup_plan *cg,
+                         struct engine_checkout *ck, struct rr_error *err)
 {
+    const char *name;
+
     if (p->lower == NULL)
         return 0;
     if (check_export(p, state_dir, err) < 0)
         return -1;
     if (mkdirat(state_dir, STORE_DIR, 0700) < 0)
         return rr_fail(err, errno, "io.revrun.checkout: store directory");
-    /* owned by the container's root, who mounts the overlay in its user
-     * namespace; the upper's root has the lower's mode, as a review's */
-    if (overlay_store_mount(state_dir, STORE_DIR, p->upper_size, p->lower_mode, p->host_uid,
-                            p->host_gid, &ck->store, err) < 0)
+    /* owned by the checkout's user (the fuse daemon's identity); the
+     * container's root, who mounts a native overlay, may write it too in
+     * its user namespace. The upper's root has the lower's mode. */
+    if (overlay_store_mount(state_dir, STORE_DIR, p->upper_size, p->lower_mode,
+                            p->eng.lower_as_uid, p->eng.lower_as_gid, &ck->store, err) < 0)
         return rr_wrap(err, "io.revrun.checkout");
+    ck->have_backend = true;
+    if (backend_find(&ck->backend, p, err) < 0 || seccomp_compile_helper(&ck->helper, err) < 0)
+        return rr_wrap(err, "io.revrun.checkout");
+    if (backend_choose(&ck->backend,
+                       &(struct backend_env){p, state_dir, -1, cg->version != CG_NONE ? cg : NULL,
+                                             &ck->helper},
+                       err) < 0)
+        return rr_wrap(err, "io.revrun.checkout %s", p->checkout_path);
+    name = backend_name(&ck->backend);
+    if (rr_write_atomic(state_dir, ENGINE_FORMAT_FILE, name, strlen(name), 0600, err) < 0)
+        return -1;
+    if (backend_view(&ck->backend) >= 0)
+        return 0;
     ck->lower_mfd = overlay_lower_open(p->lower, p->idmap_lower, p->lower_owner, p->lower_group,
                                        p->eng.lower_as_uid, p->eng.lower_as_gid, err);
     if (ck->lower_mfd < 0)

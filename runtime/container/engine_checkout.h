@@ -13,22 +13,38 @@
 
 #include "common/error.h"
 #include "overlay/overlay.h"
+#include "runtime/confine/cgroup.h"
 #include "runtime/confine/profile.h"
+#include "runtime/confine/seccomp.h"
+#include "runtime/container/backend.h"
 
-#define ENGINE_EXPORT_FILE "export-dir" /* where delete exports, one line */
+#define ENGINE_EXPORT_FILE "export-dir"      /* where delete exports, one line */
+#define ENGINE_FORMAT_FILE "checkout-backend" /* "native" or "fuse": the upper's format */
 
 struct engine_checkout {
     struct overlay_store store; /* upper/ and work/ */
-    int lower_mfd;              /* the bind's source, idmapped, read-only */
+    int lower_mfd;              /* native: the bind's source, idmapped, read-only */
+    struct backend backend;     /* fuse: the daemon serving the view (backend_view) */
+    struct seccomp_progs helper; /* the helpers' floor, the daemon's */
+    bool have_backend;
 };
 
 void engine_checkout_init(struct engine_checkout *ck);
 
-/* Mount the store on state_dir/STORE_DIR, open the lower, check the export
- * root and record the export directory. Nothing when p has no checkout. */
-int engine_checkout_open(const struct profile *p, int state_dir, struct engine_checkout *ck,
-                         struct rr_error *err);
-void engine_checkout_close(struct engine_checkout *ck);
+/* Mount the store on state_dir/STORE_DIR, choose the backend as a review
+ * does (auto: native when the kernel mounts it over this checkout, else
+ * fuse-overlayfs, its daemon in cg), open the lower or the view, check the
+ * export root and record the export directory. Nothing without a checkout. */
+int engine_checkout_open(const struct profile *p, int state_dir, const struct cgroup_plan *cg,
+                         struct engine_checkout *ck, struct rr_error *err);
+/* The view for the container's init, or -1 (native: it mounts the overlay). */
+int engine_checkout_view(const struct engine_checkout *ck);
+/* ok: the container holds what it needs, a fuse daemon is left serving it;
+ * otherwise the daemon is stopped. */
+void engine_checkout_close(struct engine_checkout *ck, bool ok);
+
+/* The upper's format recorded at create ("fuse" or "native"), or NULL. */
+const char *engine_checkout_backend(int state_dir, char *buf, size_t len);
 
 /* Unmount the store when it is mounted there (delete, a failed create). */
 int engine_checkout_unmount(int state_dir, struct rr_error *err);

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/close_range.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,7 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -23,6 +21,7 @@
 #include "runtime/confine/caps.h"
 #include "runtime/container/console.h"
 #include "runtime/container/loopback.h"
+#include "runtime/container/passfds.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/statedir.h"
@@ -152,7 +151,14 @@ static int setup(struct engine_init_args *a, struct rr_error *err)
         return -1;
     close(a->fds.root_mfd);
     a->fds.root_mfd = -1;
-    if (run_hooks(a, RR_HOOK_CREATE_CONTAINER, "creating", err) < 0 ||
+    /* The runtime spec's moment for prestart and createRuntime (run by
+     * create, on the host side): the mounts are made, the root is not yet
+     * pivoted to. Then createContainer, here in the container's namespaces. */
+    if (sync_send(a->sync_fd, SYNC_HOOKS, 0, 0, NULL) < 0)
+        return rr_fail(err, errno, "ask for the prestart hooks");
+    if (sync_expect(a->sync_fd, SYNC_ACK, &m, err) < 0)
+        return rr_wrap(err, "waiting for the prestart hooks");
+    if (run_hooks(a, RR_HOOK_CREATE_CONTAINER, "created", err) < 0 ||
         rootfs_pivot_engine(p, root, err) < 0)
         return -1;
     if (chdir(p->cwd) < 0)
@@ -224,8 +230,8 @@ static int become_process(const struct engine_init_args *a, struct rr_error *err
         return rr_fail(err, errno, "no_new_privs");
     if (apparmor_on_exec(p->eng.apparmor_profile, err) < 0)
         return -1;
-    if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-        return rr_fail(err, errno, "close_range");
+    if (passfds_seal(a->preserve_fds) < 0)
+        return rr_fail(err, errno, "close fds (--preserve-fds %d)", a->preserve_fds);
     if (seccomp_progs_load(a->seccomp) < 0)
         return rr_fail(err, errno, nnp ? "seccomp" : "seccomp (without no_new_privs)");
     if (!nnp && caps_set_masks(p->eng.caps, err) < 0)
@@ -245,6 +251,7 @@ static __attribute__((noreturn)) void die_started(const struct rr_error *err)
 __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
 {
     struct rr_error err = {0};
+    int started_fd = -1;
     sigset_t none;
 
     /* In tty mode nothing of create's stdio (the shim's pipe) is held: the
@@ -270,10 +277,17 @@ __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
     close(a->sync_fd);
     /* Signals keep their default action until start: a created container
      * sent SIGKILL or SIGTERM ends, as runc's does. */
-    if (sync_wait_for_start(a->fifo_fd, &err) < 0)
+    /* The fifo's writing end stays open (close-on-exec) until the exec:
+     * start waits for its end of file before the poststart hooks. */
+    if (sync_wait_for_start(a->fifo_fd, &started_fd, &err) < 0)
         die_started(&err);
-    if (run_hooks(a, RR_HOOK_START_CONTAINER, "created", &err) < 0 ||
-        become_process(a, &err) < 0)
+    /* startContainer's program is resolved in the container: it is the
+     * image's, so it runs as the process will, with its identity,
+     * capabilities, no_new_privs and seccomp (floor and the engine's
+     * filter), after become_process as runc orders it. What it forks keeps
+     * exactly that. */
+    if (become_process(a, &err) < 0 ||
+        run_hooks(a, RR_HOOK_START_CONTAINER, "created", &err) < 0)
         die_started(&err);
     execve(exe_path, a->p->args->v, a->p->env->v);
     rr_fail(&err, errno, "exec %s", exe_path);

@@ -20,6 +20,7 @@ struct engine_init_args {
     int fifo_fd;          /* O_PATH of the exec fifo */
     int console_fd;       /* process.terminal: the console socket; else -1 */
     const struct seccomp_progs *seccomp;
+    int preserve_fds;     /* --preserve-fds: 3 .. 3+N-1 cross the exec */
 };
 
 __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a);

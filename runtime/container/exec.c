@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,11 +31,10 @@
 #include "runtime/container/members.h"
 #include "runtime/confine/profile.h"
 #include "runtime/confine/seccomp.h"
+#include "runtime/container/passfds.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 
-/* --preserve-fds: fds 3 .. 3+N-1; more than this is a mistake. */
-#define EXEC_MAX_PRESERVE 1024
 #define EXEC_MAX_CANDIDATES 64
 
 /* Everything the two forked processes need, ready before the first fork. */
@@ -123,19 +121,6 @@ static int set_rlimits(const struct profile *p, struct rr_error *err)
     return 0;
 }
 
-/* Only 0, 1, 2 and the preserved fds cross the exec. */
-static int seal_fds(int preserve)
-{
-    if (syscall(SYS_close_range, 3 + preserve, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-        return -1;
-    for (int fd = 3; fd < 3 + preserve; fd++) {
-        int fl = fcntl(fd, F_GETFD);
-        if (fl >= 0 && fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) < 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* In the same order as the container's own process (init.c): identity,
  * session and terminal, cwd, Landlock ruleset, no capability, no_new_privs,
  * rlimits, fds; Landlock and seccomp last. */
@@ -182,7 +167,7 @@ __attribute__((noreturn)) static void process_main(struct exec_job *j)
     umask(p->engine ? p->eng.umask : 022);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (seal_fds(j->o->preserve_fds) < 0) {
+    if (passfds_seal(j->o->preserve_fds) < 0) {
         rr_fail(&err, errno, "close fds");
         goto fail;
     }
@@ -267,7 +252,7 @@ __attribute__((noreturn)) static void helper_main(struct exec_job *j)
     struct rr_error err = {0};
     unsigned flags;
     pid_t child;
-    int keep[EXEC_MAX_PRESERVE + EXEC_MAX_CANDIDATES + 4];
+    int keep[PASSFDS_MAX + EXEC_MAX_CANDIDATES + 4];
     size_t nk = 0;
 
     /* Nothing of revrun's reaches the container: not its state directory,
@@ -526,20 +511,6 @@ static void job_free(struct exec_job *j)
             close(j->report[i]);
 }
 
-/* Checked before revrun opens anything: a gap in the caller's fds would
- * otherwise be filled by one of revrun's (the state root, a lock) and
- * handed to the container. */
-static int check_preserved(int n, struct rr_error *err)
-{
-    if (n < 0 || n > EXEC_MAX_PRESERVE)
-        return rr_fail(err, EINVAL, "--preserve-fds: 0 to %d", EXEC_MAX_PRESERVE);
-    for (int fd = 3; fd < 3 + n; fd++)
-        if (fcntl(fd, F_GETFD) < 0 || fd == log_fileno())
-            return rr_fail(err, EBADF, "--preserve-fds %d: fd %d is not one the caller passed",
-                           n, fd);
-    return 0;
-}
-
 static const int forwarded[] = {SIGTERM, SIGINT,  SIGHUP,   SIGQUIT, SIGUSR1,
                                 SIGUSR2, SIGWINCH, SIGCONT, SIGALRM, SIGPIPE};
 
@@ -554,7 +525,7 @@ int container_exec(const struct rr_ctx *ctx, const struct exec_opts *o, int *sta
     int r = -1;
 
     *status = 0;
-    if (check_preserved(o->preserve_fds, err) < 0)
+    if (passfds_check(o->preserve_fds, err) < 0)
         return rr_wrap(err, "exec failed");
     if (open_container(ctx, o->id, true, &op, err) < 0 || prepare(&j, &op, err) < 0)
         goto out;

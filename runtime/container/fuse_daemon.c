@@ -104,10 +104,12 @@ __attribute__((noreturn)) static void daemon_main(const struct fuse_spec *s, int
 
     /* The byte on go_fd says the monitor has put us in the container's
      * cgroup (EOF: it failed, or is gone). */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || read(go_fd, &c, 1) != 1)
+    if ((!s->outlive_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) ||
+        read(go_fd, &c, 1) != 1)
         _exit(1);
     close(go_fd);
-    if (daemon_setup(s, store_mfd, log_fd, &err) == 0 && tie_to_monitor(monitor_pidfd, &err) == 0) {
+    if (daemon_setup(s, store_mfd, log_fd, &err) == 0 &&
+        (s->outlive_parent || tie_to_monitor(monitor_pidfd, &err) == 0)) {
         const int keep[] = {dev_fd, s->bin->fd};
         rr_close_all_except(keep, RR_ARRAY_SIZE(keep));
         /* revrun's floor for its helpers (the agent's, without the config's
@@ -250,6 +252,15 @@ int fuse_daemon_start(const struct fuse_spec *s, struct fuse_daemon *d, struct r
         return -1;
     }
     return 0;
+}
+
+void fuse_daemon_release(struct fuse_daemon *d)
+{
+    rr_closep(&d->pidfd);
+    rr_closep(&d->log_fd);
+    rr_closep(&d->view_mfd);
+    d->pidfd = d->log_fd = d->view_mfd = -1;
+    d->pid = -1;
 }
 
 void fuse_daemon_stop(struct fuse_daemon *d)

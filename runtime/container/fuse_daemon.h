@@ -29,6 +29,10 @@ struct fuse_spec {
     bool squash;   /* show every file as uid/gid's (a lower that could not be idmapped) */
     const struct cgroup_plan *cgroup; /* NULL: none */
     const struct seccomp_progs *seccomp; /* the floor (prog[0]) is loaded; NULL: none */
+    /* engine mode: no revrun process outlives create, so the daemon is not
+     * tied to its parent; it ends with the container's mount namespace (the
+     * only place its mount is attached) or with the container's cgroup */
+    bool outlive_parent;
 };
 
 struct fuse_daemon {
@@ -45,6 +49,10 @@ int fuse_daemon_start(const struct fuse_spec *s, struct fuse_daemon *d, struct r
 
 /* Kill and reap it (when still there) and close everything. */
 void fuse_daemon_stop(struct fuse_daemon *d);
+
+/* Engine mode, once the container holds the view: close our handles and
+ * leave the daemon running (it becomes the engine's subreaper's child). */
+void fuse_daemon_release(struct fuse_daemon *d);
 
 /* pid was reaped with status: when it is the daemon, true, and why says how
  * it ended. */

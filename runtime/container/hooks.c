@@ -15,6 +15,7 @@
 #include "common/cleanup.h"
 #include "common/escape.h"
 #include "common/fsutil.h"
+#include "runtime/container/log.h"
 
 #define HOOK_OUTPUT_MAX 2048
 
@@ -152,6 +153,9 @@ static int run_one(const struct rr_hook *h, const char *where, const char *state
     r = supervise(pid, inp[1], outp[0], state, h, output, &used, &status);
     close(outp[0]);
     signal(SIGPIPE, old);
+    /* the output's last newline is the end of its message, not part of it */
+    while (used > 0 && (output[used - 1] == '\n' || output[used - 1] == '\r'))
+        used--;
     output[used] = '\0';
     rr_escape(output, used, shown, sizeof(shown));
     if (r < 0)
@@ -176,4 +180,20 @@ int hooks_run(const struct rr_config *cfg, enum rr_hook_kind kind, const char *s
             return -1;
     }
     return 0;
+}
+
+int hooks_run_warn(const struct rr_config *cfg, enum rr_hook_kind kind, const char *state_json)
+{
+    int failed = 0;
+
+    for (size_t i = 0; i < cfg->n_hooks[kind]; i++) {
+        char where[64], text[RR_ERROR_MSG_MAX + 128];
+        struct rr_error err;
+        snprintf(where, sizeof(where), "hooks.%s[%zu]", rr_hook_kind_names[kind], i);
+        if (run_one(&cfg->hooks[kind][i], where, state_json, &err) < 0) {
+            log_msg(LOG_WARN, "%s", rr_error_text(&err, text, sizeof(text)));
+            failed++;
+        }
+    }
+    return failed;
 }

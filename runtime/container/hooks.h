@@ -21,4 +21,9 @@ int hooks_state_json(const char *id, const char *status, pid_t pid, const char *
 int hooks_run(const struct rr_config *cfg, enum rr_hook_kind kind, const char *state_json,
               struct rr_error *err);
 
+/* poststart and poststop: every hook runs; each failure is a warning (the
+ * runtime spec's rule: the lifecycle goes on as if it had succeeded).
+ * Returns how many failed. */
+int hooks_run_warn(const struct rr_config *cfg, enum rr_hook_kind kind, const char *state_json);
+
 #endif

@@ -33,6 +33,7 @@
 #include "egress/egress.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
+#include "runtime/container/warm.h"
 
 /* Signals init passes on to the agent. SIGKILL and SIGSTOP cannot be caught;
  * SIGCHLD is init's own. */
@@ -355,6 +356,39 @@ static int spawn_dns(const struct init_args *a, struct rr_error *err)
     return 0;
 }
 
+/* The checkout's warmer (warm.h): confined like the relay, idle priority,
+ * nothing but the checkout's directory. Best effort: if it cannot start,
+ * the agent's first look at the checkout is only slower. */
+static void spawn_warm(const struct init_args *a)
+{
+    const struct sched_param idle = {0};
+    pid_t pid;
+    int fd;
+
+    if (a->p->lower == NULL || a->p->checkout_path == NULL)
+        return;
+    if ((pid = fork()) != 0)
+        return; /* pid 1 reaps it with the rest */
+    {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+    }
+    prctl(PR_SET_NAME, "revrun-warm", 0, 0, 0);
+    if (setsid() < 0 || sched_setscheduler(0, SCHED_IDLE, &idle) < 0)
+        _exit(126);
+    set_rlimits(a->p);
+    fd = open(a->p->checkout_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    {
+        const int keep[] = {fd, landlock_fd};
+        rr_close_all_except(keep, 2);
+    }
+    if (fd < 0 || seal(a) < 0)
+        _exit(126);
+    warm_tree(fd, WARM_MAX_ENTRIES, WARM_MAX_DEPTH);
+    _exit(0);
+}
+
 /* ---- pid 1's loop ---- */
 
 static int make_signalfd(sigset_t *set)
@@ -420,7 +454,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         _exit(1);
     /* Until start, signals keep their default action: a created container
      * that is sent SIGTERM ends, as runc's does. */
-    if (sync_wait_for_start(a->fifo_fd, &err) < 0) {
+    if (sync_wait_for_start(a->fifo_fd, NULL, &err) < 0) {
         sync_send_error(a->sync_fd, &err);
         _exit(1);
     }
@@ -436,6 +470,8 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         _exit(0);
     }
     agent = spawn_agent(a, &err);
+    if (agent > 0)
+        spawn_warm(a);
     if (agent < 0) {
         char text[SYNC_TEXT_MAX];
         /* 127 as a shell reports a program it could not run. */

@@ -3,6 +3,7 @@
  * whose start time matches the record. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/idalloc.h"
 #include "runtime/container/log.h"
 #include "runtime/container/verbs.h"
 
@@ -109,8 +111,10 @@ static struct proc_ref monitor_ref(const struct rr_state *s)
     return (struct proc_ref){(pid_t)s->monitor_pid, s->monitor_start};
 }
 
-/* Open the fifo's reading end and wait for pid 1's byte (or its death). */
-static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
+/* Open the fifo's reading end and wait for pid 1's byte (or its death).
+ * The fifo and a pidfd of pid 1 are handed out for wait_exec. */
+static int release(int dirfd, const struct rr_state *s, int *fifo_out, int *pidfd_out,
+                   struct rr_error *err)
 {
     struct proc_ref ref = init_ref(s);
     _cleanup_close_ int pidfd = proc_ref_pidfd(&ref);
@@ -141,13 +145,43 @@ static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
         return rr_fail(err, EPROTO, "the container did not confirm its start");
     if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
         return rr_fail(err, errno, "remove exec fifo");
+    *fifo_out = rr_steal_fd(&fifo);
+    *pidfd_out = rr_steal_fd(&pidfd);
     return 0;
+}
+
+/* The fifo's end of file: an engine's process holds the writing end until
+ * its exec (close-on-exec), revrun's own pid 1 closes it at once; or pid 1
+ * is gone. Waited for without the container's lock, so that a delete
+ * --force of a container stuck before its exec (a startContainer hook that
+ * never ends) is not held up behind this start. */
+static void wait_exec(int fifo, int pidfd)
+{
+    struct pollfd pfd[2] = {{.fd = fifo, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+
+    for (;;) {
+        char c;
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        if (pfd[1].revents & POLLIN)
+            return;
+        if (pfd[0].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = read(fifo, &c, 1);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+                return;
+        }
+    }
 }
 
 int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
 {
     struct opened o;
     enum container_status st;
+    _cleanup_close_ int fifo = -1;
+    _cleanup_close_ int pidfd = -1;
     int r = -1;
 
     if (open_container(ctx, id, true, &o, err) < 0)
@@ -157,10 +191,15 @@ int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *e
         rr_fail(err, EINVAL, "container %s is %s, not created", id, container_status_name(st));
         goto out;
     }
-    r = release(o.dir, &o.state, err);
-    /* An engine's poststart hooks: a failure is a warning, the container
-     * runs on (the runtime spec's rule). */
-    if (r == 0 && engine_state_is_engine(&o.state)) {
+    r = release(o.dir, &o.state, &fifo, &pidfd, err);
+    if (r < 0)
+        goto out;
+    close(o.lock);
+    o.lock = -1;
+    wait_exec(fifo, pidfd);
+    /* An engine's poststart hooks, after the exec: a failure is a warning,
+     * the container runs on (the runtime spec's rule). */
+    if (engine_state_is_engine(&o.state)) {
         struct rr_error hook_err;
         if (engine_after(o.dir, &o.state, RR_HOOK_POSTSTART, "running", &hook_err) < 0) {
             char text[RR_ERROR_MSG_MAX + 128];
@@ -234,6 +273,19 @@ int container_stop_processes(const struct rr_state *s, struct rr_error *err)
     return 0;
 }
 
+/* As root: the container's host ids go back to the range, before its state
+ * directory goes (until then no reclaimer frees them for another). */
+int container_release_ids(const struct rr_ctx *ctx, const char *id, struct rr_error *err)
+{
+    char root[PATH_MAX];
+
+    if (ctx->rootless)
+        return 0;
+    if (realpath(ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", ctx->root);
+    return idalloc_release(root, id, err);
+}
+
 int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
                       struct rr_error *err)
 {
@@ -279,6 +331,8 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
         engine_checkout_unmount(o.dir, err) < 0)
         goto out;
     crash_point("destroy:cgroup");
+    if (container_release_ids(ctx, id, err) < 0)
+        goto out;
     r = statedir_remove(o.root, id, err);
 out:
     opened_close(&o);

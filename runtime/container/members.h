@@ -2,7 +2,9 @@
  * --all and update act on. Members are those of its cgroup; a container
  * without one (no limit asked) is judged by its pid namespace instead,
  * unless that is revrun's own (then there is no safe way to tell, and the
- * verb refuses). A pid read from a list may die and be reused by a host
+ * verb refuses); rootless, where the init's namespace is unreadable (pid 1
+ * is not dumpable), by the init's descendants at its depth and the
+ * namespace of one that can be read. A pid read from a list may die and be reused by a host
  * process before it is pinned, so membership is checked again after the
  * pidfd is open: the pidfd is then that member's. */
 #ifndef REVRUN_MEMBERS_H

@@ -1,6 +1,7 @@
 #include "runtime/container/monitor.h"
 
 #include <errno.h>
+#include <linux/securebits.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/sched.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -169,6 +171,60 @@ static pid_t clone_init(unsigned flags)
     return (pid_t)pid;
 }
 
+/* As root, the container's user namespace is owned by its own host uid, not
+ * by root: the kernel charges the per-user counts made inside a namespace
+ * (inotify instances and watches, user namespaces, mqueue bytes: its
+ * ucounts) to the namespace's owner in the parent, so each container has a
+ * budget of its own and none spends root's or another container's. The
+ * monitor takes that euid for the clone alone, keeping its capabilities
+ * (SECBIT_NO_SETUID_FIXUP) and root's fsuid; the child puts the securebits
+ * back at once.
+ * Host-side processes of that uid (the fuse daemon, the broker) would have
+ * capabilities in the namespace, but only through setns and ptrace, which
+ * their seccomp floor refuses; and no other container shares the uid. */
+/* Back to root (uid and fsuid) with the securebits as they were: the
+ * monitor cannot go on as anyone else. */
+static void monitor_back_to_root(int bits)
+{
+    if (setresuid((uid_t)-1, 0, (uid_t)-1) < 0 || prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+        _exit(127);
+}
+
+static pid_t clone_init_owned(const struct profile *p)
+{
+    int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0), e;
+    pid_t pid;
+
+    if (p->rootless)
+        return clone_init(p->clone_flags);
+    if (bits < 0 || prctl(PR_SET_SECUREBITS, bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0)
+        return -1;
+    if (setresuid((uid_t)-1, p->host_uid, (uid_t)-1) < 0) {
+        e = errno;
+        monitor_back_to_root(bits);
+        errno = e;
+        return -1;
+    }
+    /* fsuid stays root's: pid 1 opens the state directory (root's, 0700)
+     * before its ids are mapped, as it always did. */
+    setfsuid(0);
+    if ((uid_t)setfsuid((uid_t)-1) != 0) {
+        monitor_back_to_root(bits);
+        errno = EPERM;
+        return -1;
+    }
+    pid = clone_init(p->clone_flags);
+    e = errno;
+    if (pid == 0) {
+        if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+            _exit(127);
+        return 0;
+    }
+    monitor_back_to_root(bits);
+    errno = e;
+    return pid;
+}
+
 static int spawn_init(struct monitor *m, struct rr_error *err)
 {
     const struct profile *p = m->a->p;
@@ -176,7 +232,7 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
 
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
         return rr_fail(err, errno, "socketpair");
-    m->init_pid = clone_init(p->clone_flags);
+    m->init_pid = clone_init_owned(p);
     if (m->init_pid < 0) {
         int e = errno;
         close(sp[0]);

@@ -126,7 +126,7 @@ int sync_recv_fd(int fd, struct sync_msg *m, int *passed)
     return 1;
 }
 
-int sync_wait_for_start(int fifo_fd, struct rr_error *err)
+int sync_wait_for_start(int fifo_fd, int *held, struct rr_error *err)
 {
     char path[64];
     int fd;
@@ -143,6 +143,9 @@ int sync_wait_for_start(int fifo_fd, struct rr_error *err)
         close(fd);
         return rr_fail(err, e, "write exec fifo");
     }
-    close(fd);
+    if (held != NULL)
+        *held = fd;
+    else
+        close(fd);
     return 0;
 }

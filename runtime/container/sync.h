@@ -19,6 +19,8 @@ enum sync_type {
     SYNC_ACK,        /* CLI -> monitor: state recorded, carry on */
     SYNC_WARNING,    /* monitor -> CLI: text to show, creation goes on */
     SYNC_NOTIFY_FD,  /* the agent's process -> monitor: its seccomp listener, as SCM_RIGHTS */
+    SYNC_HOOKS,      /* engine init -> create: mounts made, before pivot_root: run prestart
+                      * and createRuntime now (answered by SYNC_ACK) */
 };
 
 #define SYNC_TEXT_MAX 2048
@@ -48,7 +50,11 @@ int sync_expect(int fd, uint32_t type, struct sync_msg *m, struct rr_error *err)
 
 /* The container's side of the exec fifo: opening it for writing blocks
  * until `revrun start` opens it for reading; the byte written tells start
- * that the container was really waiting. Closes fifo_fd. */
-int sync_wait_for_start(int fifo_fd, struct rr_error *err);
+ * that the container was really waiting. Closes fifo_fd. With held NULL the
+ * writing end is closed at once; otherwise it is handed out (close-on-exec)
+ * and start, which waits for the fifo's end of file, returns only once the
+ * process has exec'd (or died): an engine's poststart hooks then run after
+ * the user's program is executed, as the runtime spec orders. */
+int sync_wait_for_start(int fifo_fd, int *held, struct rr_error *err);
 
 #endif

@@ -28,7 +28,10 @@
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
+#include "runtime/container/engine_checkout.h"
+#include "runtime/container/idalloc.h"
 #include "runtime/jobs/sweep.h"
+#include "writeback/gitshadow.h"
 
 /* Lock without waiting: -1 with EWOULDBLOCK when a live command holds it. */
 static int try_lock(int dir)
@@ -106,7 +109,8 @@ static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
         }
         state_free(&s);
     }
-    if (statedir_remove(rootfd, id, err) < 0)
+    /* an engine's io.revrun.checkout store, mounted here by its create */
+    if (engine_checkout_unmount(dir, err) < 0 || statedir_remove(rootfd, id, err) < 0)
         return rr_wrap(err, "sweep %s", id);
     snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]),
              "swept %s: %s", id, why);
@@ -136,6 +140,31 @@ static int sweep_state(const struct rr_ctx *ctx, const struct sweep_opts *o,
     return r;
 }
 
+static void report_line(void *arg, const char *line)
+{
+    struct sweep_report *rep = arg;
+
+    snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]), "%s", line);
+    rep->n++;
+}
+
+/* The shadow repositories of vets that crashed or were killed mid-way. */
+static int sweep_git_shadows(const struct sweep_opts *o, struct sweep_report *rep,
+                             struct rr_error *err)
+{
+    size_t n;
+
+    if (wb_shadow_sweep(o->older_than_s, &n, err) < 0)
+        return -1;
+    if (n > 0) {
+        snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]),
+                 "removed %zu git shadow director%s a crashed vet left in %s", n,
+                 n == 1 ? "y" : "ies", wb_shadow_parent());
+        rep->n++;
+    }
+    return 0;
+}
+
 int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
                     struct sweep_report *rep, struct rr_error *err)
 {
@@ -144,7 +173,13 @@ int container_sweep(const struct rr_ctx *ctx, const struct sweep_opts *o,
         return -1;
     if (sweep_orphan_cgroups(ctx, rep, err) < 0)
         return -1;
+    /* Host ids of containers whose state is gone (those swept above too),
+     * under any state root. */
+    if (!ctx->rootless && idalloc_reclaim(report_line, rep, err) < 0)
+        return -1;
     if (apply_journal_sweep(ctx, o->older_than_s, rep, err) < 0)
+        return -1;
+    if (sweep_git_shadows(o, rep, err) < 0)
         return -1;
     if (o->exports != NULL && sweep_exports(o, rep, err) < 0)
         return -1;

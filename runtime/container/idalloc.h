@@ -1,0 +1,44 @@
+/* Host ids of their own for containers (the policy's hostIds range), so
+ * that as root no two containers are the same user to the kernel: per-user
+ * limits (inotify instances, user watches, RLIMIT_NPROC, keyrings) and
+ * signals or ptrace between containers stay apart.
+ *
+ * One file per taken id in IDALLOC_DIR (root's, 0700, on /run: gone at
+ * reboot with every container, never under a state root or a tree the
+ * agent reaches): the file's name is the id, its text names the container
+ * (its state root and ID) and the command that took it. It is taken with
+ * link(2) of a complete temporary file, exclusive and atomic: two creates
+ * never get the same id and no reader sees half a record. Whoever took it
+ * holds a shared flock on it, handed to the container's monitor for as long
+ * as the monitor lives. destroy releases it before the state directory
+ * goes; sweep (and a create that finds the range full) reclaims an id whose
+ * file no process holds and whose container's state directory is gone. */
+#ifndef REVRUN_IDALLOC_H
+#define REVRUN_IDALLOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bundle/policy.h"
+#include "common/error.h"
+
+#define IDALLOC_DIR "/run/revrun-ids"
+
+/* Take a free id of r (exact: exactly *id, refused while another container
+ * holds it) for the container root/cid (root: the state root's real
+ * path). *id: the id taken; *held: the fd whose flock holds it (close it
+ * only when the container is gone: the monitor keeps it). */
+int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const char *root,
+                 const char *cid, int *held, struct rr_error *err);
+
+/* Release every id held for root/cid (none: done). */
+int idalloc_release(const char *root, const char *cid, struct rr_error *err);
+
+/* Reclaim every id whose holder is gone; note() says which, one line each. */
+int idalloc_reclaim(void (*note)(void *arg, const char *line), void *arg,
+                    struct rr_error *err);
+
+/* How many ids of r are taken now (for check); -1 on error. */
+long idalloc_in_use(const struct rr_id_range *r, struct rr_error *err);
+
+#endif
