@@ -51,6 +51,8 @@ bundle() {
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["root"]["path"] = sys.argv[3]
+# a cgroup of this test's own (the fixture's path is shared by other suites)
+c["linux"]["cgroupsPath"] = "/revrun-engoci/" + sys.argv[2].rsplit(".", 1)[-1]
 for stmt in sys.argv[4:]:
     exec(stmt)
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
