@@ -227,7 +227,14 @@ int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const ch
     if ((dfd = open_dir(true, err)) < 0 || proc_ref_of(getpid(), &me, err) < 0)
         return rr_wrap(err, "host id");
     snprintf(tmp, sizeof(tmp), TMP_PREFIX "%d.%llu", (int)me.pid, me.start_time);
-    if ((fd = record_make(dfd, tmp, root, cid, &me, err)) < 0)
+    /* A reclaimer (the directory locked exclusively) must not find the
+     * temporary record between its creation and its flock, unheld. */
+    while (flock(dfd, LOCK_SH) < 0)
+        if (errno != EINTR)
+            return rr_fail(err, errno, "lock %s", IDALLOC_DIR);
+    fd = record_make(dfd, tmp, root, cid, &me, err);
+    flock(dfd, LOCK_UN); /* before link_any's reclaim takes it exclusively */
+    if (fd < 0)
         return -1;
     got = link_any(dfd, tmp, r, exact, id, err);
     /* Full: ids of crashed runs whose state is gone come back first. */
