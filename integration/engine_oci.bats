@@ -253,3 +253,28 @@ PY
     [[ "$b" != *master:* ]]
     grep -q "mounts\[8\].options: filesystem data options of a bind mount ignored" "$B/log"
 }
+
+@test "rlimits: as the config gives them; one the kernel refuses (NOFILE above fs.nr_open) or an unknown type fails create, naming it" {
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": 4000, "soft": 3000}, {"type": "RLIMIT_CORE", "hard": 4294967296, "soft": 3221225472}, {"type": "RLIMIT_FSIZE", "hard": 8589934592, "soft": 7516192768}]'
+    run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv rlimit.NOFILE)" = 3000:4000 ]
+    [ "$(kv rlimit.CORE)" = 3221225472:4294967296 ]
+    [ "$(kv rlimit.FSIZE)" = 7516192768:8589934592 ]
+    local nr_open
+    nr_open=$(cat /proc/sys/fs/nr_open)
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": '$((nr_open + 1))', "soft": 1024}]'
+    run run_bundle
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"process.rlimits[0]"* ]]
+    [ ! -e "$B/state/c1" ]
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"].append({"type": "RLIMIT_TEST", "hard": 1024, "soft": 1024})'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.rlimits[1].type: unknown rlimit"* ]]
+}
