@@ -52,6 +52,9 @@ bundle() {
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["root"]["path"] = sys.argv[3]
+# the fixture's /default/t2 would be every concurrent run's (device rules
+# make a v1 devices cgroup there)
+c["linux"]["cgroupsPath"] = "/rrengines-oci/" + sys.argv[2].rstrip("/").split("/")[-1]
 for stmt in sys.argv[4:]:
     exec(stmt)
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
@@ -250,6 +253,31 @@ PY
     [[ "$b" != *shared:* ]]
     [[ "$b" != *master:* ]]
     grep -q "mounts\[8\].options: filesystem data options of a bind mount ignored" "$B/log"
+}
+
+@test "rlimits: as the config gives them; one the kernel refuses (NOFILE above fs.nr_open) or an unknown type fails create, naming it" {
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": 4000, "soft": 3000}, {"type": "RLIMIT_CORE", "hard": 4294967296, "soft": 3221225472}, {"type": "RLIMIT_FSIZE", "hard": 8589934592, "soft": 7516192768}]'
+    run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv rlimit.NOFILE)" = 3000:4000 ]
+    [ "$(kv rlimit.CORE)" = 3221225472:4294967296 ]
+    [ "$(kv rlimit.FSIZE)" = 7516192768:8589934592 ]
+    local nr_open
+    nr_open=$(cat /proc/sys/fs/nr_open)
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": '$((nr_open + 1))', "soft": 1024}]'
+    run run_bundle
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"process.rlimits[0]"* ]]
+    [ ! -e "$B/state/c1" ]
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"].append({"type": "RLIMIT_TEST", "hard": 1024, "soft": 1024})'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.rlimits[1].type: unknown rlimit"* ]]
 }
 
 # c2's create in $B/state2, to a file (a process it left would hold a pipe

@@ -234,7 +234,9 @@ err" ]
 confined_inside() {
     echo "$output"
     # a user namespace with revrun's mapping, never the host's ids
-    [[ "$output" == *"uid_map 0 2100000000 65536"* ]]
+    # (a block of its own of the engineIds range: 2100000000 + k*65536)
+    [[ "$output" =~ uid_map\ 0\ (21[0-9]{8})\ 65536 ]]
+    [ $(((BASH_REMATCH[1] - 2100000000) % 65536)) = 0 ]
     [[ "$output" == *"Seccomp: 2"* ]]
     [[ "$output" == *"NoNewPrivs: 1"* ]]
     local eff
@@ -423,6 +425,7 @@ nothing_left() {
     python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" "$fwd" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[2] + "/rootfs"
 ns = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
 ns.append({"type": "network", "path": "/proc/self/ns/net"})
@@ -447,6 +450,7 @@ EOF
     python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[2] + "/rootfs"
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
 EOF
@@ -470,6 +474,7 @@ hook_bundle() {
         "$ENG_DIR/img/rootfs" "$1" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 c["process"]["args"] = ["sh", "-c", "exit 0"]
 c["hooks"] = json.loads(sys.argv[4])
@@ -755,6 +760,7 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
         "$ENG_DIR/img/rootfs" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 c["process"]["args"] = ["sh", "-c", "echo x >/dev/full; echo y >/dev/null && echo null-ok; head -c 1 /dev/zero | wc -c"]
 c["linux"]["resources"]["devices"].append(
@@ -790,10 +796,11 @@ PY
         "$ENG_DIR/img/rootfs" "$1" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 # 64 MiB held in a 16 MiB container (no swap beyond it)
 c["process"]["args"] = ["sh", "-c", "x=$(head -c 67108864 /dev/zero | tr '\\0' a); echo survived"]
-c["linux"]["cgroupsPath"] = "/rrengines-oom/h1"
+c["linux"]["cgroupsPath"] = "/rrengines-oom/" + sys.argv[2].split("/")[-1]
 c["linux"]["resources"]["memory"] = {"limit": 16777216, "swap": 16777216, "disableOOMKiller": True}
 c["linux"]["resources"]["cpu"] = {"shares": 512}
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
@@ -805,18 +812,18 @@ PY
     mem=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
     cpu=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ {print $5; exit}' /proc/self/mountinfo)
     for _ in $(seq 100); do
-        grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control" && break
+        grep -q "under_oom 1" "$mem/rrengines-oom/$(basename "$B")/memory.oom_control" && break
         sleep 0.1
     done
-    cat "$mem/rrengines-oom/h1/memory.oom_control"
+    cat "$mem/rrengines-oom/$(basename "$B")/memory.oom_control"
     # at its limit, waiting: alive, never OOM-killed
-    grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control"
-    grep -q "oom_kill 0" "$mem/rrengines-oom/h1/memory.oom_control"
+    grep -q "under_oom 1" "$mem/rrengines-oom/$(basename "$B")/memory.oom_control"
+    grep -q "oom_kill 0" "$mem/rrengines-oom/$(basename "$B")/memory.oom_control"
     kill -0 "$pid"
-    [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/h1/cpu.shares")" = 512 ]
+    [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/$(basename "$B")/cpu.shares")" = 512 ]
     "$RT" --root "$B/state" delete --force h1
     ! kill -0 "$pid" 2>/dev/null
-    [ ! -e "$mem/rrengines-oom/h1" ]
+    [ ! -e "$mem/rrengines-oom/$(basename "$B")" ]
     rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
     rm -rf "$B"
 }
@@ -828,21 +835,54 @@ PY
         "$ENG_DIR/img/rootfs" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 c["process"]["args"] = ["true"]
-c["linux"]["cgroupsPath"] = "rrengines-rel/pod1/h1"
+c["linux"]["cgroupsPath"] = "rrengines-rel/" + sys.argv[2].split("/")[-1] + "/h1"
 c["linux"]["resources"]["pids"] = {"limit": 64}
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
 PY
     "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
     local mnt
     mnt=$("$RT" --root "$B/state" state h1 >/dev/null && awk '($9 == "cgroup" && $NF ~ /(^|,)pids(,|$)/) || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
-    [ -d "$mnt/revrun-engine/rrengines-rel/pod1/h1" ]
+    [ -d "$mnt/revrun-engine/rrengines-rel/$(basename "$B")/h1" ]
     "$RT" --root "$B/state" delete --force h1
-    [ ! -e "$mnt/revrun-engine/rrengines-rel" ]
+    [ ! -e "$mnt/revrun-engine/rrengines-rel/$(basename "$B")" ]
     # /revrun-engine itself goes when nothing else is in it
     if [ -z "$(find "$mnt/revrun-engine" -mindepth 1 -type d 2>/dev/null)" ]; then
         [ ! -e "$mnt/revrun-engine" ]
     fi
+    rm -rf "$B"
+}
+
+@test "sweep: an engine's container whose engine never deleted it: its checkout store is unmounted, its state removed" {
+    make_checkout
+    B=$(mktemp -d /tmp/revrun-engine-sweep.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$CO" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sleep", "600"]
+c["mounts"].append({"destination": "/work", "type": "bind", "source": sys.argv[4],
+                    "options": ["rbind", "rw"]})
+c["annotations"] = {"io.revrun.checkout": "/work"}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1 || { cat "$B/out"; false; }
+    grep -qF "$B/state/h1/store" /proc/self/mountinfo
+    local pid
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    kill -9 "$pid"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    run "$RT" --root "$B/state" sweep
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"swept h1"* ]]
+    ! grep -qF "$B/state/h1" /proc/self/mountinfo
+    [ ! -e "$B/state/h1" ]
+    diff <(checkout_sums) "$CO.sums"
     rm -rf "$B"
 }

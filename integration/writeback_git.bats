@@ -441,12 +441,12 @@ git gc -q --prune=now; test -z \"\$(find .git/objects -type f -path '*/objects/[
 # The checkout's warmer (runtime/container/warm.h) is a process inside the
 # sandbox beside the agent: the agent finds it confined as it is itself
 # (seccomp, no_new_privs, no capability), at idle priority, and gone once
-# it has looked the checkout up. 30,000 files, so that it is still there
+# it has looked the checkout up. 60,000 files, so that it is still there
 # when the agent's first command looks.
 warmer_confined() {
     python3 - "$CO" <<'PY'
 import os, sys
-for i in range(30000):
+for i in range(60000):
     d = os.path.join(sys.argv[1], "many", "d%03d" % (i // 100))
     if i % 100 == 0:
         os.makedirs(d, exist_ok=True)

@@ -34,6 +34,7 @@
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/engine_ids.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
@@ -75,6 +76,7 @@ struct engine {
     int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
     pid_t child;
     int sync_fd;
+    struct engine_ids ids; /* its host id block (review2 F5) */
 };
 
 bool engine_state_is_engine(const struct rr_state *s)
@@ -231,9 +233,6 @@ static int make_state(struct engine *e, struct rr_error *err)
     uint32_t fifo_group = host_of(e->p.eng.gid_map, e->p.eng.n_gid_map, 0);
     int r;
 
-    e->root_fd = container_root(e->ctx, true, err);
-    if (e->root_fd < 0)
-        return -1;
     if (realpath(e->ctx->root, root) == NULL)
         return rr_fail(err, errno, "state root %s", e->ctx->root);
     if ((size_t)snprintf(e->state_path, sizeof(e->state_path), "%s/%s", root, e->o->id) >=
@@ -443,9 +442,16 @@ static int place_child(struct engine *e, struct rr_error *err)
         return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
+    /* Only a raise above what the child inherited (ours) is root's to make;
+     * the child sets every rlimit itself (engine_init). */
     for (size_t i = 0; i < p->n_rlimits; i++) {
         struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
-        if (prlimit(e->child, p->rlimits[i].resource, &rl, NULL) < 0)
+        struct rlimit own;
+        if (getrlimit(p->rlimits[i].resource, &own) < 0)
+            return rr_fail(err, errno, "process.rlimits[%zu]", i);
+        if (own.rlim_max != RLIM_INFINITY &&
+            (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > own.rlim_max) &&
+            prlimit(e->child, p->rlimits[i].resource, &rl, NULL) < 0)
             return rr_fail(err, errno, "process.rlimits[%zu]", i);
     }
     if (p->eng.has_oom_score_adj) {
@@ -454,16 +460,6 @@ static int place_child(struct engine *e, struct rr_error *err)
             return rr_wrap(err, "process.oomScoreAdj");
     }
     return 0;
-}
-
-static pid_t clone_child(unsigned flags)
-{
-    struct clone_args ca = {.flags = flags, .exit_signal = SIGCHLD};
-    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
-
-    if (pid < 0 && errno == ENOSYS)
-        pid = syscall(SYS_clone, (unsigned long)flags | SIGCHLD, 0, 0, 0, 0);
-    return (pid_t)pid;
 }
 
 static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
@@ -518,7 +514,7 @@ static int spawn(struct engine *e, struct rr_error *err)
         switch_namespaces(e, false, err);
         return -1;
     }
-    e->child = clone_child(e->p.clone_flags);
+    e->child = engine_clone_owned(e->p.clone_flags, e->p.eng.ns_owner);
     if (e->child == 0) {
         close(sp[0]);
         child_main(e, sp[1]);
@@ -566,8 +562,19 @@ static int write_pid_file(const char *path, pid_t pid, struct rr_error *err)
 static int steps(struct engine *e, struct rr_error *err)
 {
     struct sync_msg m;
+    char root[PATH_MAX];
 
-    if (profile_build_engine(e->cfg, e->bundle, PROFILE_POLICY_FILE, &e->p, err) < 0)
+    /* the state root made (as make_state needs it) before its path is named */
+    e->root_fd = container_root(e->ctx, true, err);
+    if (e->root_fd < 0)
+        return -1;
+    if (realpath(e->ctx->root, root) == NULL)
+        return rr_fail(err, errno, "state root %s", e->ctx->root);
+    /* held (flock) until the state directory exists, which holds it then */
+    if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
+                        err) < 0 ||
+        profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base, &e->p,
+                                err) < 0)
         return -1;
     /* --systemd-cgroup: slice:prefix:name, placed where systemd would */
     if (e->ctx->systemd_cgroup && e->cfg->linux.cgroups_path != NULL &&
@@ -646,7 +653,8 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
 {
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
-                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1};
+                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1,
+                       .ids = {.held = -1}};
     int r;
 
     for (size_t i = 0; i < N_JOINABLE; i++)
@@ -659,7 +667,10 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         r = steps(&e, err);
         if (r < 0 && !(err->errnum == EEXIST && e.dir_fd < 0))
             abandon(&e);
+        if (r < 0)
+            engine_ids_drop(&e.ids);
     }
+    engine_ids_close(&e.ids);
     close_fd(&e.sync_fd);
     close_fd(&e.root_mfd);
     close_fd(&e.mountpoint);
