@@ -597,7 +597,7 @@ static int steps(struct engine *e, struct rr_error *err)
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
-        engine_checkout_open(&e->p, e->dir_fd, &e->cg, &e->ck, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
@@ -634,6 +634,10 @@ static void abandon(struct engine *e)
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
     if (e->dir_fd >= 0) {
+        char dir[4096];
+        if (engine_checkout_export_dir(e->dir_fd, dir, sizeof(dir), &ignored) == 0 &&
+            dir[0] != '\0')
+            engine_export_release(dir, e->o->id); /* the name this create claimed */
         engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
