@@ -77,7 +77,7 @@ teardown() {
         esac
     done
     # an io.revrun.checkout test: its checkout and its export
-    [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums"
+    [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums" "$CO.moved"
     [ -n "${EXP:-}" ] && rm -rf "$EXP"
     # a hook test that failed half way: its container and bundle
     if [ -n "${B:-}" ] && [ -d "$B" ]; then
@@ -753,8 +753,45 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     [ -f "$EXP/manifest.json" ]
     grep -qx "container cl1" "$EXP/origin"
     [ ! -e "$EXP/.claim" ]
+    # the claim it swapped out went too
+    [ ! -e "$(dirname "$EXP")/.export-cl1" ]
     ! grep -rq attacker "$EXP"
     grep -rqx changed "$EXP/blobs"
+}
+
+# review2 F8: diff, export and delete re-open the checkout by its host
+# path; one swapped for another tree since create is refused, not judged.
+@test "ctr: io.revrun.checkout whose host path leads to another tree after create: diff refuses it" {
+    need ctr
+    make_checkout
+    NAMES+=("ctr:cosw")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" -d \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work "$IMG_CTR" cosw sh -c 'echo changed >/work/a.txt'
+    [ "$status" = 0 ]
+    for _ in $(seq 100); do
+        [ "$(ctr -n "$NS" task ls | awk '$1 == "cosw" {print $3}')" = STOPPED ] && break
+        sleep 0.1
+    done
+    local shim
+    shim=$(pgrep -f "containerd-shim-runc-v2 -namespace $NS -id cosw" | head -1)
+    [ -n "$shim" ]
+    run nsenter -t "$shim" -m "$RT" --root "/run/containerd/runc/$NS" diff --json cosw
+    [ "$status" = 0 ]
+    # the same path, another tree
+    mv "$CO" "$CO.moved"
+    mkdir "$CO"
+    echo other >"$CO/a.txt"
+    chown -R 4242:4242 "$CO"
+    run nsenter -t "$shim" -m "$RT" --root "/run/containerd/runc/$NS" diff --json cosw
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"another tree than the one create overlaid"* ]]
+    rm -rf "$CO"
+    mv "$CO.moved" "$CO"
+    ctr -n "$NS" task delete cosw
+    ctr -n "$NS" container rm cosw
+    nothing_left cosw "/run/containerd/runc/$NS"
 }
 
 @test "ctr: io.revrun.policy naming a policy the host does not define is refused" {

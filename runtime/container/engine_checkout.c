@@ -166,6 +166,17 @@ static int export_parent(const char *dir, char *parent, size_t len, const char *
     return open_export_root(parent, err);
 }
 
+/* root/name holding nothing but a claim file: removed */
+static int drop_claim_dir(int root, const char *name, struct rr_error *err)
+{
+    _cleanup_close_ int d = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (d < 0 || (unlinkat(d, CLAIM_FILE, 0) < 0 && errno != ENOENT) ||
+        unlinkat(root, name, AT_REMOVEDIR) < 0)
+        return rr_fail(err, errno, "io.revrun.export: remove the claim %s", name);
+    return 0;
+}
+
 int engine_export_stage(const char *dir, const char *id, char *tmp, size_t len,
                         struct rr_error *err)
 {
@@ -181,6 +192,10 @@ int engine_export_stage(const char *dir, const char *id, char *tmp, size_t len,
     if ((size_t)snprintf(tmp, len, "%s/.export-%s", strcmp(parent, "/") == 0 ? "" : parent,
                          id) >= len)
         return rr_fail(err, ENAMETOOLONG, "io.revrun.export: %s", dir);
+    /* a delete of this id that died after the swap left its claim there */
+    if (faccessat(root, strrchr(tmp, '/') + 1, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+        drop_claim_dir(root, strrchr(tmp, '/') + 1, err) < 0)
+        return rr_wrap(err, "a leftover %s", tmp);
     return 0;
 }
 
@@ -203,10 +218,8 @@ int engine_export_publish(const char *dir, const char *id, const char *tmp,
         return rr_fail(err, EPERM, "io.revrun.export: %s is not this container's claim", dir);
     if (renameat2(root, tname, root, name, RENAME_EXCHANGE) < 0)
         return rr_fail(err, errno, "io.revrun.export: %s into %s", tmp, dir);
-    /* tmp now holds the claim alone */
-    if (unlinkat(t, CLAIM_FILE, 0) < 0 || unlinkat(root, tname, AT_REMOVEDIR) < 0)
-        return rr_fail(err, errno, "io.revrun.export: remove the claim (%s)", tmp);
-    return 0;
+    /* tmp's name now holds the claim alone (t followed the export) */
+    return drop_claim_dir(root, tname, err);
 }
 
 void engine_export_release(const char *dir, const char *id)
@@ -227,6 +240,43 @@ void engine_export_release(const char *dir, const char *id)
         unlinkat(root, name, AT_REMOVEDIR);
 }
 
+/* Which tree the lower is, (st_dev, st_ino), as create saw it: diff,
+ * export and delete re-open the lower by its host path, which a tenant's
+ * other workload may have swapped for a symlink to another tree since
+ * (review2 F8). */
+static int record_lower(const char *lower, int state_dir, struct rr_error *err)
+{
+    _cleanup_close_ int fd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    char line[64];
+
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "io.revrun.checkout: %s", lower);
+    snprintf(line, sizeof(line), "%llu %llu\n", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    return rr_write_atomic(state_dir, ENGINE_LOWER_FILE, line, strlen(line), 0600, err);
+}
+
+int engine_checkout_check_lower(int state_dir, int lower_fd, struct rr_error *err)
+{
+    _cleanup_free_ char *text = NULL;
+    unsigned long long dev, ino;
+    struct stat st;
+    size_t n = 0;
+
+    if (rr_read_file(state_dir, ENGINE_LOWER_FILE, 64, &text, &n, err) < 0)
+        return rr_wrap(err, "the checkout create recorded");
+    if (n == 0 || text[n - 1] != '\n' || sscanf(text, "%llu %llu", &dev, &ino) != 2)
+        return rr_fail(err, EINVAL, "%s: not \"dev ino\"", ENGINE_LOWER_FILE);
+    if (fstat(lower_fd, &st) < 0)
+        return rr_fail(err, errno, "the checkout");
+    if ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)
+        return rr_fail(err, ESTALE, "the checkout's path now leads to another tree than the "
+                                    "one create overlaid (refused: the change set would be "
+                                    "judged against it)");
+    return 0;
+}
+
 int engine_checkout_open(const struct profile *p, int state_dir, const char *id,
                          const struct cgroup_plan *cg, struct engine_checkout *ck,
                          struct rr_error *err)
@@ -235,7 +285,7 @@ int engine_checkout_open(const struct profile *p, int state_dir, const char *id,
 
     if (p->lower == NULL)
         return 0;
-    if (check_export(p, state_dir, id, err) < 0)
+    if (check_export(p, state_dir, id, err) < 0 || record_lower(p->lower, state_dir, err) < 0)
         return -1;
     if (mkdirat(state_dir, STORE_DIR, 0700) < 0)
         return rr_fail(err, errno, "io.revrun.checkout: store directory");

@@ -20,6 +20,7 @@
 
 #define ENGINE_EXPORT_FILE "export-dir"      /* where delete exports, one line */
 #define ENGINE_FORMAT_FILE "checkout-backend" /* "native" or "fuse": the upper's format */
+#define ENGINE_LOWER_FILE "checkout-lower"    /* "dev ino": the lower create overlaid */
 
 struct engine_checkout {
     struct overlay_store store; /* upper/ and work/ */
@@ -53,6 +54,10 @@ int engine_checkout_unmount(int state_dir, struct rr_error *err);
 /* The upper (O_PATH) of a container's store, once checked to be the
  * store's own tmpfs mounted there. */
 int engine_checkout_open_upper(int state_dir, struct rr_error *err);
+
+/* lower_fd (the checkout re-opened by path) is the tree create recorded,
+ * or ESTALE. */
+int engine_checkout_check_lower(int state_dir, int lower_fd, struct rr_error *err);
 
 /* The export directory recorded at create; 0 and "" when there is none. */
 int engine_checkout_export_dir(int state_dir, char *out, size_t len, struct rr_error *err);
