@@ -722,6 +722,41 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     [[ "$output" == *" 65534 "* ]]
 }
 
+# review2 F7: an export name is claimed at create, so a second container
+# naming it is refused there, naming the holder; the holder's change set is
+# what lands under the name, with an origin file saying whose.
+@test "ctr: io.revrun.export names are one container's: a second create with the name is refused, naming the first" {
+    need ctr
+    make_checkout
+    local name=ctr-claim-$$
+    EXP=/var/lib/revrun/exports/$name
+    NAMES+=("ctr:cl1" "ctr:cl2")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" -d \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation "io.revrun.export=$name" \
+        "$IMG_CTR" cl1 sh -c "$EDITS; sleep 1000"
+    [ "$status" = 0 ]
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation "io.revrun.export=$name" \
+        "$IMG_CTR" cl2 sh -c 'echo attacker >/work/a.txt'
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"is held by container cl1"* ]]
+    ctr -n "$NS" task kill -s SIGKILL cl1
+    for _ in $(seq 100); do
+        [ "$(ctr -n "$NS" task ls | awk '$1 == "cl1" {print $3}')" = STOPPED ] && break
+        sleep 0.1
+    done
+    ctr -n "$NS" task delete cl1
+    ctr -n "$NS" container rm cl1
+    [ -f "$EXP/manifest.json" ]
+    grep -qx "container cl1" "$EXP/origin"
+    [ ! -e "$EXP/.claim" ]
+    ! grep -rq attacker "$EXP"
+    grep -rqx changed "$EXP/blobs"
+}
+
 @test "ctr: io.revrun.policy naming a policy the host does not define is refused" {
     need ctr
     NAMES+=("ctr:pol1")

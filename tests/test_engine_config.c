@@ -507,6 +507,23 @@ TEST(mounts_and_resources)
     set(root, "linux.cgroupsPath", "\"kubepods/pod1/c1\"");
     CHECK(build(root) == 0);
     CHECK(strcmp(prof.cgroups_path, "/revrun-engine/kubepods/pod1/c1") == 0);
+    /* review2 F4: no climbing out of /revrun-engine (delete removes the
+     * empty parents there as revrun's), no root, no empty component */
+    static const char *const bad_cgp[] = {"\"../x\"", "\"a/../../x\"", "\"/a/../b\"",
+                                          "\"./a\"", "\"a//b\"", "\"a/\"", "\"/\"", "\"\"",
+                                          "\"..\"", "\"/a/.\""};
+    for (size_t i = 0; i < sizeof(bad_cgp) / sizeof(bad_cgp[0]); i++) {
+        root = load_fixture("containerd-ctr-run.json");
+        set(root, "linux.cgroupsPath", bad_cgp[i]);
+        if (!CHECK(refused_with(root, "components are refused")))
+            tap_note("cgroupsPath %s", bad_cgp[i]);
+    }
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.cgroupsPath", "\"/kubepods/..pod.1/c1\"");
+    CHECK(build(root) == 0 && strcmp(prof.cgroups_path, "/kubepods/..pod.1/c1") == 0);
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.cgroupsPath", "\"system.slice:docker:abc\"");
+    CHECK(build(root) == 0);
     /* an unknown top-level property is ignored and named (the runtime
      * spec's MUST); inside what confines, unknown keys are still refused */
     root = load_fixture("containerd-ctr-run.json");

@@ -2091,6 +2091,26 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* linux.cgroupsPath: components only, none empty, "." or "..". A ".."
+ * would climb out of /revrun-engine (or out of where an absolute path
+ * says), and delete removes the empty parents of the container's cgroup
+ * as revrun's own (review2 F4); "/" alone would be the hierarchy's root,
+ * whose tasks delete kills. */
+static int cgroups_path_ok(const char *path, struct rr_error *err)
+{
+    const char *s = path[0] == '/' ? path + 1 : path;
+
+    for (;;) {
+        size_t n = strcspn(s, "/");
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return rr_fail(err, 0, "linux.cgroupsPath \"%s\": empty, \".\" and \"..\" "
+                                   "components are refused", path);
+        if (s[n] == '\0')
+            return 0;
+        s += n + 1;
+    }
+}
+
 int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
                          struct profile *p, struct rr_error *err)
 {
@@ -2169,6 +2189,8 @@ int profile_build_engine_at(const struct rr_config *c, const char *bundle,
      * limit, as a review's (RR_UNSET: no memory limit) */
     p->tcp_memory_limit = p->resources.memory_limit;
     p->cgroups_path = c->linux.cgroups_path;
+    if (p->cgroups_path != NULL && cgroups_path_ok(p->cgroups_path, err) < 0)
+        goto fail;
     if (p->cgroups_path != NULL && p->cgroups_path[0] != '/') {
         snprintf(p->cgroups_buf, sizeof(p->cgroups_buf), "/revrun-engine/%s", p->cgroups_path);
         p->cgroups_path = p->cgroups_buf;

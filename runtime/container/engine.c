@@ -178,11 +178,16 @@ out:
 /* linux.resources.devices in the v1 devices controller: the container's
  * cgroup path in that hierarchy too (the one its limits have, or the one
  * they would have: a config without limits still gets its devices cgroup,
- * recorded as a v1 cgroup for delete to remove). */
+ * recorded as a v1 cgroup for delete to remove). Made here, before
+ * anything records it: a cgroup is the container's only once this create
+ * made it, so a refusal on an existing one (another container's, the same
+ * cgroupsPath) kills and removes nothing of it (review2 F3). */
 static int device_cgroup(struct engine *e, const char *root, const char *scope,
                          struct rr_error *err)
 {
-    char base[PATH_MAX];
+    char base[PATH_MAX], path[PATH_MAX];
+    bool made;
+    int r;
 
     (void)root;
     if (e->p.eng.device_rules.n == 0)
@@ -194,20 +199,30 @@ static int device_cgroup(struct engine *e, const char *root, const char *scope,
         strv_free(&e->p.eng.device_rules);
         return 0;
     }
+    if (e->cg.version == CG_V1) {
+        snprintf(path, sizeof(path), "%s", e->cg.path);
+    } else if (e->p.cgroups_path != NULL) {
+        snprintf(path, sizeof(path), "%s", e->p.cgroups_path);
+    } else {
+        if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
+            return -1;
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", base, e->o->id) >= sizeof(path))
+            return rr_fail(err, ENAMETOOLONG, "cgroup path");
+    }
+    r = cgroup_devices_v1_make(path, &e->p.eng.device_rules, &made, err);
+    if (r < 0 && !made) {
+        /* not ours: undo only what this create made in the other
+         * hierarchies, so abandon() touches nothing at that path */
+        cgroup_v1_disown(&e->cg);
+        return -1;
+    }
     if (e->cg.version == CG_NONE) {
-        if (e->p.cgroups_path != NULL) {
-            snprintf(e->cg.path, sizeof(e->cg.path), "%s", e->p.cgroups_path);
-        } else {
-            if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
-                return -1;
-            if ((size_t)snprintf(e->cg.path, sizeof(e->cg.path), "%s/%s", base, e->o->id) >=
-                sizeof(e->cg.path))
-                return rr_fail(err, ENAMETOOLONG, "cgroup path");
-        }
+        snprintf(e->cg.path, sizeof(e->cg.path), "%s", path);
         e->cg.version = CG_V1;
         e->cg.controllers = 0;
     }
-    return 0;
+    /* made: ours, recorded, so abandon() removes it if a rule failed */
+    return r;
 }
 
 static int make_state(struct engine *e, struct rr_error *err)
@@ -425,7 +440,7 @@ static int place_child(struct engine *e, struct rr_error *err)
     if (cgroup_join(&e->cg, e->child, err) < 0)
         return -1;
     if (p->eng.device_rules.n > 0 &&
-        cgroup_devices_v1_apply(e->cg.path, &p->eng.device_rules, e->child, err) < 0)
+        cgroup_devices_v1_join(e->cg.path, e->child, err) < 0)
         return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
@@ -587,7 +602,7 @@ static int steps(struct engine *e, struct rr_error *err)
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
-        engine_checkout_open(&e->p, e->dir_fd, &e->cg, &e->ck, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
@@ -624,6 +639,10 @@ static void abandon(struct engine *e)
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
     if (e->dir_fd >= 0) {
+        char dir[4096];
+        if (engine_checkout_export_dir(e->dir_fd, dir, sizeof(dir), &ignored) == 0 &&
+            dir[0] != '\0')
+            engine_export_release(dir, e->o->id); /* the name this create claimed */
         engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
