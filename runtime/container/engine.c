@@ -233,6 +233,8 @@ static int make_state(struct engine *e, struct rr_error *err)
     uint32_t fifo_group = host_of(e->p.eng.gid_map, e->p.eng.n_gid_map, 0);
     int r;
 
+    if (e->root_fd < 0 && (e->root_fd = container_root(e->ctx, true, err)) < 0)
+        return -1;
     if (realpath(e->ctx->root, root) == NULL)
         return rr_fail(err, errno, "state root %s", e->ctx->root);
     if ((size_t)snprintf(e->state_path, sizeof(e->state_path), "%s/%s", root, e->o->id) >=
@@ -562,14 +564,17 @@ static int write_pid_file(const char *path, pid_t pid, struct rr_error *err)
 static int steps(struct engine *e, struct rr_error *err)
 {
     struct sync_msg m;
-    char root[PATH_MAX];
+    char root[PATH_MAX] = "";
 
-    /* the state root made (as make_state needs it) before its path is named */
-    e->root_fd = container_root(e->ctx, true, err);
-    if (e->root_fd < 0)
-        return -1;
-    if (realpath(e->ctx->root, root) == NULL)
-        return rr_fail(err, errno, "state root %s", e->ctx->root);
+    /* As root, the state root made (as make_state needs it) before its path
+     * names the block's record; rootless, the profile refuses first. */
+    if (!e->ctx->rootless) {
+        e->root_fd = container_root(e->ctx, true, err);
+        if (e->root_fd < 0)
+            return -1;
+        if (realpath(e->ctx->root, root) == NULL)
+            return rr_fail(err, errno, "state root %s", e->ctx->root);
+    }
     /* held (flock) until the state directory exists, which holds it then */
     if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
                         err) < 0 ||
