@@ -181,40 +181,70 @@ static bool policy_name_ok(const char *n)
            strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
 }
 
-/* "hostIds": {"first": N, "count": M}: above the ids of real users and
- * nobody, below the invalid id 4294967295. */
+/* "hostIds" / "engineIds": {"first": N, "count": M}: above the ids of real
+ * users and nobody, below the invalid id 4294967295. */
+static int parse_range(const struct json_node *root, const char *key, struct rr_id_range def,
+                       struct rr_id_range *r, struct rr_error *err)
+{
+    static const char *const keys[] = {"first", "count", NULL};
+    const struct json_node *h = json_get(root, key);
+
+    *r = def;
+    if (h == NULL)
+        return 0;
+    if (jf_expect(h, JSON_OBJECT, key, err) < 0 || jf_only_keys(h, key, keys, err) < 0 ||
+        jf_u32(h, "first", key, true, &r->first, err) < 0 ||
+        jf_u32(h, "count", key, true, &r->count, err) < 0)
+        return -1;
+    if (r->first < POLICY_HOST_IDS_FLOOR)
+        return rr_fail(err, 0, "%s.first: %u is below %u (the ids of real users)", key, r->first,
+                       POLICY_HOST_IDS_FLOOR);
+    if (r->count == 0 || (uint64_t)r->first + r->count > UINT32_MAX)
+        return rr_fail(err, 0, "%s.count: %u ids from %u do not fit below 4294967295", key,
+                       r->count, r->first);
+    return 0;
+}
+
 static int parse_id_range(const struct json_node *root, struct rr_id_range *r,
                           struct rr_error *err)
 {
-    static const char *const keys[] = {"first", "count", NULL};
-    const struct json_node *h = json_get(root, "hostIds");
+    return parse_range(root, "hostIds",
+                       (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT}, r, err);
+}
 
-    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
-    if (h == NULL)
-        return 0;
-    if (jf_expect(h, JSON_OBJECT, "hostIds", err) < 0 ||
-        jf_only_keys(h, "hostIds", keys, err) < 0 ||
-        jf_u32(h, "first", "hostIds", true, &r->first, err) < 0 ||
-        jf_u32(h, "count", "hostIds", true, &r->count, err) < 0)
+/* engineIds, in whole blocks, and never meeting hostIds (review2 F9): a
+ * review's id inside an engine block would be that container's user, and
+ * own the review's user namespace. */
+static int parse_engine_range(const struct json_node *root, struct rr_id_range *r,
+                              struct rr_error *err)
+{
+    struct rr_id_range h;
+
+    if (parse_id_range(root, &h, err) < 0 ||
+        parse_range(root, "engineIds",
+                    (struct rr_id_range){POLICY_ENGINE_IDS_FIRST, POLICY_ENGINE_IDS_COUNT}, r,
+                    err) < 0)
         return -1;
-    if (r->first < POLICY_HOST_IDS_FLOOR)
-        return rr_fail(err, 0, "hostIds.first: %u is below %u (the ids of real users)", r->first,
-                       POLICY_HOST_IDS_FLOOR);
-    if (r->count == 0 || (uint64_t)r->first + r->count > UINT32_MAX)
-        return rr_fail(err, 0, "hostIds.count: %u ids from %u do not fit below 4294967295",
-                       r->count, r->first);
+    if (r->count % POLICY_ENGINE_BLOCK != 0)
+        return rr_fail(err, 0, "engineIds.count: %u is not a whole number of blocks of %u ids",
+                       r->count, POLICY_ENGINE_BLOCK);
+    if ((uint64_t)h.first < (uint64_t)r->first + r->count &&
+        (uint64_t)r->first < (uint64_t)h.first + h.count)
+        return rr_fail(err, 0, "hostIds %u-%u overlaps engineIds %u-%u: reviews and engine "
+                               "containers never share a host id",
+                       h.first, h.first + (h.count - 1), r->first, r->first + (r->count - 1));
     return 0;
 }
 
 static int parse_policy(const struct json_node *root, const char *name, struct rr_policy *out,
                         struct rr_error *err)
 {
-    static const char *const top[] = {"engine", "policies", "hostIds", NULL};
+    static const char *const top[] = {"engine", "policies", "hostIds", "engineIds", NULL};
     struct rr_id_range ids;
     const struct json_node *e, *named, *chosen = NULL;
     struct rr_policy engine;
 
-    if (jf_only_keys(root, "", top, err) < 0 || parse_id_range(root, &ids, err) < 0)
+    if (jf_only_keys(root, "", top, err) < 0 || parse_engine_range(root, &ids, err) < 0)
         return -1;
     /* "engine" first: the base every named policy starts from */
     policy_defaults(&engine);
@@ -288,6 +318,25 @@ int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_erro
     rc = parse_policy(root, NULL, &scratch, err);
     if (rc == 0)
         rc = parse_id_range(root, r, err);
+    json_free(root);
+    return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
+}
+
+int policy_load_engine_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
+{
+    struct json_node *root = NULL;
+    struct rr_policy scratch;
+    int rc;
+
+    *r = (struct rr_id_range){POLICY_ENGINE_IDS_FIRST, POLICY_ENGINE_IDS_COUNT};
+    if (access(path, F_OK) < 0 && errno == ENOENT)
+        return 0;
+    if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
+        return rr_wrap(err, "policy %s", path);
+    policy_defaults(&scratch);
+    rc = parse_policy(root, NULL, &scratch, err);
+    if (rc == 0)
+        rc = parse_engine_range(root, r, err);
     json_free(root);
     return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
 }

@@ -68,6 +68,16 @@ struct rr_id_range {
  * whole file is checked all the same. */
 int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err);
 
+/* "engineIds": {"first": 2100000000, "count": 268435456}: the host range
+ * engine containers take blocks of POLICY_ENGINE_BLOCK ids from (one block
+ * per container: its ids 0-65535), apart from hostIds (a file where the two
+ * overlap is refused: a review's id would be an engine container's). count
+ * is a whole number of blocks. */
+#define POLICY_ENGINE_IDS_FIRST 2100000000u
+#define POLICY_ENGINE_BLOCK 65536u
+#define POLICY_ENGINE_IDS_COUNT (4096u * POLICY_ENGINE_BLOCK)
+int policy_load_engine_ids(const char *path, struct rr_id_range *r, struct rr_error *err);
+
 /* *allowed: the capability mask the policy allows (the default when the
  * file does not exist). */
 int policy_load(const char *path, uint64_t *allowed, struct rr_error *err);

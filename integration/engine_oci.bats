@@ -38,6 +38,7 @@ setup() {
 
 teardown() {
     "$RT" --root "$B/state" delete --force c1 >/dev/null 2>&1 || true
+    "$RT" --root "$B/state2" delete --force c2 >/dev/null 2>&1 || true
     grep -F " $B" /proc/self/mountinfo | awk '{print $5}' | sort -r |
         while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$B"
@@ -51,6 +52,9 @@ bundle() {
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["root"]["path"] = sys.argv[3]
+# the fixture's /default/t2 would be every concurrent run's (device rules
+# make a v1 devices cgroup there)
+c["linux"]["cgroupsPath"] = "/rrengines-oci/" + sys.argv[2].rstrip("/").split("/")[-1]
 for stmt in sys.argv[4:]:
     exec(stmt)
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
@@ -249,4 +253,71 @@ PY
     [[ "$b" != *shared:* ]]
     [[ "$b" != *master:* ]]
     grep -q "mounts\[8\].options: filesystem data options of a bind mount ignored" "$B/log"
+}
+
+@test "rlimits: as the config gives them; one the kernel refuses (NOFILE above fs.nr_open) or an unknown type fails create, naming it" {
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": 4000, "soft": 3000}, {"type": "RLIMIT_CORE", "hard": 4294967296, "soft": 3221225472}, {"type": "RLIMIT_FSIZE", "hard": 8589934592, "soft": 7516192768}]'
+    run run_bundle
+    echo "$output"
+    assert_success
+    [ "$(kv rlimit.NOFILE)" = 3000:4000 ]
+    [ "$(kv rlimit.CORE)" = 3221225472:4294967296 ]
+    [ "$(kv rlimit.FSIZE)" = 7516192768:8589934592 ]
+    local nr_open
+    nr_open=$(cat /proc/sys/fs/nr_open)
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": '$((nr_open + 1))', "soft": 1024}]'
+    run run_bundle
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"process.rlimits[0]"* ]]
+    [ ! -e "$B/state/c1" ]
+    bundle 'c["process"]["args"] = ["/bin/ids"]' \
+        'c["process"]["rlimits"].append({"type": "RLIMIT_TEST", "hard": 1024, "soft": 1024})'
+    run run_bundle
+    assert_failure
+    [[ "$output" == *"process.rlimits[1].type: unknown rlimit"* ]]
+}
+
+# c2's create in $B/state2, to a file (a process it left would hold a pipe
+# open): refused, saying $1
+refused_c2() {
+    local rc=0
+    timeout 60 "$RT" --root "$B/state2" create --bundle "$B" c2 </dev/null >"$B/c2.out" 2>&1 || rc=$?
+    cat "$B/c2.out"
+    [ "$rc" != 0 ]
+    grep -qF "$1" "$B/c2.out"
+}
+
+# review2 F3: a cgroup is the container's only once its create made it. A
+# second create with the same linux.cgroupsPath is refused at the devices
+# cgroup (every engine config has device rules); it must leave the first
+# container running in its cgroup, whether it made nothing before (devices
+# only) or made a memory cgroup of its own first (removed again).
+@test "a create refused on another container's devices cgroup kills and removes nothing of it" {
+    [ -d /sys/fs/cgroup/devices ] || skip "no v1 devices hierarchy"
+    local cgp=/rrf3-$$ pid
+    bundle 'c["process"]["args"] = ["sleep", "1000"]' \
+        "c['linux']['cgroupsPath'] = '$cgp'" \
+        'c["linux"]["resources"] = {"devices": [{"allow": False, "access": "rwm"}]}'
+    # the process keeps create's stdio: not bats' own
+    timeout 60 "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/c1.out" 2>&1
+    timeout 60 "$RT" --root "$B/state" start c1
+    pid=$(timeout 60 "$RT" --root "$B/state" state c1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    grep -qx "$pid" "/sys/fs/cgroup/devices$cgp/cgroup.procs"
+    refused_c2 "devices$cgp already exists"
+    # the same with a memory limit: the second create makes memory$cgp
+    # first, then meets the devices cgroup: its own is removed, c1's kept
+    bundle 'c["process"]["args"] = ["sleep", "1000"]' \
+        "c['linux']['cgroupsPath'] = '$cgp'" \
+        'c["linux"]["resources"] = {"devices": [{"allow": False, "access": "rwm"}], "memory": {"limit": 67108864}}'
+    refused_c2 "devices$cgp already exists"
+    [ ! -e "/sys/fs/cgroup/memory$cgp" ]
+    # c1: still running, still in its devices cgroup
+    timeout 60 "$RT" --root "$B/state" state c1 | grep -q '"status": *"running"'
+    kill -0 "$pid"
+    grep -qx "$pid" "/sys/fs/cgroup/devices$cgp/cgroup.procs"
+    timeout 60 "$RT" --root "$B/state" delete --force c1
+    [ ! -e "/sys/fs/cgroup/devices$cgp" ]
 }

@@ -77,7 +77,7 @@ teardown() {
         esac
     done
     # an io.revrun.checkout test: its checkout and its export
-    [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums"
+    [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums" "$CO.moved"
     [ -n "${EXP:-}" ] && rm -rf "$EXP"
     # a hook test that failed half way: its container and bundle
     if [ -n "${B:-}" ] && [ -d "$B" ]; then
@@ -234,7 +234,9 @@ err" ]
 confined_inside() {
     echo "$output"
     # a user namespace with revrun's mapping, never the host's ids
-    [[ "$output" == *"uid_map 0 2100000000 65536"* ]]
+    # (a block of its own of the engineIds range: 2100000000 + k*65536)
+    [[ "$output" =~ uid_map\ 0\ (21[0-9]{8})\ 65536 ]]
+    [ $(((BASH_REMATCH[1] - 2100000000) % 65536)) = 0 ]
     [[ "$output" == *"Seccomp: 2"* ]]
     [[ "$output" == *"NoNewPrivs: 1"* ]]
     local eff
@@ -423,6 +425,7 @@ nothing_left() {
     python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" "$fwd" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[2] + "/rootfs"
 ns = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
 ns.append({"type": "network", "path": "/proc/self/ns/net"})
@@ -447,6 +450,7 @@ EOF
     python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[2] + "/rootfs"
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
 EOF
@@ -470,6 +474,7 @@ hook_bundle() {
         "$ENG_DIR/img/rootfs" "$1" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 c["process"]["args"] = ["sh", "-c", "exit 0"]
 c["hooks"] = json.loads(sys.argv[4])
@@ -717,6 +722,78 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     [[ "$output" == *" 65534 "* ]]
 }
 
+# review2 F7: an export name is claimed at create, so a second container
+# naming it is refused there, naming the holder; the holder's change set is
+# what lands under the name, with an origin file saying whose.
+@test "ctr: io.revrun.export names are one container's: a second create with the name is refused, naming the first" {
+    need ctr
+    make_checkout
+    local name=ctr-claim-$$
+    EXP=/var/lib/revrun/exports/$name
+    NAMES+=("ctr:cl1" "ctr:cl2")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" -d \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation "io.revrun.export=$name" \
+        "$IMG_CTR" cl1 sh -c "$EDITS; sleep 1000"
+    [ "$status" = 0 ]
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work --annotation "io.revrun.export=$name" \
+        "$IMG_CTR" cl2 sh -c 'echo attacker >/work/a.txt'
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"is held by container cl1"* ]]
+    ctr -n "$NS" task kill -s SIGKILL cl1
+    for _ in $(seq 100); do
+        [ "$(ctr -n "$NS" task ls | awk '$1 == "cl1" {print $3}')" = STOPPED ] && break
+        sleep 0.1
+    done
+    ctr -n "$NS" task delete cl1
+    ctr -n "$NS" container rm cl1
+    [ -f "$EXP/manifest.json" ]
+    grep -qx "container cl1" "$EXP/origin"
+    [ ! -e "$EXP/.claim" ]
+    # the claim it swapped out went too
+    [ ! -e "$(dirname "$EXP")/.export-cl1" ]
+    ! grep -rq attacker "$EXP"
+    grep -rqx changed "$EXP/blobs"
+}
+
+# review2 F8: diff, export and delete re-open the checkout by its host
+# path; one swapped for another tree since create is refused, not judged.
+@test "ctr: io.revrun.checkout whose host path leads to another tree after create: diff refuses it" {
+    need ctr
+    make_checkout
+    NAMES+=("ctr:cosw")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" -d \
+        --mount "type=bind,src=$CO,dst=/work,options=rbind:rw" \
+        --annotation io.revrun.checkout=/work "$IMG_CTR" cosw sh -c 'echo changed >/work/a.txt'
+    [ "$status" = 0 ]
+    for _ in $(seq 100); do
+        [ "$(ctr -n "$NS" task ls | awk '$1 == "cosw" {print $3}')" = STOPPED ] && break
+        sleep 0.1
+    done
+    local shim
+    shim=$(pgrep -f "containerd-shim-runc-v2 -namespace $NS -id cosw" | head -1)
+    [ -n "$shim" ]
+    run nsenter -t "$shim" -m "$RT" --root "/run/containerd/runc/$NS" diff --json cosw
+    [ "$status" = 0 ]
+    # the same path, another tree
+    mv "$CO" "$CO.moved"
+    mkdir "$CO"
+    echo other >"$CO/a.txt"
+    chown -R 4242:4242 "$CO"
+    run nsenter -t "$shim" -m "$RT" --root "/run/containerd/runc/$NS" diff --json cosw
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"another tree than the one create overlaid"* ]]
+    rm -rf "$CO"
+    mv "$CO.moved" "$CO"
+    ctr -n "$NS" task delete cosw
+    ctr -n "$NS" container rm cosw
+    nothing_left cosw "/run/containerd/runc/$NS"
+}
+
 @test "ctr: io.revrun.policy naming a policy the host does not define is refused" {
     need ctr
     NAMES+=("ctr:pol1")
@@ -755,6 +832,7 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
         "$ENG_DIR/img/rootfs" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 c["process"]["args"] = ["sh", "-c", "echo x >/dev/full; echo y >/dev/null && echo null-ok; head -c 1 /dev/zero | wc -c"]
 c["linux"]["resources"]["devices"].append(
@@ -790,10 +868,11 @@ PY
         "$ENG_DIR/img/rootfs" "$1" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 # 64 MiB held in a 16 MiB container (no swap beyond it)
 c["process"]["args"] = ["sh", "-c", "x=$(head -c 67108864 /dev/zero | tr '\\0' a); echo survived"]
-c["linux"]["cgroupsPath"] = "/rrengines-oom/h1"
+c["linux"]["cgroupsPath"] = "/rrengines-oom/" + sys.argv[2].split("/")[-1]
 c["linux"]["resources"]["memory"] = {"limit": 16777216, "swap": 16777216, "disableOOMKiller": True}
 c["linux"]["resources"]["cpu"] = {"shares": 512}
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
@@ -805,18 +884,18 @@ PY
     mem=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
     cpu=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpu(,|$)/ {print $5; exit}' /proc/self/mountinfo)
     for _ in $(seq 100); do
-        grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control" && break
+        grep -q "under_oom 1" "$mem/rrengines-oom/$(basename "$B")/memory.oom_control" && break
         sleep 0.1
     done
-    cat "$mem/rrengines-oom/h1/memory.oom_control"
+    cat "$mem/rrengines-oom/$(basename "$B")/memory.oom_control"
     # at its limit, waiting: alive, never OOM-killed
-    grep -q "under_oom 1" "$mem/rrengines-oom/h1/memory.oom_control"
-    grep -q "oom_kill 0" "$mem/rrengines-oom/h1/memory.oom_control"
+    grep -q "under_oom 1" "$mem/rrengines-oom/$(basename "$B")/memory.oom_control"
+    grep -q "oom_kill 0" "$mem/rrengines-oom/$(basename "$B")/memory.oom_control"
     kill -0 "$pid"
-    [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/h1/cpu.shares")" = 512 ]
+    [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/$(basename "$B")/cpu.shares")" = 512 ]
     "$RT" --root "$B/state" delete --force h1
     ! kill -0 "$pid" 2>/dev/null
-    [ ! -e "$mem/rrengines-oom/h1" ]
+    [ ! -e "$mem/rrengines-oom/$(basename "$B")" ]
     rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
     rm -rf "$B"
 }
@@ -828,21 +907,54 @@ PY
         "$ENG_DIR/img/rootfs" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
 c["root"]["path"] = sys.argv[3]
 c["process"]["args"] = ["true"]
-c["linux"]["cgroupsPath"] = "rrengines-rel/pod1/h1"
+c["linux"]["cgroupsPath"] = "rrengines-rel/" + sys.argv[2].split("/")[-1] + "/h1"
 c["linux"]["resources"]["pids"] = {"limit": 64}
 json.dump(c, open(sys.argv[2] + "/config.json", "w"))
 PY
     "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1
     local mnt
     mnt=$("$RT" --root "$B/state" state h1 >/dev/null && awk '($9 == "cgroup" && $NF ~ /(^|,)pids(,|$)/) || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
-    [ -d "$mnt/revrun-engine/rrengines-rel/pod1/h1" ]
+    [ -d "$mnt/revrun-engine/rrengines-rel/$(basename "$B")/h1" ]
     "$RT" --root "$B/state" delete --force h1
-    [ ! -e "$mnt/revrun-engine/rrengines-rel" ]
+    [ ! -e "$mnt/revrun-engine/rrengines-rel/$(basename "$B")" ]
     # /revrun-engine itself goes when nothing else is in it
     if [ -z "$(find "$mnt/revrun-engine" -mindepth 1 -type d 2>/dev/null)" ]; then
         [ ! -e "$mnt/revrun-engine" ]
     fi
+    rm -rf "$B"
+}
+
+@test "sweep: an engine's container whose engine never deleted it: its checkout store is unmounted, its state removed" {
+    make_checkout
+    B=$(mktemp -d /tmp/revrun-engine-sweep.XXXXXX)
+    chmod 0755 "$B"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
+        "$ENG_DIR/img/rootfs" "$CO" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = "/rrengines-t/" + sys.argv[2].rstrip("/").split("/")[-1]  # the fixture's /default/t2 is every concurrent run's
+c["root"]["path"] = sys.argv[3]
+c["process"]["args"] = ["sleep", "600"]
+c["mounts"].append({"destination": "/work", "type": "bind", "source": sys.argv[4],
+                    "options": ["rbind", "rw"]})
+c["annotations"] = {"io.revrun.checkout": "/work"}
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$RT" --root "$B/state" create --bundle "$B" h1 </dev/null >"$B/out" 2>&1 || { cat "$B/out"; false; }
+    grep -qF "$B/state/h1/store" /proc/self/mountinfo
+    local pid
+    pid=$("$RT" --root "$B/state" state h1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    kill -9 "$pid"
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    run "$RT" --root "$B/state" sweep
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"swept h1"* ]]
+    ! grep -qF "$B/state/h1" /proc/self/mountinfo
+    [ ! -e "$B/state/h1" ]
+    diff <(checkout_sums) "$CO.sums"
     rm -rf "$B"
 }

@@ -29,6 +29,8 @@ setup() {
 
 teardown() {
     local id
+    # a start left waiting holds the container's lock: it goes first
+    [ -z "${START_PID:-}" ] || kill -9 "$START_PID" 2>/dev/null || true
     rr_destroy_all
     for id in "${RUNC_IDS[@]}"; do
         runc --root "$RR_TMP/runc" delete --force "$id" >/dev/null 2>&1 || true
@@ -207,6 +209,32 @@ EOF2
     [ "$status" = 0 ]
     for _ in $(seq 50); do grep -q from-startContainer "$OUT/rc2-$X.stdio" && break; sleep 0.1; done
     grep -q from-startContainer "$OUT/rc2-$X.stdio"
+}
+
+@test "hooks: a start waiting for an exec that never comes (startContainer hangs) does not hold up delete --force; nothing is left" {
+    make_bundle '["sleep", "1000"]' \
+        '{"startContainer": [{"path": "/bin/sleep", "args": ["sleep", "1000"]}]}'
+    run create rr c4
+    [ "$status" = 0 ]
+    local pid
+    pid=$(rr state c4 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    rr start c4 >"$OUT/start.out" 2>&1 &
+    START_PID=$!
+    # start has read the fifo's byte once the fifo is gone
+    for _ in $(seq 100); do
+        [ -e "$RR_ROOT/c4/exec.fifo" ] || break
+        sleep 0.1
+    done
+    [ ! -e "$RR_ROOT/c4/exec.fifo" ]
+    # a guard against a deadlock, not a speed bound: behind start's lock,
+    # delete would wait as long as the hook
+    run timeout 60 "$RR_BIN/revrun" --root "$RR_ROOT" delete --force c4
+    echo "$output"
+    [ "$status" = 0 ]
+    wait "$START_PID" || true
+    ! kill -0 "$pid" 2>/dev/null
+    [ ! -e "$RR_ROOT/c4" ]
+    ! pgrep -f "^sleep 1000" -P "$pid" >/dev/null
 }
 
 @test "hooks: startContainer (the image's program) runs confined as the process: its caps, no_new_privs, seccomp; a read-only bind stays read-only; nothing keeps more" {

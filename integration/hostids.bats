@@ -145,6 +145,37 @@ wait_line() {
     [ -z "$(ls -A "$RR_ROOT")" ]
 }
 
+@test "as root: eight creates at once over a range of five: five containers with five different ids, three clear refusals that leave nothing" {
+    policy 5
+    make_bundle sleep 1000
+    cd "$RR_TMP/bundle"
+    local pids=() i
+    for i in 1 2 3 4 5 6 7 8; do
+        rr create "${X}c$i" </dev/null >"$RR_TMP/c$i.out" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${!pids[@]}"; do wait "${pids[$i]}" || true; done
+    made=() refused=0
+    for i in 1 2 3 4 5 6 7 8; do
+        if [ -e "$RR_ROOT/${X}c$i/state.json" ]; then
+            made+=("$(uids_of "$(state_field "${X}c$i" pid)")")
+        else
+            grep -q "no free host id: all 5 ids of the hostIds range $BASE-$((BASE + 4))" "$RR_TMP/c$i.out"
+            [ ! -e "$RR_ROOT/${X}c$i" ]
+            refused=$((refused + 1))
+        fi
+    done
+    printf '%s\n' "${made[@]}"
+    [ "${#made[@]}" = 5 ] && [ "$refused" = 3 ]
+    # five different users, each of the range, uid = gid = every id
+    [ "$(printf '%s\n' "${made[@]}" | sort -u | wc -l)" = 5 ]
+    for u in "${made[@]}"; do
+        set -- $u
+        [ "$1" -ge "$BASE" ] && [ "$1" -le $((BASE + 4)) ] && [ "$u" = "$1 $1 $1 $1" ]
+    done
+    [ "$(ls "$IDS" | awk -v b="$BASE" '$1 >= b && $1 <= b + 4' | wc -l)" = 5 ]
+}
+
 @test "as root: a range of one id holds one container; the next create is refused clearly and leaves nothing, and gets the id once the first is destroyed" {
     policy 1
     make_bundle sleep 1000

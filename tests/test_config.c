@@ -330,6 +330,14 @@ static bool revrun_eq(const struct rr_config *a, const struct rr_config *b)
            home_files_eq(a, b) && strv_eq(&a->revrun.artifacts, &b->revrun.artifacts);
 }
 
+/* memcmp of two arrays of n items; with n == 0 either may be NULL (a
+ * config without mappings, as root's spec now writes), which memcmp's
+ * contract does not allow. */
+static bool array_eq(const void *a, const void *b, size_t bytes)
+{
+    return bytes == 0 || memcmp(a, b, bytes) == 0;
+}
+
 /* Every field of the struct, so that a writer that drops one is caught. */
 static bool config_eq(const struct rr_config *a, const struct rr_config *b)
 {
@@ -338,18 +346,18 @@ static bool config_eq(const struct rr_config *a, const struct rr_config *b)
            strv_eq(&a->process.args, &b->process.args) &&
            strv_eq(&a->process.env, &b->process.env) && str_eq(a->process.cwd, b->process.cwd) &&
            a->process.n_rlimits == b->process.n_rlimits &&
-           memcmp(a->process.rlimits, b->process.rlimits,
-                  a->process.n_rlimits * sizeof(a->process.rlimits[0])) == 0 &&
+           array_eq(a->process.rlimits, b->process.rlimits,
+                    a->process.n_rlimits * sizeof(a->process.rlimits[0])) &&
            a->process.no_new_privileges == b->process.no_new_privileges &&
            str_eq(a->root.path, b->root.path) && a->root.readonly == b->root.readonly &&
            str_eq(a->hostname, b->hostname) && mounts_eq(a, b) &&
            a->linux.namespaces == b->linux.namespaces &&
            a->linux.n_uid_mappings == b->linux.n_uid_mappings &&
-           memcmp(a->linux.uid_mappings, b->linux.uid_mappings,
-                  a->linux.n_uid_mappings * sizeof(a->linux.uid_mappings[0])) == 0 &&
+           array_eq(a->linux.uid_mappings, b->linux.uid_mappings,
+                    a->linux.n_uid_mappings * sizeof(a->linux.uid_mappings[0])) &&
            a->linux.n_gid_mappings == b->linux.n_gid_mappings &&
-           memcmp(a->linux.gid_mappings, b->linux.gid_mappings,
-                  a->linux.n_gid_mappings * sizeof(a->linux.gid_mappings[0])) == 0 &&
+           array_eq(a->linux.gid_mappings, b->linux.gid_mappings,
+                    a->linux.n_gid_mappings * sizeof(a->linux.gid_mappings[0])) &&
            memcmp(&a->linux.resources, &b->linux.resources, sizeof(a->linux.resources)) == 0 &&
            seccomp_eq(&a->linux.seccomp, &b->linux.seccomp) &&
            strv_eq(&a->linux.masked_paths, &b->linux.masked_paths) &&

@@ -328,6 +328,63 @@ TEST(namespaces_mappings_and_identity)
     reset();
 }
 
+/* review2 F9: an engine's mappings never name a real or system user's
+ * host id, a review's (hostIds) or an engine container's block
+ * (engineIds); a policy whose hostIds and engineIds meet is refused. */
+TEST(engine_mappings_stay_off_users_reviews_and_engine_blocks)
+{
+    static const struct {
+        const char *host_id, *want;
+    } cases[] = {
+        {"1000", "below 65536"},
+        {"1", "below 65536"},
+        {"65535", "below 65536"},
+        {"2000000000", "hostIds (reviews' ids)"},
+        {"1999990000", "hostIds (reviews' ids)"},       /* its end reaches the range */
+        {"2100000000", "engineIds (engine containers' blocks)"},
+        {"2100131072", "engineIds (engine containers' blocks)"},
+    };
+    struct json_node *root;
+    char map[160];
+
+    unlink(policy);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        root = load_fixture("containerd-ctr-run.json");
+        snprintf(map, sizeof(map), "[{\"containerID\": 0, \"hostID\": %s, \"size\": 65536}]",
+                 cases[i].host_id);
+        set(root, "linux.uidMappings", map);
+        if (!CHECK(refused_with(root, cases[i].want)))
+            tap_note("hostID %s", cases[i].host_id);
+        root = load_fixture("containerd-ctr-run.json");
+        set(root, "linux.gidMappings", map);
+        CHECK(refused_with(root, "linux.gidMappings[0]"));
+    }
+    /* a subordinate range of the engine's own is honoured, owning the namespace */
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.uidMappings", "[{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]");
+    set(root, "linux.gidMappings", "[{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]");
+    CHECK(build(root) == 0);
+    CHECK(prof.eng.uid_map[0].host_id == 100000 && prof.eng.ns_owner == 100000);
+    /* the policy's ranges move the walls */
+    write_policy("{\"hostIds\": {\"first\": 90000, \"count\": 65536}}");
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.uidMappings", "[{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]");
+    CHECK(refused_with(root, "hostIds (reviews' ids) 90000-155535"));
+    /* and never meet each other */
+    write_policy("{\"hostIds\": {\"first\": 2100065536, \"count\": 1}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "overlaps engineIds"));
+    write_policy("{\"engineIds\": {\"first\": 1999998976, \"count\": 65536}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "overlaps engineIds"));
+    write_policy("{\"engineIds\": {\"first\": 3000000000, \"count\": 65537}}");
+    CHECK(refused_with(load_fixture("containerd-ctr-run.json"), "whole number of blocks"));
+    write_policy("{\"engineIds\": {\"first\": 3000000000, \"count\": 131072}}");
+    CHECK(build(load_fixture("containerd-ctr-run.json")) == 0);
+    /* without mappings: the first block of the range (create takes its own) */
+    CHECK(prof.eng.uid_map[0].host_id == 3000000000u && prof.eng.ns_owner == 3000000000u);
+    unlink(policy);
+    reset();
+}
+
 TEST(no_new_privs_forced_unless_the_policy_lets_the_config_decide)
 {
     static const struct {
@@ -450,6 +507,23 @@ TEST(mounts_and_resources)
     set(root, "linux.cgroupsPath", "\"kubepods/pod1/c1\"");
     CHECK(build(root) == 0);
     CHECK(strcmp(prof.cgroups_path, "/revrun-engine/kubepods/pod1/c1") == 0);
+    /* review2 F4: no climbing out of /revrun-engine (delete removes the
+     * empty parents there as revrun's), no root, no empty component */
+    static const char *const bad_cgp[] = {"\"../x\"", "\"a/../../x\"", "\"/a/../b\"",
+                                          "\"./a\"", "\"a//b\"", "\"a/\"", "\"/\"", "\"\"",
+                                          "\"..\"", "\"/a/.\""};
+    for (size_t i = 0; i < sizeof(bad_cgp) / sizeof(bad_cgp[0]); i++) {
+        root = load_fixture("containerd-ctr-run.json");
+        set(root, "linux.cgroupsPath", bad_cgp[i]);
+        if (!CHECK(refused_with(root, "components are refused")))
+            tap_note("cgroupsPath %s", bad_cgp[i]);
+    }
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.cgroupsPath", "\"/kubepods/..pod.1/c1\"");
+    CHECK(build(root) == 0 && strcmp(prof.cgroups_path, "/kubepods/..pod.1/c1") == 0);
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.cgroupsPath", "\"system.slice:docker:abc\"");
+    CHECK(build(root) == 0);
     /* an unknown top-level property is ignored and named (the runtime
      * spec's MUST); inside what confines, unknown keys are still refused */
     root = load_fixture("containerd-ctr-run.json");

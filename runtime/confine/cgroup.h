@@ -94,6 +94,11 @@ void cg_remove_empty_parents(const char *mnt, const char *path);
 /* cg->path is set by the caller. */
 #define CGROUP_V1_TCP_LIMIT "memory.kmem.tcp.limit_in_bytes"
 
+/* Remove the still empty v1 directories cg's create made and disown cg
+ * (CG_NONE), touching no other hierarchy: a later step met another
+ * container's cgroup at the same path. */
+void cgroup_v1_disown(struct cgroup_plan *cg);
+
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
                      struct cgroup_plan *cg, struct rr_error *err);
 int cgroup_v2_create(const struct cgroup_host *h, const struct profile *p, unsigned want,

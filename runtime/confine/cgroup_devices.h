@@ -18,9 +18,14 @@
 bool cgroup_devices_v1_mount(char *out, size_t len);
 
 /* DEVICES/path made (parents too), each of rules written ("allow c 1:3 rwm",
- * "deny a"), then pid moved in. */
-int cgroup_devices_v1_apply(const char *path, const struct rr_strv *rules, pid_t pid,
-                            struct rr_error *err);
+ * "deny a"). *made: this call made the directory (then it is the caller's to
+ * remove, even on failure); an existing one is refused (EEXIST) and stays
+ * untouched: it is another container's. */
+int cgroup_devices_v1_make(const char *path, const struct rr_strv *rules, bool *made,
+                           struct rr_error *err);
+
+/* pid moved into DEVICES/path (made by cgroup_devices_v1_make). */
+int cgroup_devices_v1_join(const char *path, pid_t pid, struct rr_error *err);
 
 /* Kill what is left in DEVICES/path and remove it (and the empty parents
  * revrun made); missing is success. */

@@ -74,6 +74,21 @@ static void forget_own(const struct cgroup_host *h, struct cgroup_plan *cg)
     cg->version = CG_NONE;
 }
 
+void cgroup_v1_disown(struct cgroup_plan *cg)
+{
+    struct cgroup_host h;
+    struct rr_error ignored;
+
+    if (cg->version != CG_V1)
+        return;
+    if (cgroup_host_probe(&h, &ignored) < 0) {
+        cg->controllers = 0;
+        cg->version = CG_NONE;
+        return;
+    }
+    forget_own(&h, cg);
+}
+
 int cgroup_v1_create(const struct cgroup_host *h, const struct profile *p, unsigned want,
                      struct cgroup_plan *cg, struct rr_error *err)
 {

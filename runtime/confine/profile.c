@@ -1433,16 +1433,28 @@ static int engine_namespaces(const struct rr_config *c, struct profile *p, struc
     return 0;
 }
 
-static int engine_map(const struct rr_id_mapping *m, size_t n, const char *what,
-                      struct rr_id_mapping *out, size_t *n_out, struct profile *p,
-                      struct rr_error *err)
+static bool ranges_meet(uint32_t a, uint32_t na, const struct rr_id_range *r)
 {
+    return (uint64_t)a < (uint64_t)r->first + r->count && r->first < (uint64_t)a + na;
+}
+
+/* An engine's own mappings may name host ids the engine manages (subuid
+ * ranges), never a real or system user's (below the floor), a review's
+ * (hostIds) or another engine container's block (engineIds): review2 F9. */
+static int engine_map(const struct rr_id_mapping *m, size_t n, const char *what,
+                      const struct rr_id_range ranges[2], struct rr_id_mapping *out,
+                      size_t *n_out, struct profile *p, struct rr_error *err)
+{
+    static const char *const range_name[2] = {"hostIds (reviews' ids)",
+                                              "engineIds (engine containers' blocks)"};
+    uint32_t base = p->eng.host_base;
+
     if (n == 0) {
-        out[0] = (struct rr_id_mapping){0, PROFILE_ENGINE_HOST_BASE, PROFILE_ENGINE_MAP_SIZE};
+        out[0] = (struct rr_id_mapping){0, base, PROFILE_ENGINE_MAP_SIZE};
         *n_out = 1;
         if (note(p, "linux.%sMappings: none given; container %ss 0-%u are host %ss %u-%u", what,
-                 what, PROFILE_ENGINE_MAP_SIZE - 1, what, PROFILE_ENGINE_HOST_BASE,
-                 PROFILE_ENGINE_HOST_BASE + PROFILE_ENGINE_MAP_SIZE - 1) < 0)
+                 what, PROFILE_ENGINE_MAP_SIZE - 1, what, base,
+                 base + (PROFILE_ENGINE_MAP_SIZE - 1)) < 0)
             return rr_fail(err, ENOMEM, "notes");
         return 0;
     }
@@ -1452,6 +1464,17 @@ static int engine_map(const struct rr_id_mapping *m, size_t n, const char *what,
         if (m[i].host_id == 0)
             return rr_fail(err, 0, "linux.%sMappings[%zu]: host %s 0 is never mapped into a "
                                    "container", what, i, what);
+        if (m[i].host_id < POLICY_HOST_IDS_FLOOR)
+            return rr_fail(err, 0, "linux.%sMappings[%zu]: host %s %u is below %u (real and "
+                                   "system users' ids are never mapped into a container)",
+                           what, i, what, m[i].host_id, POLICY_HOST_IDS_FLOOR);
+        for (int k = 0; k < 2; k++)
+            if (ranges_meet(m[i].host_id, m[i].size, &ranges[k]))
+                return rr_fail(err, 0, "linux.%sMappings[%zu]: host %ss %u-%u meet the policy's "
+                                       "%s %u-%u",
+                               what, i, what, m[i].host_id, m[i].host_id + (m[i].size - 1),
+                               range_name[k], ranges[k].first,
+                               ranges[k].first + (ranges[k].count - 1));
         out[i] = m[i];
     }
     *n_out = n;
@@ -1479,18 +1502,29 @@ static bool host_flag(const char *path, char want)
     return c == want;
 }
 
-static int engine_identity(const struct rr_config *c, struct profile *p, struct rr_error *err)
+static int engine_identity(const struct rr_config *c, const char *policy_file, struct profile *p,
+                           struct rr_error *err)
 {
     struct engine_plan *e = &p->eng;
+    struct rr_id_range ranges[2];
 
     if (p->rootless)
         return rr_fail(err, EPERM, "an engine's config needs revrun running as root (rootless "
                                    "engines are not supported yet)");
-    if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", e->uid_map,
+    if (policy_load_host_ids(policy_file, &ranges[0], err) < 0 ||
+        policy_load_engine_ids(policy_file, &ranges[1], err) < 0)
+        return -1;
+    if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", ranges, e->uid_map,
                    &e->n_uid_map, p, err) < 0 ||
-        engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", e->gid_map,
+        engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", ranges, e->gid_map,
                    &e->n_gid_map, p, err) < 0)
         return -1;
+    /* The namespace's owner: the container root's host uid, else the first
+     * mapped (never 0: engine_map refuses it) */
+    e->ns_owner = e->uid_map[0].host_id;
+    for (size_t i = 0; i < e->n_uid_map; i++)
+        if (e->uid_map[i].container_id == 0)
+            e->ns_owner = e->uid_map[i].host_id;
     if (!in_map(e->uid_map, e->n_uid_map, c->process.uid) ||
         !in_map(e->gid_map, e->n_gid_map, c->process.gid))
         return rr_fail(err, 0, "process.user: uid %u / gid %u is not mapped in the user namespace",
@@ -2057,12 +2091,45 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* linux.cgroupsPath: components only, none empty, "." or "..". A ".."
+ * would climb out of /revrun-engine (or out of where an absolute path
+ * says), and delete removes the empty parents of the container's cgroup
+ * as revrun's own (review2 F4); "/" alone would be the hierarchy's root,
+ * whose tasks delete kills. */
+static int cgroups_path_ok(const char *path, struct rr_error *err)
+{
+    const char *s = path[0] == '/' ? path + 1 : path;
+
+    for (;;) {
+        size_t n = strcspn(s, "/");
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return rr_fail(err, 0, "linux.cgroupsPath \"%s\": empty, \".\" and \"..\" "
+                                   "components are refused", path);
+        if (s[n] == '\0')
+            return 0;
+        s += n + 1;
+    }
+}
+
 int profile_build_engine(const struct rr_config *c, const char *bundle, const char *policy_file,
                          struct profile *p, struct rr_error *err)
+{
+    struct rr_id_range r;
+
+    memset(p, 0, sizeof(*p));
+    if (policy_load_engine_ids(policy_file, &r, err) < 0)
+        return -1;
+    return profile_build_engine_at(c, bundle, policy_file, r.first, p, err);
+}
+
+int profile_build_engine_at(const struct rr_config *c, const char *bundle,
+                            const char *policy_file, uint32_t host_base, struct profile *p,
+                            struct rr_error *err)
 {
     struct rr_policy pol;
 
     memset(p, 0, sizeof(*p));
+    p->eng.host_base = host_base;
     p->cfg = c;
     p->rootless = geteuid() != 0;
     p->engine = true;
@@ -2075,7 +2142,7 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
     /* the host's policy: "engine", or the one io.revrun.policy names */
     if (policy_load_named(policy_file, c->ann.policy, &pol, err) < 0)
         goto fail;
-    if (engine_namespaces(c, p, err) < 0 || engine_identity(c, p, err) < 0 ||
+    if (engine_namespaces(c, p, err) < 0 || engine_identity(c, policy_file, p, err) < 0 ||
         engine_caps(c, policy_file, &pol, p, err) < 0 ||
         engine_nnp(c, &pol, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
         goto fail;
@@ -2122,6 +2189,8 @@ int profile_build_engine(const struct rr_config *c, const char *bundle, const ch
      * limit, as a review's (RR_UNSET: no memory limit) */
     p->tcp_memory_limit = p->resources.memory_limit;
     p->cgroups_path = c->linux.cgroups_path;
+    if (p->cgroups_path != NULL && cgroups_path_ok(p->cgroups_path, err) < 0)
+        goto fail;
     if (p->cgroups_path != NULL && p->cgroups_path[0] != '/') {
         snprintf(p->cgroups_buf, sizeof(p->cgroups_buf), "/revrun-engine/%s", p->cgroups_path);
         p->cgroups_path = p->cgroups_buf;

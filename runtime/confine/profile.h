@@ -133,6 +133,9 @@ struct engine_plan {
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */
+    uint32_t host_base;             /* ids 0-65535 without the engine's mappings */
+    uint32_t ns_owner;              /* the host uid owning the user namespace: the
+                                     * container root's (review2 F5), never 0 */
     /* linux.rootfsPropagation, as mount_plan.propagation, set on / after
      * the pivot */
     unsigned long root_propagation;
@@ -275,6 +278,13 @@ void profile_free(struct profile *p);
  * line in p->notes. bundle is the bundle's absolute path. */
 int profile_build_engine(const struct rr_config *cfg, const char *bundle, const char *policy_file,
                          struct profile *p, struct rr_error *err);
+/* The same, a config without uid/gidMappings given container ids 0-65535 as
+ * host ids host_base.. (the block create took of the policy's engineIds);
+ * profile_build_engine: the range's first block, for exec (which joins the
+ * namespace and maps nothing) and tests. */
+int profile_build_engine_at(const struct rr_config *cfg, const char *bundle,
+                            const char *policy_file, uint32_t host_base, struct profile *p,
+                            struct rr_error *err);
 
 /* The default hardened config.json (`revrun spec`). lower may be NULL (the
  * current directory). */

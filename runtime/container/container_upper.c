@@ -96,6 +96,10 @@ int container_open_upper(const struct rr_ctx *ctx, const char *id, struct contai
         rr_fail(err, errno, "open the checkout %s", s.lower);
         goto out;
     }
+    if (engine_state_is_engine(&s) && engine_checkout_check_lower(dir, out->lower_fd, err) < 0) {
+        rr_wrap(err, "checkout %s", s.lower);
+        goto out;
+    }
     out->format = WB_FORMAT_OVERLAY_USERXATTR;
     {
         char buf[16];

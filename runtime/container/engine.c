@@ -34,6 +34,7 @@
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/engine_ids.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
@@ -75,6 +76,7 @@ struct engine {
     int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
     pid_t child;
     int sync_fd;
+    struct engine_ids ids; /* its host id block (review2 F5) */
 };
 
 bool engine_state_is_engine(const struct rr_state *s)
@@ -176,11 +178,16 @@ out:
 /* linux.resources.devices in the v1 devices controller: the container's
  * cgroup path in that hierarchy too (the one its limits have, or the one
  * they would have: a config without limits still gets its devices cgroup,
- * recorded as a v1 cgroup for delete to remove). */
+ * recorded as a v1 cgroup for delete to remove). Made here, before
+ * anything records it: a cgroup is the container's only once this create
+ * made it, so a refusal on an existing one (another container's, the same
+ * cgroupsPath) kills and removes nothing of it (review2 F3). */
 static int device_cgroup(struct engine *e, const char *root, const char *scope,
                          struct rr_error *err)
 {
-    char base[PATH_MAX];
+    char base[PATH_MAX], path[PATH_MAX];
+    bool made;
+    int r;
 
     (void)root;
     if (e->p.eng.device_rules.n == 0)
@@ -192,20 +199,30 @@ static int device_cgroup(struct engine *e, const char *root, const char *scope,
         strv_free(&e->p.eng.device_rules);
         return 0;
     }
+    if (e->cg.version == CG_V1) {
+        snprintf(path, sizeof(path), "%s", e->cg.path);
+    } else if (e->p.cgroups_path != NULL) {
+        snprintf(path, sizeof(path), "%s", e->p.cgroups_path);
+    } else {
+        if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
+            return -1;
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", base, e->o->id) >= sizeof(path))
+            return rr_fail(err, ENAMETOOLONG, "cgroup path");
+    }
+    r = cgroup_devices_v1_make(path, &e->p.eng.device_rules, &made, err);
+    if (r < 0 && !made) {
+        /* not ours: undo only what this create made in the other
+         * hierarchies, so abandon() touches nothing at that path */
+        cgroup_v1_disown(&e->cg);
+        return -1;
+    }
     if (e->cg.version == CG_NONE) {
-        if (e->p.cgroups_path != NULL) {
-            snprintf(e->cg.path, sizeof(e->cg.path), "%s", e->p.cgroups_path);
-        } else {
-            if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
-                return -1;
-            if ((size_t)snprintf(e->cg.path, sizeof(e->cg.path), "%s/%s", base, e->o->id) >=
-                sizeof(e->cg.path))
-                return rr_fail(err, ENAMETOOLONG, "cgroup path");
-        }
+        snprintf(e->cg.path, sizeof(e->cg.path), "%s", path);
         e->cg.version = CG_V1;
         e->cg.controllers = 0;
     }
-    return 0;
+    /* made: ours, recorded, so abandon() removes it if a rule failed */
+    return r;
 }
 
 static int make_state(struct engine *e, struct rr_error *err)
@@ -216,8 +233,7 @@ static int make_state(struct engine *e, struct rr_error *err)
     uint32_t fifo_group = host_of(e->p.eng.gid_map, e->p.eng.n_gid_map, 0);
     int r;
 
-    e->root_fd = container_root(e->ctx, true, err);
-    if (e->root_fd < 0)
+    if (e->root_fd < 0 && (e->root_fd = container_root(e->ctx, true, err)) < 0)
         return -1;
     if (realpath(e->ctx->root, root) == NULL)
         return rr_fail(err, errno, "state root %s", e->ctx->root);
@@ -424,13 +440,20 @@ static int place_child(struct engine *e, struct rr_error *err)
     if (cgroup_join(&e->cg, e->child, err) < 0)
         return -1;
     if (p->eng.device_rules.n > 0 &&
-        cgroup_devices_v1_apply(e->cg.path, &p->eng.device_rules, e->child, err) < 0)
+        cgroup_devices_v1_join(e->cg.path, e->child, err) < 0)
         return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
+    /* Only a raise above what the child inherited (ours) is root's to make;
+     * the child sets every rlimit itself (engine_init). */
     for (size_t i = 0; i < p->n_rlimits; i++) {
         struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
-        if (prlimit(e->child, p->rlimits[i].resource, &rl, NULL) < 0)
+        struct rlimit own;
+        if (getrlimit(p->rlimits[i].resource, &own) < 0)
+            return rr_fail(err, errno, "process.rlimits[%zu]", i);
+        if (own.rlim_max != RLIM_INFINITY &&
+            (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > own.rlim_max) &&
+            prlimit(e->child, p->rlimits[i].resource, &rl, NULL) < 0)
             return rr_fail(err, errno, "process.rlimits[%zu]", i);
     }
     if (p->eng.has_oom_score_adj) {
@@ -439,16 +462,6 @@ static int place_child(struct engine *e, struct rr_error *err)
             return rr_wrap(err, "process.oomScoreAdj");
     }
     return 0;
-}
-
-static pid_t clone_child(unsigned flags)
-{
-    struct clone_args ca = {.flags = flags, .exit_signal = SIGCHLD};
-    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
-
-    if (pid < 0 && errno == ENOSYS)
-        pid = syscall(SYS_clone, (unsigned long)flags | SIGCHLD, 0, 0, 0, 0);
-    return (pid_t)pid;
 }
 
 static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
@@ -503,7 +516,7 @@ static int spawn(struct engine *e, struct rr_error *err)
         switch_namespaces(e, false, err);
         return -1;
     }
-    e->child = clone_child(e->p.clone_flags);
+    e->child = engine_clone_owned(e->p.clone_flags, e->p.eng.ns_owner);
     if (e->child == 0) {
         close(sp[0]);
         child_main(e, sp[1]);
@@ -551,8 +564,22 @@ static int write_pid_file(const char *path, pid_t pid, struct rr_error *err)
 static int steps(struct engine *e, struct rr_error *err)
 {
     struct sync_msg m;
+    char root[PATH_MAX] = "";
 
-    if (profile_build_engine(e->cfg, e->bundle, PROFILE_POLICY_FILE, &e->p, err) < 0)
+    /* As root, the state root made (as make_state needs it) before its path
+     * names the block's record; rootless, the profile refuses first. */
+    if (!e->ctx->rootless) {
+        e->root_fd = container_root(e->ctx, true, err);
+        if (e->root_fd < 0)
+            return -1;
+        if (realpath(e->ctx->root, root) == NULL)
+            return rr_fail(err, errno, "state root %s", e->ctx->root);
+    }
+    /* held (flock) until the state directory exists, which holds it then */
+    if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
+                        err) < 0 ||
+        profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base, &e->p,
+                                err) < 0)
         return -1;
     /* --systemd-cgroup: slice:prefix:name, placed where systemd would */
     if (e->ctx->systemd_cgroup && e->cfg->linux.cgroups_path != NULL &&
@@ -575,7 +602,7 @@ static int steps(struct engine *e, struct rr_error *err)
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
-        engine_checkout_open(&e->p, e->dir_fd, &e->cg, &e->ck, err) < 0 ||
+        engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         open_namespaces(e, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
@@ -612,6 +639,10 @@ static void abandon(struct engine *e)
     if (e->cg.version != CG_NONE)
         cgroup_remove(e->cg.version, e->cg.path, &ignored);
     if (e->dir_fd >= 0) {
+        char dir[4096];
+        if (engine_checkout_export_dir(e->dir_fd, dir, sizeof(dir), &ignored) == 0 &&
+            dir[0] != '\0')
+            engine_export_release(dir, e->o->id); /* the name this create claimed */
         engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
@@ -631,7 +662,8 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
 {
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
-                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1};
+                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1,
+                       .ids = {.held = -1}};
     int r;
 
     for (size_t i = 0; i < N_JOINABLE; i++)
@@ -644,7 +676,10 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         r = steps(&e, err);
         if (r < 0 && !(err->errnum == EEXIST && e.dir_fd < 0))
             abandon(&e);
+        if (r < 0)
+            engine_ids_drop(&e.ids);
     }
+    engine_ids_close(&e.ids);
     close_fd(&e.sync_fd);
     close_fd(&e.root_mfd);
     close_fd(&e.mountpoint);

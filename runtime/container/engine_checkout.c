@@ -83,33 +83,209 @@ static int open_export_root(const char *root, struct rr_error *err)
     return fd;
 }
 
-static int check_export(const struct profile *p, int state_dir, struct rr_error *err)
+/* The claim: EXPORTROOT/NAME is made at create (mkdir decides: one name,
+ * one container), holding CLAIM_FILE with the container's id; delete
+ * swaps the export in for it (RENAME_EXCHANGE), so the name is never free
+ * while it is held (review2 F7). */
+#define CLAIM_FILE ".claim"
+#define ORIGIN_FILE "origin"
+
+/* The claim's holder, read from under root (nothing followed); "" when
+ * there is no claim file (an export, or something else). */
+static void read_claim(int root, const char *name, char *who, size_t len)
+{
+    _cleanup_close_ int d = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    _cleanup_close_ int f = -1;
+    ssize_t n;
+
+    who[0] = '\0';
+    if (d < 0 || (f = openat(d, CLAIM_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return;
+    n = read(f, who, len - 1);
+    if (n <= 0) {
+        who[0] = '\0';
+        return;
+    }
+    who[n] = '\0';
+    who[strcspn(who, "\n")] = '\0';
+    for (char *c = who; *c; c++)
+        if (*c < 0x21 || *c > 0x7e)
+            *c = '?'; /* shown in a message: printable only */
+}
+
+static int check_export(const struct profile *p, int state_dir, const char *id,
+                        struct rr_error *err)
 {
     const char *name = p->eng.export_dir + strlen(p->eng.export_root) + 1;
-    _cleanup_close_ int root = -1;
-    struct stat st;
-    char line[sizeof(p->eng.export_dir) + 1];
+    _cleanup_close_ int root = -1, d = -1;
+    char line[sizeof(p->eng.export_dir) + 1], who[256];
 
     if (p->eng.export_dir[0] == '\0')
         return 0;
     if ((root = open_export_root(p->eng.export_root, err)) < 0)
         return -1;
-    if (fstatat(root, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-        return rr_fail(err, errno ? errno : EEXIST, "io.revrun.export: %s exists already (each "
-                                                    "container exports into a fresh directory)",
-                       p->eng.export_dir);
+    if (mkdirat(root, name, 0700) < 0) {
+        int e = errno;
+        if (e != EEXIST)
+            return rr_fail(err, e, "io.revrun.export: %s", p->eng.export_dir);
+        read_claim(root, name, who, sizeof(who));
+        if (who[0] != '\0')
+            return rr_fail(err, EEXIST, "io.revrun.export: %s is held by container %s (one "
+                                        "name, one container: released at its delete)",
+                           p->eng.export_dir, who);
+        return rr_fail(err, EEXIST, "io.revrun.export: %s exists already (each container "
+                                    "exports into a fresh directory)", p->eng.export_dir);
+    }
+    d = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    snprintf(line, sizeof(line), "%s\n", id);
+    if (d < 0 || rr_write_atomic(d, CLAIM_FILE, line, strlen(line), 0600, err) < 0) {
+        if (d < 0)
+            rr_fail(err, errno, "io.revrun.export: %s", p->eng.export_dir);
+        unlinkat(root, name, AT_REMOVEDIR);
+        return rr_wrap(err, "io.revrun.export: claim %s", p->eng.export_dir);
+    }
     snprintf(line, sizeof(line), "%s\n", p->eng.export_dir);
-    return rr_write_atomic(state_dir, ENGINE_EXPORT_FILE, line, strlen(line), 0600, err);
+    if (rr_write_atomic(state_dir, ENGINE_EXPORT_FILE, line, strlen(line), 0600, err) < 0) {
+        unlinkat(d, CLAIM_FILE, 0);
+        unlinkat(root, name, AT_REMOVEDIR);
+        return -1;
+    }
+    return 0;
 }
 
-int engine_checkout_open(const struct profile *p, int state_dir, const struct cgroup_plan *cg,
-                         struct engine_checkout *ck, struct rr_error *err)
+/* dir "/R/NAME": R opened (checked as create checked it), NAME */
+static int export_parent(const char *dir, char *parent, size_t len, const char **name,
+                         struct rr_error *err)
+{
+    const char *slash = strrchr(dir, '/');
+
+    if (slash == NULL || slash[1] == '\0' || (size_t)(slash - dir) + 1 > len)
+        return rr_fail(err, EINVAL, "io.revrun.export: %s: not a path", dir);
+    snprintf(parent, len, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
+    *name = slash + 1;
+    return open_export_root(parent, err);
+}
+
+/* root/name holding nothing but a claim file: removed */
+static int drop_claim_dir(int root, const char *name, struct rr_error *err)
+{
+    _cleanup_close_ int d = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (d < 0 || (unlinkat(d, CLAIM_FILE, 0) < 0 && errno != ENOENT) ||
+        unlinkat(root, name, AT_REMOVEDIR) < 0)
+        return rr_fail(err, errno, "io.revrun.export: remove the claim %s", name);
+    return 0;
+}
+
+int engine_export_stage(const char *dir, const char *id, char *tmp, size_t len,
+                        struct rr_error *err)
+{
+    char parent[4096], who[256];
+    const char *name;
+    _cleanup_close_ int root = export_parent(dir, parent, sizeof(parent), &name, err);
+
+    if (root < 0)
+        return -1;
+    read_claim(root, name, who, sizeof(who));
+    if (strcmp(who, id) != 0)
+        return rr_fail(err, EPERM, "io.revrun.export: %s is not this container's claim", dir);
+    if ((size_t)snprintf(tmp, len, "%s/.export-%s", strcmp(parent, "/") == 0 ? "" : parent,
+                         id) >= len)
+        return rr_fail(err, ENAMETOOLONG, "io.revrun.export: %s", dir);
+    /* a delete of this id that died after the swap left its claim there */
+    if (faccessat(root, strrchr(tmp, '/') + 1, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+        drop_claim_dir(root, strrchr(tmp, '/') + 1, err) < 0)
+        return rr_wrap(err, "a leftover %s", tmp);
+    return 0;
+}
+
+int engine_export_publish(const char *dir, const char *id, const char *tmp,
+                          struct rr_error *err)
+{
+    char parent[4096], who[256], line[300];
+    const char *name, *tname = strrchr(tmp, '/') + 1;
+    _cleanup_close_ int root = export_parent(dir, parent, sizeof(parent), &name, err);
+    _cleanup_close_ int t = -1;
+
+    if (root < 0)
+        return -1;
+    t = openat(root, tname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    snprintf(line, sizeof(line), "container %s\n", id);
+    if (t < 0 || rr_write_atomic(t, ORIGIN_FILE, line, strlen(line), 0600, err) < 0)
+        return t < 0 ? rr_fail(err, errno, "io.revrun.export: %s", tmp) : -1;
+    read_claim(root, name, who, sizeof(who));
+    if (strcmp(who, id) != 0)
+        return rr_fail(err, EPERM, "io.revrun.export: %s is not this container's claim", dir);
+    if (renameat2(root, tname, root, name, RENAME_EXCHANGE) < 0)
+        return rr_fail(err, errno, "io.revrun.export: %s into %s", tmp, dir);
+    /* tmp's name now holds the claim alone (t followed the export) */
+    return drop_claim_dir(root, tname, err);
+}
+
+void engine_export_release(const char *dir, const char *id)
+{
+    char parent[4096], who[256];
+    const char *name;
+    struct rr_error ignored;
+    _cleanup_close_ int root = export_parent(dir, parent, sizeof(parent), &name, &ignored);
+    _cleanup_close_ int d = -1;
+
+    if (root < 0)
+        return;
+    read_claim(root, name, who, sizeof(who));
+    if (strcmp(who, id) != 0)
+        return; /* someone else's, or already an export */
+    d = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d >= 0 && unlinkat(d, CLAIM_FILE, 0) == 0)
+        unlinkat(root, name, AT_REMOVEDIR);
+}
+
+/* Which tree the lower is, (st_dev, st_ino), as create saw it: diff,
+ * export and delete re-open the lower by its host path, which a tenant's
+ * other workload may have swapped for a symlink to another tree since
+ * (review2 F8). */
+static int record_lower(const char *lower, int state_dir, struct rr_error *err)
+{
+    _cleanup_close_ int fd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+    char line[64];
+
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return rr_fail(err, errno, "io.revrun.checkout: %s", lower);
+    snprintf(line, sizeof(line), "%llu %llu\n", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    return rr_write_atomic(state_dir, ENGINE_LOWER_FILE, line, strlen(line), 0600, err);
+}
+
+int engine_checkout_check_lower(int state_dir, int lower_fd, struct rr_error *err)
+{
+    _cleanup_free_ char *text = NULL;
+    unsigned long long dev, ino;
+    struct stat st;
+    size_t n = 0;
+
+    if (rr_read_file(state_dir, ENGINE_LOWER_FILE, 64, &text, &n, err) < 0)
+        return rr_wrap(err, "the checkout create recorded");
+    if (n == 0 || text[n - 1] != '\n' || sscanf(text, "%llu %llu", &dev, &ino) != 2)
+        return rr_fail(err, EINVAL, "%s: not \"dev ino\"", ENGINE_LOWER_FILE);
+    if (fstat(lower_fd, &st) < 0)
+        return rr_fail(err, errno, "the checkout");
+    if ((unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)
+        return rr_fail(err, ESTALE, "the checkout's path now leads to another tree than the "
+                                    "one create overlaid (refused: the change set would be "
+                                    "judged against it)");
+    return 0;
+}
+
+int engine_checkout_open(const struct profile *p, int state_dir, const char *id,
+                         const struct cgroup_plan *cg, struct engine_checkout *ck,
+                         struct rr_error *err)
 {
     const char *name;
 
     if (p->lower == NULL)
         return 0;
-    if (check_export(p, state_dir, err) < 0)
+    if (check_export(p, state_dir, id, err) < 0 || record_lower(p->lower, state_dir, err) < 0)
         return -1;
     if (mkdirat(state_dir, STORE_DIR, 0700) < 0)
         return rr_fail(err, errno, "io.revrun.checkout: store directory");

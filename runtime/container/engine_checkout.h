@@ -20,6 +20,7 @@
 
 #define ENGINE_EXPORT_FILE "export-dir"      /* where delete exports, one line */
 #define ENGINE_FORMAT_FILE "checkout-backend" /* "native" or "fuse": the upper's format */
+#define ENGINE_LOWER_FILE "checkout-lower"    /* "dev ino": the lower create overlaid */
 
 struct engine_checkout {
     struct overlay_store store; /* upper/ and work/ */
@@ -35,8 +36,9 @@ void engine_checkout_init(struct engine_checkout *ck);
  * does (auto: native when the kernel mounts it over this checkout, else
  * fuse-overlayfs, its daemon in cg), open the lower or the view, check the
  * export root and record the export directory. Nothing without a checkout. */
-int engine_checkout_open(const struct profile *p, int state_dir, const struct cgroup_plan *cg,
-                         struct engine_checkout *ck, struct rr_error *err);
+int engine_checkout_open(const struct profile *p, int state_dir, const char *id,
+                         const struct cgroup_plan *cg, struct engine_checkout *ck,
+                         struct rr_error *err);
 /* The view for the container's init, or -1 (native: it mounts the overlay). */
 int engine_checkout_view(const struct engine_checkout *ck);
 /* ok: the container holds what it needs, a fuse daemon is left serving it;
@@ -53,7 +55,23 @@ int engine_checkout_unmount(int state_dir, struct rr_error *err);
  * store's own tmpfs mounted there. */
 int engine_checkout_open_upper(int state_dir, struct rr_error *err);
 
+/* lower_fd (the checkout re-opened by path) is the tree create recorded,
+ * or ESTALE. */
+int engine_checkout_check_lower(int state_dir, int lower_fd, struct rr_error *err);
+
 /* The export directory recorded at create; 0 and "" when there is none. */
 int engine_checkout_export_dir(int state_dir, char *out, size_t len, struct rr_error *err);
+
+/* The export's name is claimed at create (EXPORTROOT/NAME holding the
+ * container's id; a second holder is refused naming the first). At delete:
+ * stage gives tmp, a fresh path beside it to export into, once the claim
+ * is checked to be id's; publish writes tmp/origin ("container ID") and
+ * swaps tmp in for the claim atomically; release drops id's claim when
+ * nothing is exported (a failed create, a refusal to vet). */
+int engine_export_stage(const char *dir, const char *id, char *tmp, size_t len,
+                        struct rr_error *err);
+int engine_export_publish(const char *dir, const char *id, const char *tmp,
+                          struct rr_error *err);
+void engine_export_release(const char *dir, const char *id);
 
 #endif

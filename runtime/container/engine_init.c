@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -114,6 +115,14 @@ static int setup(struct engine_init_args *a, struct rr_error *err)
     if (sync_expect(a->sync_fd, SYNC_GO, &m, err) < 0)
         return -1;
     host_pid = (pid_t)m.value;
+    /* process.rlimits, set by the process itself: its namespace is owned by
+     * its own host uid (engine_ids.h), so host root may prlimit it only
+     * with CAP_SYS_RESOURCE; the host side raised what only root may. */
+    for (size_t i = 0; i < p->n_rlimits; i++) {
+        struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
+        if (setrlimit(p->rlimits[i].resource, &rl) < 0)
+            return rr_fail(err, errno, "process.rlimits[%zu]", i);
+    }
     /* The mount point as this mount namespace has it, opened while still
      * the creating user (the state directory's owner). */
     {

@@ -158,11 +158,11 @@ static int link_id(int dfd, const char *tmp, uint32_t id, struct rr_error *err)
 
 /* 1 with *id taken, 0 when every candidate is held, -1 on error. */
 static int link_any(int dfd, const char *tmp, const struct rr_id_range *r, bool exact,
-                    uint32_t *id, struct rr_error *err)
+                    uint32_t stride, uint32_t *id, struct rr_error *err)
 {
     if (exact)
         return link_id(dfd, tmp, *id, err);
-    for (uint32_t k = 0; k < r->count; k++) {
+    for (uint32_t k = 0; k < r->count; k += stride) {
         int got = link_id(dfd, tmp, r->first + k, err);
         if (got != 0) {
             if (got > 0)
@@ -213,8 +213,8 @@ static int refuse_full(int dfd, const struct rr_id_range *r, bool exact, uint32_
                    r->count, r->first, r->first + (r->count - 1), "/etc/revrun/policy.json");
 }
 
-int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const char *root,
-                 const char *cid, int *held, struct rr_error *err)
+static int take(const struct rr_id_range *r, bool exact, uint32_t stride, uint32_t *id,
+                const char *root, const char *cid, int *held, struct rr_error *err)
 {
     _cleanup_close_ int dfd = -1;
     struct proc_ref me;
@@ -227,22 +227,68 @@ int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const ch
     if ((dfd = open_dir(true, err)) < 0 || proc_ref_of(getpid(), &me, err) < 0)
         return rr_wrap(err, "host id");
     snprintf(tmp, sizeof(tmp), TMP_PREFIX "%d.%llu", (int)me.pid, me.start_time);
-    if ((fd = record_make(dfd, tmp, root, cid, &me, err)) < 0)
+    /* A reclaimer (the directory locked exclusively) must not find the
+     * temporary record between its creation and its flock, unheld. */
+    while (flock(dfd, LOCK_SH) < 0)
+        if (errno != EINTR)
+            return rr_fail(err, errno, "lock %s", IDALLOC_DIR);
+    fd = record_make(dfd, tmp, root, cid, &me, err);
+    flock(dfd, LOCK_UN); /* before link_any's reclaim takes it exclusively */
+    if (fd < 0)
         return -1;
-    got = link_any(dfd, tmp, r, exact, id, err);
+    got = link_any(dfd, tmp, r, exact, stride, id, err);
     /* Full: ids of crashed runs whose state is gone come back first. */
     if (got == 0) {
         struct rr_error ignored;
         if (idalloc_reclaim(quiet, NULL, &ignored) == 0)
-            got = link_any(dfd, tmp, r, exact, id, err);
+            got = link_any(dfd, tmp, r, exact, stride, id, err);
     }
     unlinkat(dfd, tmp, 0);
     if (got <= 0) {
         close(fd);
-        return got < 0 ? -1 : refuse_full(dfd, r, exact, *id, err);
+        if (got < 0)
+            return -1;
+        if (stride > 1)
+            return rr_fail(err, EUSERS,
+                           "no free host id block: all %u blocks of %u ids of the engineIds "
+                           "range %u-%u are held by engine containers (delete some, `revrun "
+                           "sweep` frees those whose state is gone, or widen engineIds in %s)",
+                           r->count / stride, stride, r->first, r->first + (r->count - 1),
+                           "/etc/revrun/policy.json");
+        return refuse_full(dfd, r, exact, *id, err);
     }
     *held = fd;
     return 0;
+}
+
+int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const char *root,
+                 const char *cid, int *held, struct rr_error *err)
+{
+    return take(r, exact, 1, id, root, cid, held, err);
+}
+
+int idalloc_take_block(const struct rr_id_range *r, uint32_t size, uint32_t *first,
+                       const char *root, const char *cid, int *held, struct rr_error *err)
+{
+    if (size == 0 || r->count % size != 0)
+        return rr_fail(err, EINVAL, "host id blocks of %u in a range of %u ids", size, r->count);
+    return take(r, false, size, first, root, cid, held, err);
+}
+
+void idalloc_drop(uint32_t id, int *held)
+{
+    char name[16];
+    struct rr_error ignored;
+    _cleanup_close_ int dfd = -1;
+
+    if (*held < 0)
+        return;
+    snprintf(name, sizeof(name), "%u", (unsigned)id);
+    /* Ours while held: no reclaimer frees a held id, no taker links over it. */
+    if ((dfd = open_dir(false, &ignored)) >= 0 && lock_dir(dfd, &ignored) == 0)
+        unlinkat(dfd, name, 0);
+    close(*held);
+    *held = -1;
 }
 
 /* For each entry of the directory (locked): fn(dfd, name, ctx). */

@@ -31,6 +31,15 @@
 int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const char *root,
                  const char *cid, int *held, struct rr_error *err);
 
+/* Take a free block of size ids of r (engine containers: one block each,
+ * its first id the record's name); the rest as idalloc_take. */
+int idalloc_take_block(const struct rr_id_range *r, uint32_t size, uint32_t *first,
+                       const char *root, const char *cid, int *held, struct rr_error *err);
+
+/* Give back the id this process took and still holds (*held, closed): a
+ * create that fails before its state directory is its own. */
+void idalloc_drop(uint32_t id, int *held);
+
 /* Release every id held for root/cid (none: done). */
 int idalloc_release(const char *root, const char *cid, struct rr_error *err);
 

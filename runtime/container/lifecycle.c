@@ -111,16 +111,16 @@ static struct proc_ref monitor_ref(const struct rr_state *s)
     return (struct proc_ref){(pid_t)s->monitor_pid, s->monitor_start};
 }
 
-/* Open the fifo's reading end and wait for pid 1's byte (or its death),
- * then for the fifo's end of file: an engine's process holds the writing
- * end until its exec (close-on-exec), revrun's own pid 1 closes it at once. */
-static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
+/* Open the fifo's reading end and wait for pid 1's byte (or its death).
+ * The fifo and a pidfd of pid 1 are handed out for wait_exec. */
+static int release(int dirfd, const struct rr_state *s, int *fifo_out, int *pidfd_out,
+                   struct rr_error *err)
 {
     struct proc_ref ref = init_ref(s);
     _cleanup_close_ int pidfd = proc_ref_pidfd(&ref);
     _cleanup_close_ int fifo = -1;
     struct pollfd pfd[2];
-    bool confirmed = false;
+    char c;
 
     if (pidfd < 0)
         return rr_fail(err, ESRCH, "the container's process is gone");
@@ -130,35 +130,48 @@ static int release(int dirfd, const struct rr_state *s, struct rr_error *err)
     pfd[0] = (struct pollfd){.fd = fifo, .events = POLLIN};
     pfd[1] = (struct pollfd){.fd = pidfd, .events = POLLIN};
     for (;;) {
-        char c;
-        ssize_t n;
         if (poll(pfd, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return rr_fail(err, errno, "poll");
         }
-        if (pfd[0].revents & (POLLIN | POLLHUP)) {
-            n = read(fifo, &c, 1);
-            if (n == 1 && !confirmed) {
-                confirmed = true;
-                crash_point("start:fifo");
-                /* the fifo is done with once its byte is read: a second
-                 * start finds the container running */
-                if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
-                    return rr_fail(err, errno, "remove exec fifo");
-                continue;
-            }
-            if (n == 0 && confirmed)
-                return 0; /* exec'd, or gone after its start */
-            if (n == 0 || n == 1)
-                return rr_fail(err, EPROTO, "the container did not confirm its start");
-            if (errno != EAGAIN && errno != EINTR)
-                return rr_fail(err, errno, "exec fifo");
-        }
-        if (pfd[1].revents & POLLIN) {
-            if (confirmed)
-                return 0;
+        if (pfd[0].revents & POLLIN)
+            break;
+        if (pfd[1].revents & POLLIN)
             return rr_fail(err, ESRCH, "the container's process ended before it started");
+    }
+    crash_point("start:fifo");
+    if (read(fifo, &c, 1) != 1)
+        return rr_fail(err, EPROTO, "the container did not confirm its start");
+    if (unlinkat(dirfd, FIFO_FILE, 0) < 0)
+        return rr_fail(err, errno, "remove exec fifo");
+    *fifo_out = rr_steal_fd(&fifo);
+    *pidfd_out = rr_steal_fd(&pidfd);
+    return 0;
+}
+
+/* The fifo's end of file: an engine's process holds the writing end until
+ * its exec (close-on-exec), revrun's own pid 1 closes it at once; or pid 1
+ * is gone. Waited for without the container's lock, so that a delete
+ * --force of a container stuck before its exec (a startContainer hook that
+ * never ends) is not held up behind this start. */
+static void wait_exec(int fifo, int pidfd)
+{
+    struct pollfd pfd[2] = {{.fd = fifo, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+
+    for (;;) {
+        char c;
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        if (pfd[1].revents & POLLIN)
+            return;
+        if (pfd[0].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = read(fifo, &c, 1);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+                return;
         }
     }
 }
@@ -167,6 +180,8 @@ int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *e
 {
     struct opened o;
     enum container_status st;
+    _cleanup_close_ int fifo = -1;
+    _cleanup_close_ int pidfd = -1;
     int r = -1;
 
     if (open_container(ctx, id, true, &o, err) < 0)
@@ -176,10 +191,15 @@ int container_start(const struct rr_ctx *ctx, const char *id, struct rr_error *e
         rr_fail(err, EINVAL, "container %s is %s, not created", id, container_status_name(st));
         goto out;
     }
-    r = release(o.dir, &o.state, err);
-    /* An engine's poststart hooks: a failure is a warning, the container
-     * runs on (the runtime spec's rule). */
-    if (r == 0 && engine_state_is_engine(&o.state)) {
+    r = release(o.dir, &o.state, &fifo, &pidfd, err);
+    if (r < 0)
+        goto out;
+    close(o.lock);
+    o.lock = -1;
+    wait_exec(fifo, pidfd);
+    /* An engine's poststart hooks, after the exec: a failure is a warning,
+     * the container runs on (the runtime spec's rule). */
+    if (engine_state_is_engine(&o.state)) {
         struct rr_error hook_err;
         if (engine_after(o.dir, &o.state, RR_HOOK_POSTSTART, "running", &hook_err) < 0) {
             char text[RR_ERROR_MSG_MAX + 128];

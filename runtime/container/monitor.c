@@ -182,26 +182,31 @@ static pid_t clone_init(unsigned flags)
  * Host-side processes of that uid (the fuse daemon, the broker) would have
  * capabilities in the namespace, but only through setns and ptrace, which
  * their seccomp floor refuses; and no other container shares the uid. */
-/* Back to root (uid and fsuid) with the securebits as they were: the
- * monitor cannot go on as anyone else. */
-static void monitor_back_to_root(int bits)
+/* Back to root (uid and fsuid) with the securebits and the dumpable flag
+ * as they were (the kernel clears the flag when the euid changes; root of a
+ * container without CAP_SYS_PTRACE then could not reach the monitor's
+ * /proc/PID/root for the write-back): the monitor cannot go on as anyone
+ * else. */
+static void monitor_back_to_root(int bits, int dumpable)
 {
-    if (setresuid((uid_t)-1, 0, (uid_t)-1) < 0 || prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+    if (setresuid((uid_t)-1, 0, (uid_t)-1) < 0 || prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0 ||
+        prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0) < 0)
         _exit(127);
 }
 
 static pid_t clone_init_owned(const struct profile *p)
 {
     int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0), e;
+    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
     pid_t pid;
 
     if (p->rootless)
         return clone_init(p->clone_flags);
-    if (bits < 0 || prctl(PR_SET_SECUREBITS, bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0)
+    if (bits < 0 || dumpable < 0 || prctl(PR_SET_SECUREBITS, bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0)
         return -1;
     if (setresuid((uid_t)-1, p->host_uid, (uid_t)-1) < 0) {
         e = errno;
-        monitor_back_to_root(bits);
+        monitor_back_to_root(bits, dumpable);
         errno = e;
         return -1;
     }
@@ -209,18 +214,20 @@ static pid_t clone_init_owned(const struct profile *p)
      * before its ids are mapped, as it always did. */
     setfsuid(0);
     if ((uid_t)setfsuid((uid_t)-1) != 0) {
-        monitor_back_to_root(bits);
+        monitor_back_to_root(bits, dumpable);
         errno = EPERM;
         return -1;
     }
     pid = clone_init(p->clone_flags);
     e = errno;
     if (pid == 0) {
-        if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+        /* pid 1 as it always began: init makes itself non-dumpable later */
+        if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0 ||
+            prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0) < 0)
             _exit(127);
         return 0;
     }
-    monitor_back_to_root(bits);
+    monitor_back_to_root(bits, dumpable);
     errno = e;
     return pid;
 }

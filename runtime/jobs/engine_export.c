@@ -47,23 +47,40 @@ static void export_now(struct rr_ctx *ctx, const char *id, const char *dir)
     struct wb_job run;
     struct wb_job_source none = {0};
     unsigned char digest[WB_SHA256_LEN];
-    char hex[WB_SHA256_HEX];
+    char hex[WB_SHA256_HEX], tmp[4096];
     struct rr_error err;
+    bool done = false;
 
+    /* into a fresh directory beside the name's claim, swapped in for it */
+    if (engine_export_stage(dir, id, tmp, sizeof(tmp), &err) < 0) {
+        log_error(&err);
+        log_msg(LOG_ERROR, "io.revrun.export: %s: not exported", dir);
+        return;
+    }
     if (wb_job_vet(ctx, "io.revrun.export", &none, id, &run) != 0) {
         log_msg(LOG_ERROR, "io.revrun.export: %s: not exported", dir);
-    } else if (wb_changeset_refused(&run.scan.cs)) {
+        engine_export_release(dir, id);
+        return;
+    }
+    if (wb_changeset_refused(&run.scan.cs)) {
         wb_job_print_refusal(&run.scan.cs);
-        write_refusal(dir, &run.scan.cs);
+        write_refusal(tmp, &run.scan.cs);
+        if (engine_export_publish(dir, id, tmp, &err) < 0)
+            log_error(&err);
         log_msg(LOG_ERROR, "io.revrun.export: the change set is refused (reasons in "
-                           "%s/refused.txt); nothing exported", dir);
-    } else if (wb_export(&run.scan, dir, digest, &err) < 0) {
+                           "%s/refused.txt)", dir);
+        done = true;
+    } else if (wb_export(&run.scan, tmp, digest, &err) < 0 ||
+               engine_export_publish(dir, id, tmp, &err) < 0) {
         log_error(&err);
         log_msg(LOG_ERROR, "io.revrun.export: %s: not exported", dir);
     } else {
         wb_hex(digest, sizeof(digest), hex);
         log_msg(LOG_INFO, "io.revrun.export: change set exported to %s (digest %s)", dir, hex);
+        done = true;
     }
+    if (!done)
+        engine_export_release(dir, id);
     wb_job_release(&run);
 }
 
@@ -94,6 +111,7 @@ void engine_export_at_delete(struct rr_ctx *ctx, const char *id)
         log_msg(LOG_WARN, "io.revrun.export: %s: not exported (the container is deleted while %s; "
                           "the upper is vetted only once everything in it has stopped)",
                 dir, container_status_name(st));
+        engine_export_release(dir, id);
         return;
     }
     export_now(ctx, id, dir);

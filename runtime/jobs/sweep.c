@@ -28,6 +28,7 @@
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
+#include "runtime/container/engine_checkout.h"
 #include "runtime/container/idalloc.h"
 #include "runtime/jobs/sweep.h"
 #include "writeback/gitshadow.h"
@@ -108,7 +109,8 @@ static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
         }
         state_free(&s);
     }
-    if (statedir_remove(rootfd, id, err) < 0)
+    /* an engine's io.revrun.checkout store, mounted here by its create */
+    if (engine_checkout_unmount(dir, err) < 0 || statedir_remove(rootfd, id, err) < 0)
         return rr_wrap(err, "sweep %s", id);
     snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]),
              "swept %s: %s", id, why);
