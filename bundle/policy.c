@@ -303,13 +303,18 @@ int policy_load_named(const char *path, const char *name, struct rr_policy *out,
     return r < 0 ? rr_wrap(err, "policy %s", path) : 0;
 }
 
-int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
+/* One id range of the file at PATH, DEFAULTS when there is none; the whole
+ * file is judged first, as every load of it is. */
+static int load_range(const char *path, struct rr_id_range defaults,
+                      int (*parse)(const struct json_node *, struct rr_id_range *,
+                                   struct rr_error *),
+                      struct rr_id_range *r, struct rr_error *err)
 {
     struct json_node *root = NULL;
     struct rr_policy scratch;
     int rc;
 
-    *r = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    *r = defaults;
     if (access(path, F_OK) < 0 && errno == ENOENT)
         return 0;
     if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
@@ -317,28 +322,22 @@ int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_erro
     policy_defaults(&scratch);
     rc = parse_policy(root, NULL, &scratch, err);
     if (rc == 0)
-        rc = parse_id_range(root, r, err);
+        rc = parse(root, r, err);
     json_free(root);
     return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
 }
 
+int policy_load_host_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
+{
+    return load_range(path, (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT},
+                      parse_id_range, r, err);
+}
+
 int policy_load_engine_ids(const char *path, struct rr_id_range *r, struct rr_error *err)
 {
-    struct json_node *root = NULL;
-    struct rr_policy scratch;
-    int rc;
-
-    *r = (struct rr_id_range){POLICY_ENGINE_IDS_FIRST, POLICY_ENGINE_IDS_COUNT};
-    if (access(path, F_OK) < 0 && errno == ENOENT)
-        return 0;
-    if (json_parse_file(AT_FDCWD, path, &json_limits_config, &root, err) < 0)
-        return rr_wrap(err, "policy %s", path);
-    policy_defaults(&scratch);
-    rc = parse_policy(root, NULL, &scratch, err);
-    if (rc == 0)
-        rc = parse_engine_range(root, r, err);
-    json_free(root);
-    return rc < 0 ? rr_wrap(err, "policy %s", path) : 0;
+    return load_range(path,
+                      (struct rr_id_range){POLICY_ENGINE_IDS_FIRST, POLICY_ENGINE_IDS_COUNT},
+                      parse_engine_range, r, err);
 }
 
 int policy_load(const char *path, uint64_t *allowed, struct rr_error *err)
