@@ -1,9 +1,9 @@
 #define EG_OSSL_TABLE_ITSELF /* the real names: the table is filled by them */
 #include "egress/ossl.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
+
+#include "common/dltable.h"
 
 struct eg_ossl eg_ossl_table;
 static void *handle;
@@ -12,21 +12,15 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* libssl's handle: dlsym searches it and its dependencies, libcrypto. */
 static int load_locked(struct rr_error *err)
 {
-    const char *missing = NULL;
+#define EG_OSSL_SLOT(name) (void **)&eg_ossl_table.name,
+    static const char *const names[] = {EG_OSSL_FUNCS(DL_TABLE_NAME)};
+    void **const slots[] = {EG_OSSL_FUNCS(EG_OSSL_SLOT)};
+#undef EG_OSSL_SLOT
     void *h;
 
-    if ((h = dlopen(EG_LIBSSL_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL)
-        return rr_fail(err, ENOENT, "loading OpenSSL (%s): %s", EG_LIBSSL_SONAME, dlerror());
-#define EG_OSSL_LOAD(name)                                                                         \
-    if ((*(void **)&eg_ossl_table.name = dlsym(h, #name)) == NULL && missing == NULL)             \
-        missing = #name;
-    EG_OSSL_FUNCS(EG_OSSL_LOAD)
-#undef EG_OSSL_LOAD
-    if (missing != NULL) {
-        dlclose(h);
-        eg_ossl_table = (struct eg_ossl){0};
-        return rr_fail(err, ENOENT, "OpenSSL (%s) has no %s", EG_LIBSSL_SONAME, missing);
-    }
+    if (dl_table_open(EG_LIBSSL_SONAME, "OpenSSL", names, slots, sizeof(names) / sizeof(names[0]),
+                      &h, err) < 0)
+        return -1;
     __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
     return 0;
 }

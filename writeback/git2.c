@@ -1,32 +1,23 @@
 #include "writeback/git2.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <stddef.h>
+
+#include "common/dltable.h"
 
 static struct wb_git2 table;
 static void *handle;
 
 static int load(struct rr_error *err)
 {
-    const char *missing = NULL;
+#define WB_GIT2_SLOT(name) (void **)&table.name,
+    static const char *const names[] = {WB_GIT2_FUNCS(DL_TABLE_NAME)};
+    void **const slots[] = {WB_GIT2_FUNCS(WB_GIT2_SLOT)};
+#undef WB_GIT2_SLOT
 
     if (handle != NULL)
         return 0;
-    /* RTLD_LOCAL: its symbols stay out of everything else's way. */
-    if ((handle = dlopen(WB_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL)
-        return rr_fail(err, ENOENT, "loading libgit2 (%s): %s", WB_LIBGIT2_SONAME, dlerror());
-#define WB_GIT2_LOAD(name)                                                                         \
-    if ((*(void **)&table.name = dlsym(handle, #name)) == NULL && missing == NULL)                \
-        missing = #name;
-    WB_GIT2_FUNCS(WB_GIT2_LOAD)
-#undef WB_GIT2_LOAD
-    if (missing != NULL) {
-        dlclose(handle);
-        handle = NULL;
-        return rr_fail(err, ENOENT, "libgit2 (%s) has no %s", WB_LIBGIT2_SONAME, missing);
-    }
-    return 0;
+    return dl_table_open(WB_LIBGIT2_SONAME, "libgit2", names, slots,
+                         sizeof(names) / sizeof(names[0]), &handle, err);
 }
 
 const struct wb_git2 *wb_git2_acquire(struct rr_error *err)

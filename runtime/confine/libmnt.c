@@ -1,9 +1,9 @@
 #define RR_LIBMNT_TABLE_ITSELF /* the real names: the table is filled by them */
 #include "runtime/confine/libmnt.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
+
+#include "common/dltable.h"
 
 struct rr_libmnt rr_libmnt_table;
 static void *handle;
@@ -11,21 +11,15 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int load_locked(struct rr_error *err)
 {
-    const char *missing = NULL;
+#define RR_LIBMNT_SLOT(name) (void **)&rr_libmnt_table.name,
+    static const char *const names[] = {RR_LIBMNT_FUNCS(DL_TABLE_NAME)};
+    void **const slots[] = {RR_LIBMNT_FUNCS(RR_LIBMNT_SLOT)};
+#undef RR_LIBMNT_SLOT
     void *h;
 
-    if ((h = dlopen(RR_LIBMOUNT_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL)
-        return rr_fail(err, ENOENT, "loading libmount (%s): %s", RR_LIBMOUNT_SONAME, dlerror());
-#define RR_LIBMNT_LOAD(name)                                                                       \
-    if ((*(void **)&rr_libmnt_table.name = dlsym(h, #name)) == NULL && missing == NULL)           \
-        missing = #name;
-    RR_LIBMNT_FUNCS(RR_LIBMNT_LOAD)
-#undef RR_LIBMNT_LOAD
-    if (missing != NULL) {
-        dlclose(h);
-        rr_libmnt_table = (struct rr_libmnt){0};
-        return rr_fail(err, ENOENT, "libmount (%s) has no %s", RR_LIBMOUNT_SONAME, missing);
-    }
+    if (dl_table_open(RR_LIBMOUNT_SONAME, "libmount", names, slots,
+                      sizeof(names) / sizeof(names[0]), &h, err) < 0)
+        return -1;
     __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
     return 0;
 }
