@@ -113,16 +113,16 @@ $P/try read $MAIN/secret.env; ls -A $MAIN; $P/try read $MAIN/.git/HEAD"
     [ "$(grep -c '^agent| rc git ' <<<"$output")" = 7 ]
     [ "$(grep '^agent| rc git ' <<<"$output" | grep -vc ' 0$')" = 0 ]
     assert_output_contains "agent: fix the greeting"
-    # the change set: exactly the worktree change
-    [ "$(result '["verdict"]')" = accept ]
-    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt b.txt " ]
-    grep -qF "its main git directory is shown inside at $MAIN/.git" "$OUT/summary.txt"
     # nothing else of the main repository: its secret is not there, its
     # git directory alone is
     grep -qx 'agent| ENOENT' <<<"$output"
     grep -qx 'agent| .git' <<<"$output"
     grep -q '^agent| ok ref: refs/heads/main' <<<"$output"
     [[ "$output" != *"SECRET=$TAG"* ]]
+    # the change set: exactly the worktree change
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt b.txt " ]
+    grep -qF "its main git directory is shown inside at $MAIN/.git" "$OUT/summary.txt"
     # the host's repository is as it was; no mount is left
     [ "$(git_sum)" = "$before" ]
     [ "$(ugit -C "$MAIN" log --oneline pr | wc -l)" = 1 ]
