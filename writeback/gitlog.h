@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "writeback/format.h"
 #include "writeback/gitinfo.h"
+#include "writeback/gitinflate.h"
 
 #define WB_SCRATCH_CAP 1000000u     /* entries under .git counted */
 #define WB_COUNT_DEPTH 64u          /* directories deep a count goes */
@@ -31,11 +32,6 @@ int wb_git_scratch(int upper_fd, struct wb_gitinfo *gi, struct rr_error *err);
 
 /* The agent's commits from the merged HEAD down to the checkout's HEAD. */
 int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
-                   struct rr_error *err);
-
-/* Inflate a loose object (zlib) into at most max bytes: 1 and a new buffer,
- * 0 when it is not a valid stream or would inflate past max. Pure. */
-int wb_git_inflate(const void *in, size_t inlen, size_t max, char **out, size_t *outlen,
                    struct rr_error *err);
 
 /* A ref name git could have written, checked strictly (refs/..., no "..",
