@@ -173,8 +173,10 @@ static int inflate_entry(struct wb_packset *s, const struct link *l, size_t cap,
     if ((r = wb_git_inflate(z, in, l->size, out, len, err)) < 0)
         return -1;
     if (r == 0 || *len != l->size) {
-        if (r == 1)
+        if (r == 1) {
             free(*out);
+            *out = NULL;
+        }
         *why = "a pack entry that does not inflate to its declared size";
         return 0;
     }
