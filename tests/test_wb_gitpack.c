@@ -546,6 +546,7 @@ TEST(delta_instructions_are_checked)
 #include <git2.h>
 
 #include "tests/test_wb_tree.h"
+#include "writeback/gitpackdir.h"
 
 static void write_bin(struct tree *t, const char *rel, const struct buf *b)
 {
@@ -650,11 +651,26 @@ TEST(packed_commits_are_listed_once_verified)
           strcmp(gi.commits[1].s, "agent: one") == 0);
     wb_gitinfo_free(&gi);
 
-    /* the index a symlink to a good copy: not followed, the pack left out and said */
+    /* an index over its size cap (sparse): not read, said */
     tree_path(&t, "upper", ".git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.idx",
               p, sizeof(p));
     tree_path(&t, "", "elsewhere.idx", q, sizeof(q));
-    CHECK(rename(p, q) == 0 && symlink(q, p) == 0);
+    CHECK(rename(p, q) == 0);
+    int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    CHECK(fd >= 0 && ftruncate(fd, WB_PACKIDX_FILE_MAX + 1) == 0 && close(fd) == 0);
+    CHECK(commits_of(&t, &gi) == 0);
+    CHECK(gi.n_commits == 0 && gi.commits_packed && strstr(gi.packed_why, "size cap") != NULL);
+    wb_gitinfo_free(&gi);
+    CHECK(unlink(p) == 0);
+
+    /* a pack without its index: said */
+    CHECK(commits_of(&t, &gi) == 0);
+    CHECK(gi.n_commits == 0 && gi.commits_packed &&
+          strstr(gi.packed_why, "without its index") != NULL);
+    wb_gitinfo_free(&gi);
+
+    /* the index a symlink to a good copy: not followed, the pack left out and said */
+    CHECK(symlink(q, p) == 0);
     CHECK(commits_of(&t, &gi) == 0);
     CHECK(gi.n_commits == 0 && gi.commits_packed && !gi.commits_off_base);
     CHECK(strstr(gi.packed_why, "not a regular file") != NULL);

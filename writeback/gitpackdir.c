@@ -86,12 +86,28 @@ static int add_pair(struct wb_packdir *d, int dfd, const char *idx, struct rr_er
     return 0;
 }
 
+/* A pack git would not read, or one without its index: its objects are not
+ * looked at, so a miss proves nothing. */
+static void pack_alone(struct wb_packdir *d, int dfd, const char *name)
+{
+    char idx[128];
+    struct stat st;
+
+    if (!pack_name(name, ".pack")) {
+        skip(d, "a pack not named as git names them");
+        return;
+    }
+    snprintf(idx, sizeof(idx), "%.*s.idx", (int)(strlen(name) - 5), name);
+    if (fstatat(dfd, idx, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        skip(d, "a pack without its index");
+}
+
 static int add_pairs(struct wb_packdir *d, int dfd, char **names, size_t n, struct rr_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(names[i]);
-        if (len > 5 && strcmp(names[i] + len - 5, ".pack") == 0 && !pack_name(names[i], ".pack"))
-            skip(d, "a pack not named as git names them");
+        if (len > 5 && strcmp(names[i] + len - 5, ".pack") == 0)
+            pack_alone(d, dfd, names[i]);
         if (!pack_name(names[i], ".idx"))
             continue;
         if (d->n == WB_PACKS_MAX) {
