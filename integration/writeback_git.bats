@@ -394,17 +394,62 @@ printf "c\n" > .cache/c; printf "again\n" > gen.o; printf "fix\n" >> a.txt'
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
 }
 
-@test "git: commits the agent packed (git gc) are said not to be listed" {
+# Two commits sharing a long body, so that git stores the newer as a delta
+# of the older (checked inside: verify-pack shows a commit with a base).
+PACK_COMMITS="set -e; $AGENT_ID
+body=\$(head -c 3000 /dev/zero | tr '\\0' y | fold -w 70)
+printf 'fixed\n' >> a.txt; git commit -qam 'agent: packed one' -m \"\$body\"
+printf 'new\n' > docs/new.md; git add docs/new.md
+git commit -qm \"\$(printf 'agent: packed two \\033[31mred\\033[0m')\" -m \"\$body\""
+NO_LOOSE="test -z \"\$(find .git/objects -type f -path '*/objects/[0-9a-f][0-9a-f]/*')\""
+A_DELTA="git verify-pack -v .git/objects/pack/pack-*.idx | grep -Eq '^[0-9a-f]{40} commit [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9a-f]{40}\$'"
+
+packed_listed() {
+    local mode=$1 pack=$2
+    review "$mode" "$PACK_COMMITS
+$pack; $NO_LOOSE; $A_DELTA"
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt docs/new.md " ]
+    [ "$(result '["git"]["commits"]["packed"]')" = False ]
+    [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = True ]
+    [ "$(result '["git"]["commits"]["subjects"][1]')" = "agent: packed one" ]
+    grep -q "on top of the checkout's HEAD" "$OUT/summary.txt"
+    grep -qxF '    agent: packed two \x1b[31mred\x1b[0m' "$OUT/summary.txt"
+    grep -qxF '    agent: packed one' "$OUT/summary.txt"
+    ! grep -q "not listed" "$OUT/summary.txt"
+    ! grep -q $'\033' "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "git: commits the agent packed (git gc) are listed, a delta among them (root)" {
+    packed_listed root "git gc -q --prune=now"
+}
+
+@test "git: commits the agent packed (git gc) are listed, a delta among them (rootless)" {
+    packed_listed user "git gc -q --prune=now"
+}
+
+@test "git: commits the agent repacked (git repack -adf --depth) are listed" {
+    packed_listed root "git repack -adfq --depth=50 --window=250"
+}
+
+@test "git: a packed commit over the size cap is said not to be listed, the ones above it are" {
     review root "set -e; $AGENT_ID
-printf 'fixed\n' >> a.txt; git commit -qam 'agent: packed away'
-git gc -q --prune=now; test -z \"\$(find .git/objects -type f -path '*/objects/[0-9a-f][0-9a-f]/*')\""
+printf 'fixed\n' >> a.txt
+{ printf 'agent: packed away\n\n'; head -c 300000 /dev/zero | tr '\\0' x; } | git commit -qa -F -
+printf 'more\n' >> a.txt; git commit -qam 'agent: on top'
+git gc -q --prune=now; $NO_LOOSE"
     assert_success
     [ "$(result '["verdict"]')" = accept ]
     [ "$(manifest_paths)" = a.txt ]
     [ "$(result '["git"]["commits"]["packed"]')" = True ]
     [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = True ]
-    grep -qF "the agent's commits are in a pack it wrote (git gc, repack): revrun reads no pack, so they are not listed" \
+    [ "$(result '["git"]["commits"]["subjects"]')" = "['agent: on top']" ]
+    result '["git"]["commits"]["packedWhy"]' | grep -q "declared over its cap"
+    grep -qF "the agent's commits older than those below are in a pack it wrote (git gc, repack) that revrun did not read within its bounds (a pack entry declared over its cap" \
         "$OUT/summary.txt"
+    grep -qF ", so they are not listed" "$OUT/summary.txt"
     ! grep -q "packed away" "$OUT/summary.txt"
 }
 

@@ -98,8 +98,9 @@ static const char *read_header(struct wb_packset *s, size_t pi, uint64_t off, st
     const char *why;
     size_t n, i = 0;
 
-    if (++s->entries > WB_PACK_ENTRIES_MAX)
+    if (s->entries == WB_PACK_ENTRIES_MAX)
         return "more pack entries than one walk reads (4096)";
+    s->entries++;
     if (off < PACK_HEAD || off >= end)
         return "a pack offset outside the pack";
     n = end - off < ENTRY_HEAD_MAX ? (size_t)(end - off) : ENTRY_HEAD_MAX;
