@@ -453,6 +453,22 @@ git gc -q --prune=now; $NO_LOOSE"
     ! grep -q "packed away" "$OUT/summary.txt"
 }
 
+@test "git: after git gc, a HEAD moved onto an older checkout commit lists only the agent's commits" {
+    printf 'second\n' >>"$CO/a.txt"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/a.txt"
+    ugit -C "$CO" commit -qam 'checkout: second'
+    ugit -C "$CO" gc -q
+    review root "set -e; $AGENT_ID
+git reset -q --hard HEAD~1; printf 'other\n' > docs/other.md; git add docs/other.md
+git commit -qm 'agent: off the head'; git gc -q --prune=now; $NO_LOOSE"
+    assert_success
+    # the checkout's "base" commit is in the agent's pack too: not listed as its work
+    [ "$(result '["git"]["commits"]["subjects"]')" = "['agent: off the head']" ]
+    [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = False ]
+    [ "$(result '["git"]["commits"]["packed"]')" = False ]
+    grep -q "its HEAD is not on top of the checkout's" "$OUT/summary.txt"
+}
+
 @test "git: sweep removes the shadow a crashed vet left, never a live one or another user's" {
     export TMPDIR="$RR_TMP/tmp"
     mkdir -p "$TMPDIR" "$RR_TMP/upper"

@@ -548,13 +548,13 @@ TEST(delta_instructions_are_checked)
 #include "tests/test_wb_tree.h"
 #include "writeback/gitpackdir.h"
 
-static void write_bin(struct tree *t, const char *rel, const struct buf *b)
+static void write_bin(struct tree *t, const char *side, const char *rel, const struct buf *b)
 {
     char p[4096];
     FILE *f;
 
-    tree_file(t, "upper", rel, "");
-    tree_path(t, "upper", rel, p, sizeof(p));
+    tree_file(t, side, rel, "");
+    tree_path(t, side, rel, p, sizeof(p));
     if ((f = fopen(p, "wb")) == NULL || fwrite(b->b, 1, b->len, f) != b->len || fclose(f) != 0)
         abort();
 }
@@ -617,8 +617,10 @@ static void packed_tree(struct tree *t, struct commits *c, bool forge)
     packb_ofs_delta(&pb, r2, o1, &d);
     packb_end(&pb);
     packb_index(&pb, &idx, 0);
-    write_bin(t, ".git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.pack", &pb.pack);
-    write_bin(t, ".git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.idx", &idx);
+    write_bin(t, "upper", ".git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.pack",
+              &pb.pack);
+    write_bin(t, "upper", ".git/objects/pack/pack-0123456789abcdef0123456789abcdef01234567.idx",
+              &idx);
     packb_free(&pb);
     free(idx.b);
     free(d.b);
@@ -699,5 +701,52 @@ TEST(a_packed_commit_that_does_not_hash_to_its_id_is_not_listed)
     CHECK(gi.n_commits == 0 && gi.commits_packed);
     CHECK(strstr(gi.packed_why, "does not hash to its id") != NULL);
     wb_gitinfo_free(&gi);
+    tree_free(&t);
+}
+
+TEST(a_commit_the_checkout_holds_ends_the_walk)
+{
+    unsigned char r1[20];
+    struct tree t;
+    struct commits c;
+    struct wb_gitinfo gi;
+    struct packb pb;
+    struct buf idx = {0};
+    git_oid id;
+
+    /* the checkout's store holds the first commit (its pack): the agent's
+     * HEAD is the second, on top of a checkout commit that is not its HEAD */
+    tree_init(&t);
+    packed_tree(&t, &c, false);
+    git_libgit2_init();
+    CHECK(git_oid_fromstr(&id, c.one) == 0);
+    memcpy(r1, id.id, 20);
+    git_libgit2_shutdown();
+    packb_init(&pb);
+    packb_obj(&pb, r1, WB_OBJ_COMMIT, c.c1, strlen(c.c1), strlen(c.c1));
+    packb_end(&pb);
+    packb_index(&pb, &idx, 0);
+    write_bin(&t, "lower", ".git/objects/pack/pack-aa23456789abcdef0123456789abcdef01234567.pack",
+              &pb.pack);
+    write_bin(&t, "lower", ".git/objects/pack/pack-aa23456789abcdef0123456789abcdef01234567.idx",
+              &idx);
+    CHECK(commits_of(&t, &gi) == 0);
+    CHECK(gi.n_commits == 1 && gi.commits_off_base && !gi.commits_packed);
+    CHECK(gi.n_commits == 1 && strcmp(gi.commits[0].s, "agent: two") == 0);
+    wb_gitinfo_free(&gi);
+
+    /* the same as a loose object of the checkout's */
+    char p[4096];
+    tree_path(&t, "lower", ".git/objects/pack", p, sizeof(p));
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", p);
+    CHECK(system(cmd) == 0);
+    snprintf(p, sizeof(p), ".git/objects/%.2s/%s", c.one, c.one + 2);
+    tree_file(&t, "lower", p, "x");
+    CHECK(commits_of(&t, &gi) == 0);
+    CHECK(gi.n_commits == 1 && gi.commits_off_base && !gi.commits_packed);
+    wb_gitinfo_free(&gi);
+    packb_free(&pb);
+    free(idx.b);
     tree_free(&t);
 }

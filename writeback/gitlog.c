@@ -240,10 +240,21 @@ struct reader {
     int upper_git;
     git_odb *odb;
     git_repository *repo;
-    bool packs_open;
-    struct wb_packdir packs; /* the upper's, opened when a commit is first not loose */
+    int lower_git;
+    struct wb_packdir *packs;  /* the upper's, opened when a commit is first not loose */
+    struct wb_packdir *lpacks; /* the checkout's, opened when first asked */
     struct wb_packset set;
 };
+
+/* dirfd's packs into a new *d (once): -1 (ENOMEM) or 0. */
+static int packs_once(int dirfd, struct wb_packdir **d, struct rr_error *err)
+{
+    if (*d != NULL)
+        return 0;
+    if ((*d = calloc(1, sizeof(**d))) == NULL)
+        return rr_fail(err, ENOMEM, "packs");
+    return wb_packdir_open(dirfd, *d, err);
+}
 
 /* The commit body the agent's store gave for hex, parsed by libgit2 once
  * the id of "commit <len>\0<body>" is checked to be hex: 1 and *c, or 0. */
@@ -300,17 +311,16 @@ static int read_packed(struct reader *rd, const char *hex, git_commit **c, const
     int r;
 
     *why = NULL;
-    if (!rd->packs_open) {
-        if (wb_packdir_open(rd->upper_git, &rd->packs, err) < 0)
+    if (rd->packs == NULL) {
+        if (packs_once(rd->upper_git, &rd->packs, err) < 0)
             return rr_wrap(err, "upper .git/objects/pack");
-        rd->packs_open = true;
-        rd->set = (struct wb_packset){.p = rd->packs.p, .n = rd->packs.n};
+        rd->set = (struct wb_packset){.p = rd->packs->p, .n = rd->packs->n};
     }
     if (rd->g2->git_oid_fromstr(&id, hex) < 0)
         return 0;
     if ((r = wb_packset_read(&rd->set, id.id, WB_COMMIT_MAX, &type, &body, &len, why, err)) <= 0) {
-        if (r == 0 && *why == NULL && rd->packs.skipped[0] != '\0')
-            *why = rd->packs.skipped;
+        if (r == 0 && *why == NULL && rd->packs->skipped[0] != '\0')
+            *why = rd->packs->skipped;
         return r;
     }
     if (type != WB_OBJ_COMMIT)
@@ -335,8 +345,12 @@ static int open_reader(struct reader *rd, struct rr_error *err)
 
 static void close_reader(struct reader *rd)
 {
-    if (rd->packs_open)
-        wb_packdir_close(&rd->packs);
+    for (int i = 0; i < 2; i++) {
+        struct wb_packdir *d = i == 0 ? rd->packs : rd->lpacks;
+        if (d != NULL)
+            wb_packdir_close(d);
+        free(d);
+    }
     if (rd->g2 == NULL)
         return;
     rd->g2->git_repository_free(rd->repo);
@@ -366,6 +380,34 @@ static int read_any(struct reader *rd, const char *hex, git_commit **c, struct w
     return 0;
 }
 
+/* Does the checkout's own object store hold hex (a loose file there, or an
+ * entry of one of its packs' indexes)? Then the agent did not make it:
+ * once its pack holds the whole history (git gc repacks everything into
+ * the upper), a HEAD moved onto an older checkout commit must not list the
+ * checkout's history as the agent's work. */
+static int checkout_has(struct reader *rd, const char *hex, bool *has, struct rr_error *err)
+{
+    char path[64];
+    _cleanup_close_ int fd = -1;
+    git_oid id;
+    uint64_t off;
+    const char *why;
+
+    snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
+    if ((fd = wb_openat_beneath(rd->lower_git, path, O_PATH, 0)) >= 0) {
+        *has = true;
+        return 0;
+    }
+    *has = false;
+    if (packs_once(rd->lower_git, &rd->lpacks, err) < 0)
+        return rr_wrap(err, "checkout .git/objects/pack");
+    if (rd->g2->git_oid_fromstr(&id, hex) < 0)
+        return 0;
+    for (size_t i = 0; i < rd->lpacks->n && !*has; i++)
+        *has = wb_packidx_find(&rd->lpacks->p[i].ix, id.id, &off, &why) == 1;
+    return 0;
+}
+
 static int walk(struct reader *rd, const char *head, const char *base, struct wb_gitinfo *gi,
                 struct rr_error *err)
 {
@@ -376,11 +418,18 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
     for (;;) {
         git_commit *c = NULL;
         const char *s;
+        bool theirs;
         int r;
         if (strcmp(hex, base) == 0)
             return 0;
         if (steps++ == WB_COMMITS_WALK) {
             gi->commits_more = true;
+            return 0;
+        }
+        if (checkout_has(rd, hex, &theirs, err) < 0)
+            return -1;
+        if (theirs) {
+            gi->commits_off_base = true; /* the agent's HEAD left the checkout's */
             return 0;
         }
         if ((r = read_any(rd, hex, &c, gi, err)) <= 0)
@@ -405,7 +454,7 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
     _cleanup_close_ int ug = wb_openat_beneath(upper_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
     struct gitdirs checkout = {.upper = -1, .lower = lg, .fmt = fmt};
     struct gitdirs merged = {.upper = ug, .lower = lg, .fmt = fmt};
-    struct reader rd = {.upper_git = ug};
+    struct reader rd = {.upper_git = ug, .lower_git = lg};
     char base[41], head[41];
     int r;
 

@@ -4,7 +4,10 @@
  * parsed as hostile: files opened beneath the tree without following a
  * symlink, every size capped before and while reading, zlib output bounded,
  * each object's id checked against its content, and the history walked
- * iteratively along first parents for at most WB_COMMITS_WALK steps. */
+ * iteratively along first parents for at most WB_COMMITS_WALK steps.
+ * Commits are read loose or out of the packs the agent wrote (gitpack.h,
+ * its own bounds); a commit the checkout's store already holds is not the
+ * agent's and ends the walk. */
 #ifndef REVRUN_WB_GITLOG_H
 #define REVRUN_WB_GITLOG_H
 
