@@ -499,11 +499,12 @@ git commit -qm 'agent: off the head'; git gc -q --prune=now; $NO_LOOSE"
     [ -z "$(find "$TMPDIR" -maxdepth 1 -name 'revrun-gitignore.*' ! -name '*.live' ! -name '*.theirs')" ]
 }
 
-# The checkout's warmer (runtime/container/warm.h) is a process inside the
-# sandbox beside the agent: the agent finds it confined as it is itself
-# (seccomp, no_new_privs, no capability), at idle priority, and gone once
-# it has looked the checkout up. 60,000 files, so that it is still there
-# when the agent's first command looks.
+# The checkout's warmers (runtime/container/warm.h) are processes inside
+# the sandbox beside the agent, one per CPU it may run on (at most 8): the
+# agent finds each confined as it is itself (seccomp, no_new_privs, no
+# capability), at idle priority, and all gone once they have looked the
+# checkout up. 60,000 files, so that they are still there when the agent's
+# first command looks.
 warmer_confined() {
     python3 - "$CO" <<'PY'
 import os, sys
@@ -514,22 +515,34 @@ for i in range(60000):
     open(os.path.join(d, "f%03d" % (i % 100)), "w").close()
 PY
     chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/many"
-    # pid 1 forks it right after the agent: look until it is there
-    review "$1" 'i=0; while [ -z "$w" ] && [ $i -lt 200 ]; do
-  for p in /proc/[0-9]*; do grep -q "^[0-9]* (revrun-warm) " $p/stat 2>/dev/null && w=$p; done
+    # pid 1 forks them right after the agent: look until they are there
+    review "$1" 'cpus=$(nproc); [ $cpus -gt 8 ] && cpus=8
+i=0; while [ -z "$ws" ] && [ $i -lt 200 ]; do
+  ws=$(for p in /proc/[0-9]*; do grep -q "^[0-9]* (revrun-warm) " $p/stat 2>/dev/null && echo $p; done)
   i=$((i+1)); done
-[ -n "$w" ] || { echo "no warmer"; exit 3; }
-grep -E "^(Seccomp|NoNewPrivs|CapEff|CapPrm|CapBnd):" $w/status
-echo "policy $(cut -d" " -f41 $w/stat)"
-i=0; while [ -d $w ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
-[ -d $w ] && echo "warmer still there" || echo "warmer gone"'
+[ -n "$ws" ] || { echo "no warmer"; exit 3; }
+echo "warmers $(echo $ws | wc -w) of $cpus"
+for w in $ws; do
+  grep -E "^(Seccomp|NoNewPrivs|CapEff|CapPrm|CapBnd):" $w/status
+  echo "policy $(cut -d" " -f41 $w/stat)"
+done
+for w in $ws; do
+  i=0; while [ -d $w ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+  [ -d $w ] && echo "warmer still there"
+done
+echo "warmers gone"'
     assert_success
-    grep -qE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log"
-    grep -qE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log"
-    grep -qE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log"
-    grep -qE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log"
-    grep -qx "policy 5" "$OUT/agent.log" # SCHED_IDLE
-    grep -qx "warmer gone" "$OUT/agent.log"
+    # Each one seen is confined; never more than one per CPU.
+    local seen cpus
+    read -r _ seen _ cpus < <(grep "^warmers [0-9]* of" "$OUT/agent.log")
+    [ "$seen" -ge 1 ] && [ "$seen" -le "$cpus" ]
+    [ "$(grep -cE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cx "policy 5" "$OUT/agent.log")" -eq "$seen" ] # SCHED_IDLE
+    ! grep -q "warmer still there" "$OUT/agent.log"
+    grep -qx "warmers gone" "$OUT/agent.log"
 }
 
 @test "git: the checkout's warmer is confined like the agent, idle, and exits (root)" {
