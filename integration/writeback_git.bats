@@ -238,6 +238,27 @@ PY
     [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
 }
 
+# Agents and tools that run git with a cleaned environment (every GIT_CONFIG_*
+# variable dropped, as Claude Code does for some of its own git calls) still
+# get the settings: the sandbox's /etc/gitconfig holds them too. Without
+# --no-optional-locks, git would rewrite the index if it re-hashed.
+clean_env_status() {
+    review "$1" 'set -e; for v in $(env | sed -n "s/^\(GIT_CONFIG[A-Z0-9_]*\)=.*/\1/p"); do unset "$v"; done
+env | grep -q "^GIT_CONFIG" && exit 3
+git status; git diff; git status --porcelain'
+    assert_success
+    [ "$(result '["changes"]')" = 0 ]
+    [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
+}
+
+@test "git: git with every GIT_CONFIG_* variable dropped rewrites nothing under .git (root)" {
+    clean_env_status root
+}
+
+@test "git: git with every GIT_CONFIG_* variable dropped rewrites nothing under .git (rootless)" {
+    clean_env_status user
+}
+
 @test "git: an edit that keeps the size still shows inside and is exported" {
     review root 'set -e; printf "HELLO\n" > a.txt; git status --porcelain | grep -qx " M a.txt"'
     assert_success
