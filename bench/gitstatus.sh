@@ -10,15 +10,27 @@
 #   inside, second   the one right after it, in the same sandbox
 #   inside, first after start-up
 #                    the first git status when the agent first spends
-#                    START seconds (default 2) starting up, as a real one
-#                    does (node boots, the first model round trip): the
-#                    time the checkout's warmer (runtime/container/warm.h,
-#                    idle priority) has to warm the overlay
+#                    START seconds (default "1 2", one row each) starting
+#                    up, as a real one does (node boots, the first model
+#                    round trip): the time the checkout's warmers
+#                    (runtime/container/warm.h, one per CPU, idle priority)
+#                    have to warm the overlay
+#   plain overlayfs, warm
+#                    the kernel's own floor, no revrun at all: git status
+#                    (with the settings revrun gives git inside) on a plain
+#                    overlay mount of the checkout, made as revrun makes
+#                    it, once every file has been looked up through it
+#                    (median of RUNS after two warming runs). Even warm,
+#                    overlayfs adds its own getattr and permission step to
+#                    each lstat of every path component (the real inode's
+#                    beside the overlay's), so this row, not 1.00x, is the
+#                    least any overlay sandbox can show
 #   warm walk        what the warmer costs: one walk stating every entry of
 #                    a fresh overlay of the checkout (du -s, as the warmer
 #                    does), CPU user+sys, taken in the agent's idle time
 #   inside, before   the first one with revrun's git settings unset
-#                    (env -u GIT_CONFIG_COUNT): what it cost before them
+#                    (env -u GIT_CONFIG_COUNT GIT_CONFIG_NOSYSTEM=1): what it
+#                    cost before them
 #
 # and, for each inside row, how many files the agent's git changed under
 # .git (result.json), 0 when the index was not rewritten. The target: the
@@ -38,7 +50,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 REVRUN=${REVRUN:-$here/../revrun}
 FILES=${1:-100000}
 RUNS=${2:-5}
-START=${START:-2}
+START=${START:-1 2}
 
 if [ "$(id -u)" != 0 ]; then
     echo "gitstatus.sh: run as root (the idmapped checkout is the case measured)" >&2
@@ -118,9 +130,25 @@ printf '%-34s %10sms %12s %20s\n' "outside" "$o" "1.00x" "-"
 inside ""
 printf '%-34s %10sms %12s %20s\n' "inside, first" "$FIRST" "$(ratio "$FIRST" "$o")" "$GITDIR"
 printf '%-34s %10sms %12s %20s\n' "inside, second" "$SECOND" "$(ratio "$SECOND" "$o")" "$GITDIR"
-inside "" "$START"
-printf '%-34s %10sms %12s %20s\n' "inside, first after ${START}s start-up" "$FIRST" \
-    "$(ratio "$FIRST" "$o")" "$GITDIR"
+for st in $START; do
+    inside "" "$st"
+    printf '%-34s %10sms %12s %20s\n' "inside, first after ${st}s start-up" "$FIRST" \
+        "$(ratio "$FIRST" "$o")" "$GITDIR"
+done
+# The same git status on a plain overlay mount, warm: what overlayfs itself
+# costs (no namespaces, no seccomp, no revrun).
+overlay_warm() {
+    unshare -m --propagation private -- bash -c '
+        set -e; w=$1; runs=$2; rm -rf "$w/wu" "$w/ww" "$w/wm"; mkdir "$w/wu" "$w/ww" "$w/wm"
+        mount -t overlay overlay -o "lowerdir=$w/co,upperdir=$w/wu,workdir=$w/ww,redirect_dir=nofollow,metacopy=off,index=off" "$w/wm"
+        g() { git -C "$w/wm" -c core.checkStat=minimal -c core.trustctime=false status --porcelain >/dev/null; }
+        g; g
+        for _ in $(seq "$runs"); do s=$EPOCHREALTIME; g; e=$EPOCHREALTIME; echo "($e - $s) * 1000" | bc -l; done
+        umount "$w/wm"' _ "$work" "$RUNS" | median
+    rm -rf "$work/wu" "$work/ww" "$work/wm"
+}
+ow=$(overlay_warm)
+printf '%-34s %10sms %12s %20s\n' "plain overlayfs, warm (no revrun)" "$ow" "$(ratio "$ow" "$o")" "-"
 # The warmer's walk, on a fresh overlay mount of the checkout in a private
 # mount namespace (median CPU seconds of RUNS walks).
 warm_cpu() {
@@ -136,6 +164,6 @@ warm_cpu() {
     printf '%s\n' "${t[@]}" | median
 }
 printf '%-34s %10sms %12s %20s\n' "warm walk (idle CPU, not waited)" "$(warm_cpu)" "-" "-"
-inside "env -u GIT_CONFIG_COUNT"
+inside "env -u GIT_CONFIG_COUNT GIT_CONFIG_NOSYSTEM=1"
 printf '%-34s %10sms %12s %20s\n' "inside, first, before (no settings)" "$FIRST" \
     "$(ratio "$FIRST" "$o")" "$GITDIR"

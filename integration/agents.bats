@@ -3,7 +3,8 @@
 # from npm, each run by `revrun review --agent NAME` with one --agent-dir
 # and the egress flags, against a fake TLS model API (agents_upstream.py)
 # that speaks the agent's own streaming format and drives a real tool-use
-# conversation: write a file, edit a file, run `git status`, `git diff` and
+# conversation: write a file, edit a file, run `git status`, `git diff`,
+# `git add` + `git commit` and
 # a name lookup in the shell, finish.
 #
 # Judged from outside: review's exit status; the change set applied onto a
@@ -44,6 +45,7 @@ claude_review() {
     ag_expect_changeset
     ag_expect_key x-api-key ""
     ag_expect_shell_ran
+    ag_expect_commit
     ag_expect_transcript .claude/projects
     grep -q '^POST /v1/messages 200$' "$AG/out/egress.log"
 }
@@ -55,6 +57,7 @@ claude_review() {
     ag_expect_changeset
     ag_expect_key x-api-key ""
     ag_expect_shell_ran
+    ag_expect_commit
 }
 
 # Claude's own sandbox (settings sandbox.enabled) runs each command under
@@ -112,6 +115,7 @@ codex_review() {
     ag_expect_changeset
     ag_expect_key authorization "Bearer "
     ag_expect_shell_ran
+    ag_expect_commit
     ag_expect_transcript .codex/sessions
     # one WebSocket for the whole session, no fallback to plain POSTs
     grep -q '^GET /v1/responses 101$' "$AG/out/egress.log"
@@ -148,6 +152,7 @@ codex_review() {
     ag_expect_changeset
     ag_expect_key x-goog-api-key ""
     ag_expect_shell_ran
+    ag_expect_commit
     ag_expect_transcript .gemini/tmp
     grep -q '^POST /v1beta/models/[a-z0-9.-]*:streamGenerateContent 200$' "$AG/out/egress.log"
 }

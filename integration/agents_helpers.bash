@@ -159,6 +159,17 @@ ag_expect_shell_ran() {
     ! grep -q 'SCRIPT-ABORTED' "$AG/up.rec"
 }
 
+# The agent's commit (the shell step's git add + commit) went through:
+# git inside printed its subject back to the model, and the operator's
+# summary lists it beside the count of files changed under .git, none of
+# which is in the change set (ag_expect_changeset holds it to two files).
+ag_expect_commit() {
+    grep -q 'COMMITTED-revrun-agent-commit: notes and greeting' "$AG/up.rec"
+    grep -q 'revrun-agent-commit: notes and greeting' "$AG/out/summary.txt"
+    grep -qE 'the agent changed (at least )?[0-9]+ files? under \.git \(not part of the change set\)' \
+        "$AG/out/summary.txt"
+}
+
 # The agent's transcript is in OUT/artifacts, and not in the change set.
 ag_expect_transcript() {
     local dir=$1

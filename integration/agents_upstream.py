@@ -14,7 +14,8 @@ CLI does real work against it.
 
 The conversation (when the prompt holds "revrun-agent-test workdir=DIR"):
 write NOTES.md, edit hello.txt ("world" -> "revrun"), run one shell command
-(`git status --short; git diff`, a name lookup, `printf 'SHELL-%s\\n' 42`:
+(`git status --short; git diff`, `git add -A; git commit`, a name lookup,
+`printf 'SHELL-%s\\n' 42`:
 its output, never its text, holds "SHELL-42"), then
 a final answer. Each
 step is chosen from the history the request carries (how many tool results
@@ -51,7 +52,12 @@ OLD, NEW = "world", "revrun"
 # (EAI_NONAME, an NXDOMAIN answer) is what revrun promises inside.
 # --no-ext-diff: Gemini CLI runs commands with diff.external set to "",
 # which git 2.39 tries to run.
-SHELL = ("git status --short; git diff --no-ext-diff; python3 -c \"import socket\n"
+# Then it commits, as agents do: the change set stays the worktree change
+# and the subject shows in the summary. In a subshell, so that where an
+# agent's own sandbox keeps .git read-only the rest still runs.
+SHELL = ("git status --short; git diff --no-ext-diff; (git add -A && git -c user.name=agent "
+         "-c user.email=agent@example.invalid commit -qm 'revrun-agent-commit: notes and "
+         "greeting' && git log --format=COMMITTED-%s -1); python3 -c \"import socket\n"
          "try: socket.getaddrinfo('model-api.example', 443); print('dns resolved')\n"
          "except socket.gaierror as e: print('dns', e.errno)\"; printf 'SHELL-%s\\n' 42")
 DONE = "Review finished: NOTES.md written, hello.txt edited."

@@ -238,6 +238,27 @@ PY
     [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
 }
 
+# Agents and tools that run git with a cleaned environment (every GIT_CONFIG_*
+# variable dropped, as Claude Code does for some of its own git calls) still
+# get the settings: the sandbox's /etc/gitconfig holds them too. Without
+# --no-optional-locks, git would rewrite the index if it re-hashed.
+clean_env_status() {
+    review "$1" 'set -e; for v in $(env | sed -n "s/^\(GIT_CONFIG[A-Z0-9_]*\)=.*/\1/p"); do unset "$v"; done
+env | grep -q "^GIT_CONFIG" && exit 3
+git status; git diff; git status --porcelain'
+    assert_success
+    [ "$(result '["changes"]')" = 0 ]
+    [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
+}
+
+@test "git: git with every GIT_CONFIG_* variable dropped rewrites nothing under .git (root)" {
+    clean_env_status root
+}
+
+@test "git: git with every GIT_CONFIG_* variable dropped rewrites nothing under .git (rootless)" {
+    clean_env_status user
+}
+
 @test "git: an edit that keeps the size still shows inside and is exported" {
     review root 'set -e; printf "HELLO\n" > a.txt; git status --porcelain | grep -qx " M a.txt"'
     assert_success
@@ -529,18 +550,79 @@ not_followed() {
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
 }
 
-@test "git: commits the agent packed (git gc) are said not to be listed" {
+# Two commits sharing a long body, so that git stores the newer as a delta
+# of the older (checked inside: verify-pack shows a commit with a base).
+PACK_COMMITS="set -e; $AGENT_ID
+body=\$(head -c 3000 /dev/zero | tr '\\0' y | fold -w 70)
+printf 'fixed\n' >> a.txt; git commit -qam 'agent: packed one' -m \"\$body\"
+printf 'new\n' > docs/new.md; git add docs/new.md
+git commit -qm \"\$(printf 'agent: packed two \\033[31mred\\033[0m')\" -m \"\$body\""
+NO_LOOSE="test -z \"\$(find .git/objects -type f -path '*/objects/[0-9a-f][0-9a-f]/*')\""
+A_DELTA="git verify-pack -v .git/objects/pack/pack-*.idx | grep -Eq '^[0-9a-f]{40} commit [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9a-f]{40}\$'"
+
+packed_listed() {
+    local mode=$1 pack=$2
+    review "$mode" "$PACK_COMMITS
+$pack; $NO_LOOSE; $A_DELTA"
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt docs/new.md " ]
+    [ "$(result '["git"]["commits"]["packed"]')" = False ]
+    [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = True ]
+    [ "$(result '["git"]["commits"]["subjects"][1]')" = "agent: packed one" ]
+    grep -q "on top of the checkout's HEAD" "$OUT/summary.txt"
+    grep -qxF '    agent: packed two \x1b[31mred\x1b[0m' "$OUT/summary.txt"
+    grep -qxF '    agent: packed one' "$OUT/summary.txt"
+    ! grep -q "not listed" "$OUT/summary.txt"
+    ! grep -q $'\033' "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "git: commits the agent packed (git gc) are listed, a delta among them (root)" {
+    packed_listed root "git gc -q --prune=now"
+}
+
+@test "git: commits the agent packed (git gc) are listed, a delta among them (rootless)" {
+    packed_listed user "git gc -q --prune=now"
+}
+
+@test "git: commits the agent repacked (git repack -adf --depth) are listed" {
+    packed_listed root "git repack -adfq --depth=50 --window=250"
+}
+
+@test "git: a packed commit over the size cap is said not to be listed, the ones above it are" {
     review root "set -e; $AGENT_ID
-printf 'fixed\n' >> a.txt; git commit -qam 'agent: packed away'
-git gc -q --prune=now; test -z \"\$(find .git/objects -type f -path '*/objects/[0-9a-f][0-9a-f]/*')\""
+printf 'fixed\n' >> a.txt
+{ printf 'agent: packed away\n\n'; head -c 300000 /dev/zero | tr '\\0' x; } | git commit -qa -F -
+printf 'more\n' >> a.txt; git commit -qam 'agent: on top'
+git gc -q --prune=now; $NO_LOOSE"
     assert_success
     [ "$(result '["verdict"]')" = accept ]
     [ "$(manifest_paths)" = a.txt ]
     [ "$(result '["git"]["commits"]["packed"]')" = True ]
     [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = True ]
-    grep -qF "the agent's commits are in a pack it wrote (git gc, repack): revrun reads no pack, so they are not listed" \
+    [ "$(result '["git"]["commits"]["subjects"]')" = "['agent: on top']" ]
+    result '["git"]["commits"]["packedWhy"]' | grep -q "declared over its cap"
+    grep -qF "the agent's commits older than those below are in a pack it wrote (git gc, repack) that revrun did not read within its bounds (a pack entry declared over its cap" \
         "$OUT/summary.txt"
+    grep -qF ", so they are not listed" "$OUT/summary.txt"
     ! grep -q "packed away" "$OUT/summary.txt"
+}
+
+@test "git: after git gc, a HEAD moved onto an older checkout commit lists only the agent's commits" {
+    printf 'second\n' >>"$CO/a.txt"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/a.txt"
+    ugit -C "$CO" commit -qam 'checkout: second'
+    ugit -C "$CO" gc -q
+    review root "set -e; $AGENT_ID
+git reset -q --hard HEAD~1; printf 'other\n' > docs/other.md; git add docs/other.md
+git commit -qm 'agent: off the head'; git gc -q --prune=now; $NO_LOOSE"
+    assert_success
+    # the checkout's "base" commit is in the agent's pack too: not listed as its work
+    [ "$(result '["git"]["commits"]["subjects"]')" = "['agent: off the head']" ]
+    [ "$(result '["git"]["commits"]["onCheckoutHead"]')" = False ]
+    [ "$(result '["git"]["commits"]["packed"]')" = False ]
+    grep -q "its HEAD is not on top of the checkout's" "$OUT/summary.txt"
 }
 
 @test "git: sweep removes the shadow a crashed vet left, never a live one or another user's" {
@@ -573,11 +655,12 @@ git gc -q --prune=now; test -z \"\$(find .git/objects -type f -path '*/objects/[
     [ -z "$(find "$TMPDIR" -maxdepth 1 -name 'revrun-gitignore.*' ! -name '*.live' ! -name '*.theirs')" ]
 }
 
-# The checkout's warmer (runtime/container/warm.h) is a process inside the
-# sandbox beside the agent: the agent finds it confined as it is itself
-# (seccomp, no_new_privs, no capability), at idle priority, and gone once
-# it has looked the checkout up. 60,000 files, so that it is still there
-# when the agent's first command looks.
+# The checkout's warmers (runtime/container/warm.h) are processes inside
+# the sandbox beside the agent, one per CPU it may run on (at most 8): the
+# agent finds each confined as it is itself (seccomp, no_new_privs, no
+# capability), at idle priority, and all gone once they have looked the
+# checkout up. 60,000 files, so that they are still there when the agent's
+# first command looks.
 warmer_confined() {
     python3 - "$CO" <<'PY'
 import os, sys
@@ -588,22 +671,34 @@ for i in range(60000):
     open(os.path.join(d, "f%03d" % (i % 100)), "w").close()
 PY
     chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/many"
-    # pid 1 forks it right after the agent: look until it is there
-    review "$1" 'i=0; while [ -z "$w" ] && [ $i -lt 200 ]; do
-  for p in /proc/[0-9]*; do grep -q "^[0-9]* (revrun-warm) " $p/stat 2>/dev/null && w=$p; done
+    # pid 1 forks them right after the agent: look until they are there
+    review "$1" 'cpus=$(nproc); [ $cpus -gt 8 ] && cpus=8
+i=0; while [ -z "$ws" ] && [ $i -lt 200 ]; do
+  ws=$(for p in /proc/[0-9]*; do grep -q "^[0-9]* (revrun-warm) " $p/stat 2>/dev/null && echo $p; done)
   i=$((i+1)); done
-[ -n "$w" ] || { echo "no warmer"; exit 3; }
-grep -E "^(Seccomp|NoNewPrivs|CapEff|CapPrm|CapBnd):" $w/status
-echo "policy $(cut -d" " -f41 $w/stat)"
-i=0; while [ -d $w ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
-[ -d $w ] && echo "warmer still there" || echo "warmer gone"'
+[ -n "$ws" ] || { echo "no warmer"; exit 3; }
+echo "warmers $(echo $ws | wc -w) of $cpus"
+for w in $ws; do
+  grep -E "^(Seccomp|NoNewPrivs|CapEff|CapPrm|CapBnd):" $w/status
+  echo "policy $(cut -d" " -f41 $w/stat)"
+done
+for w in $ws; do
+  i=0; while [ -d $w ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+  [ -d $w ] && echo "warmer still there"
+done
+echo "warmers gone"'
     assert_success
-    grep -qE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log"
-    grep -qE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log"
-    grep -qE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log"
-    grep -qE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log"
-    grep -qx "policy 5" "$OUT/agent.log" # SCHED_IDLE
-    grep -qx "warmer gone" "$OUT/agent.log"
+    # Each one seen is confined; never more than one per CPU.
+    local seen cpus
+    read -r _ seen _ cpus < <(grep "^warmers [0-9]* of" "$OUT/agent.log")
+    [ "$seen" -ge 1 ] && [ "$seen" -le "$cpus" ]
+    [ "$(grep -cE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
+    [ "$(grep -cx "policy 5" "$OUT/agent.log")" -eq "$seen" ] # SCHED_IDLE
+    ! grep -q "warmer still there" "$OUT/agent.log"
+    grep -qx "warmers gone" "$OUT/agent.log"
 }
 
 @test "git: the checkout's warmer is confined like the agent, idle, and exits (root)" {

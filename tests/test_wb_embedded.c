@@ -26,6 +26,15 @@ TEST(git_directory_parts_in_every_spelling)
     CHECK(wb_gitdir_part(S("refs"), false, false) == WB_GD_NONE);
     CHECK(wb_gitdir_part(S("HEADS"), false, false) == WB_GD_NONE);
     CHECK(wb_gitdir_part(S("ORIG_HEAD"), false, false) == WB_GD_NONE);
+    /* a leading code point HFS+ ignores is not the first letter: the quick
+     * look at an ASCII first byte must not skip these */
+    CHECK(wb_gitdir_part(S("\xe2\x80\x8cHEAD"), false, false) == WB_GD_HEAD);
+    CHECK(wb_gitdir_part(S("\xef\xbb\xbfrefs"), true, false) == WB_GD_REFS);
+    CHECK(wb_gitdir_part(S("\xe2\x80\x8f" "COMMONDIR. "), false, false) == WB_GD_COMMONDIR);
+    CHECK(wb_gitdir_part(S(".HEAD"), false, false) == WB_GD_NONE);
+    CHECK(wb_gitdir_part(S(":HEAD"), false, false) == WB_GD_NONE);
+    CHECK(wb_gitdir_part(S("xobjects"), true, false) == WB_GD_NONE);
+    CHECK(wb_gitdir_part("", 0, false, false) == WB_GD_NONE);
 }
 
 TEST(which_parts_make_a_git_directory)

@@ -49,6 +49,8 @@ static bool ntfs_hashed(const char *s, const char *hashed)
 /* The long name an 8.3 alias in s stands for, or NULL. */
 static const char *ntfs_long_name(const char *s)
 {
+    if (strchr(s, '~') == NULL) /* every alias has one; most names have none */
+        return NULL;
     if (strcmp(s, "git~1") == 0) /* ".git" is short enough: ~1 is all git guards */
         return ".git";
     for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
@@ -73,16 +75,18 @@ static bool strip(const char *name, size_t len, char *out, size_t outlen)
     bool spilled = false;
 
     for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = rr_utf8_decode(p + i, len - i, &cp);
+        uint32_t cp = p[i];
+        size_t n = 1;
         bool trail;
-        if (n == 0) /* not UTF-8: the byte as it is */
-            n = 1, cp = 0x80;
+        /* ASCII is never ignorable: only other code points are decoded
+         * (every name of a wide checkout directory passes here) */
+        if (cp >= 0x80 && (n = rr_utf8_decode(p + i, len - i, &cp)) == 0)
+            n = 1, cp = 0x80; /* not UTF-8: the byte as it is */
         if (cp == ':')
             break;
         trail = cp == '.' || cp == ' ';
         i += n;
-        if (wb_cp_ignorable(cp))
+        if (cp >= 0x80 && wb_cp_ignorable(cp))
             continue;
         if (o + n >= outlen || spilled) {
             if (!trail)

@@ -14,8 +14,14 @@
 
 enum wb_gitdir_part wb_gitdir_part(const char *name, size_t len, bool is_dir, bool is_link)
 {
+    unsigned char first = len ? (unsigned char)name[0] : 0;
     char c[16];
 
+    /* An ASCII first byte is the canonical name's first (only non-ASCII
+     * code points are ignorable, and no 8.3 alias stands for these names):
+     * most names of a wide checkout directory end here. */
+    if (first < 0x80 && !strchr("hHcCoOrR", first ? first : '!'))
+        return WB_GD_NONE;
     if (!wb_name_canon(name, len, c, sizeof(c)))
         return WB_GD_NONE;
     if (strcmp(c, "head") == 0 && !is_dir)
@@ -84,45 +90,53 @@ static bool shadowed(const struct wb_scan *s, char *buf, const char *dir, size_t
     return wb_scan_find(s, buf, pl) != NULL;
 }
 
+/* One entry of the checkout's dir: its part, unless the upper shadows it. */
+static unsigned lower_entry(const struct wb_scan *s, int fd, char *buf, const char *dir,
+                            size_t len, const struct dirent64 *de)
+{
+    const char *name = de->d_name;
+    unsigned char t = de->d_type;
+    size_t nl = strlen(name);
+    enum wb_gitdir_part p;
+    struct stat st;
+
+    if (nl > 256 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return 0;
+    if (t == DT_UNKNOWN && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    p = wb_gitdir_part(name, nl, t == DT_DIR, t == DT_LNK);
+    return p != WB_GD_NONE && !shadowed(s, buf, dir, len, name) ? (unsigned)p : 0;
+}
+
 /* The checkout's entries of dir the merged view still shows; streamed, so
- * a wide directory costs time, not memory, and no more than the walk cap. */
+ * a wide directory costs time, not memory, and no more than the walk cap.
+ * getdents64 straight into one buffer: a checkout directory of thousands of
+ * names is read in a call or two, with no stdio-like DIR around it. */
 static int lower_parts(const struct wb_scan *s, const char *dir, size_t len, unsigned *parts,
                        struct rr_error *err)
 {
-    _cleanup_free_ char *buf = malloc(len + 258);
+    enum { DENTS = 32768 };
+    _cleanup_free_ char *buf = malloc(len + 258 + DENTS);
+    _cleanup_close_ int fd = -1;
     size_t cap = (size_t)s->pol->max_files * WB_WALK_FACTOR + 64, seen = 0;
-    int fd;
-    DIR *d;
-    struct dirent *de;
+    char *dents = buf + len + 258;
+    ssize_t got;
 
     if (wb_merged_hides_lower(s, dir, len) || (fd = wb_lower_dir(s, dir, len, O_RDONLY)) < 0)
         return 0; /* hidden, or not a directory of the checkout */
-    if (buf == NULL || (d = fdopendir(fd)) == NULL) {
-        close(fd);
-        return rr_fail(err, buf ? errno : ENOMEM, "embedded repositories");
-    }
-    while ((errno = 0, de = readdir(d)) != NULL) {
-        size_t nl = strlen(de->d_name);
-        struct stat st;
-        unsigned char t = de->d_type;
-        if (++seen > cap) {
-            closedir(d);
-            return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries", cap);
+    if (buf == NULL)
+        return rr_fail(err, ENOMEM, "embedded repositories");
+    while ((got = getdents64(fd, dents, DENTS)) > 0)
+        for (ssize_t off = 0; off < got;) {
+            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (++seen > cap)
+                return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries",
+                               cap);
+            *parts |= lower_entry(s, fd, buf, dir, len, de);
         }
-        if (nl > 256 || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        if (t == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-            t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-        enum wb_gitdir_part p = wb_gitdir_part(de->d_name, nl, t == DT_DIR, t == DT_LNK);
-        if (p != WB_GD_NONE && !shadowed(s, buf, dir, len, de->d_name))
-            *parts |= p;
-    }
-    if (errno != 0) {
-        int e = errno;
-        closedir(d);
-        return rr_fail(err, e, "embedded repositories: reading the checkout");
-    }
-    closedir(d);
+    if (got < 0)
+        return rr_fail(err, errno, "embedded repositories: reading the checkout");
     return 0;
 }
 

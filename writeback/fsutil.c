@@ -174,6 +174,27 @@ static ssize_t list_raw(int fd, int dirfd, const char *name, char *buf, size_t s
 int wb_xattr_list(int fd, int dirfd, const char *name, char **list, size_t *len,
                   struct rr_error *err)
 {
+    /* Most entries' lists fit a small buffer: one call, not a size query
+     * and a read, for every entry of the walk. */
+    enum { FIRST = 256 };
+    char *first = malloc(FIRST);
+    ssize_t got;
+
+    if (first == NULL)
+        return rr_fail(err, ENOMEM, "list xattrs");
+    if ((got = list_raw(fd, dirfd, name, first, FIRST)) >= 0) {
+        *list = first;
+        *len = (size_t)got;
+        return 0;
+    }
+    free(first);
+    if (errno == ENOTSUP) {
+        *list = NULL;
+        *len = 0;
+        return 0;
+    }
+    if (errno != ERANGE)
+        return rr_fail(err, errno, "list xattrs");
     for (int tries = 0; tries < 4; tries++) {
         ssize_t need = list_raw(fd, dirfd, name, NULL, 0);
         char *buf;
@@ -182,7 +203,7 @@ int wb_xattr_list(int fd, int dirfd, const char *name, char **list, size_t *len,
                                     : rr_fail(err, errno, "list xattrs");
         if ((buf = malloc((size_t)need + 1)) == NULL)
             return rr_fail(err, ENOMEM, "list xattrs");
-        ssize_t got = list_raw(fd, dirfd, name, buf, (size_t)need);
+        got = list_raw(fd, dirfd, name, buf, (size_t)need);
         if (got >= 0) {
             *list = buf;
             *len = (size_t)got;

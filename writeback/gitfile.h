@@ -7,9 +7,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "common/error.h"
 #include "writeback/format.h"
+
+/* Open the regular file dirfd/path for reading (O_PATH first, so no fifo
+ * or device is ever opened; beneath dirfd, no symlink followed): 1 with
+ * *fd and *st, 0 when there is no regular file there, or -1. */
+int wb_git_open_file(int dirfd, const char *path, int *fd, struct stat *st, struct rr_error *err);
 
 /* Read the regular file dirfd/path (path beneath dirfd) whole. Returns 1 and
  * a new NUL-terminated buffer, 0 when there is no regular file there (absent,

@@ -35,8 +35,9 @@ struct wb_gitinfo {
     size_t n_commits;
     bool commits_more;     /* there are more than listed (or the walk stopped) */
     bool commits_off_base; /* the agent's HEAD moved, but not on top of the checkout's */
-    bool commits_packed;   /* the walk met a commit that is not loose, and the agent wrote a
-                            * pack (git gc, repack): packs are not read, so not listed */
+    bool commits_packed;   /* the walk met a commit in a pack the agent wrote (git gc,
+                            * repack) that could not be read within the bounds (gitpack.h) */
+    char packed_why[160];  /* why (hostile-free text of revrun's own) */
     char problem[WB_GIT_PROBLEM_MAX]; /* why an index or ignore file was not read ("" when
                                        * all were) */
 };

@@ -12,7 +12,9 @@
  *   rlimit.NAME=soft:hard              NOFILE NPROC CORE FSIZE
  *   hostname=
  *   ifaces=lo,...                      network interfaces
- *   pids=N                             processes visible in /proc
+ *   pids=N                             processes visible in /proc, but the
+ *                                      checkout's warmers (named revrun-warm)
+ *   warmers=N                          those
  */
 #include <dirent.h>
 #include <errno.h>
@@ -113,7 +115,7 @@ static void misc_lines(void)
     struct if_nameindex *ifs = if_nameindex();
     DIR *d = opendir("/proc");
     struct dirent *e;
-    int pids = 0;
+    int pids = 0, warmers = 0;
 
     ssize_t n = readlink("/proc/self/cwd", buf, sizeof(buf) - 1);
     buf[n > 0 ? n : 0] = '\0';
@@ -124,11 +126,25 @@ static void misc_lines(void)
     for (struct if_nameindex *i = ifs; i != NULL && i->if_index != 0; i++)
         printf("%s%s", i == ifs ? "" : ",", i->if_name);
     printf("\n");
-    while (d != NULL && (e = readdir(d)) != NULL)
-        pids += e->d_name[0] >= '1' && e->d_name[0] <= '9';
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        char path[300], comm[32] = "";
+        FILE *f;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+        if ((f = fopen(path, "re")) != NULL) {
+            if (fgets(comm, sizeof(comm), f) == NULL)
+                comm[0] = '\0';
+            fclose(f);
+        }
+        if (strcmp(comm, "revrun-warm\n") == 0)
+            warmers++;
+        else
+            pids++;
+    }
     if (d != NULL)
         closedir(d);
-    printf("pids=%d\n", pids);
+    printf("pids=%d\nwarmers=%d\n", pids, warmers);
 }
 
 int main(void)

@@ -356,24 +356,17 @@ static int spawn_dns(const struct init_args *a, struct rr_error *err)
     return 0;
 }
 
-/* The checkout's warmer (warm.h): confined like the relay, idle priority,
- * nothing but the checkout's directory. Best effort: if it cannot start,
- * the agent's first look at the checkout is only slower. */
-static void spawn_warm(const struct init_args *a)
+/* One of the checkout's warmers (warm.h): confined like the relay, idle
+ * priority, nothing but the checkout's directory. */
+static void __attribute__((noreturn)) run_warm(const struct init_args *a, unsigned worker,
+                                               unsigned workers)
 {
     const struct sched_param idle = {0};
-    pid_t pid;
+    sigset_t none;
     int fd;
 
-    if (a->p->lower == NULL || a->p->checkout_path == NULL)
-        return;
-    if ((pid = fork()) != 0)
-        return; /* pid 1 reaps it with the rest */
-    {
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-    }
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     prctl(PR_SET_NAME, "revrun-warm", 0, 0, 0);
     if (setsid() < 0 || sched_setscheduler(0, SCHED_IDLE, &idle) < 0)
         _exit(126);
@@ -385,8 +378,27 @@ static void spawn_warm(const struct init_args *a)
     }
     if (fd < 0 || seal(a) < 0)
         _exit(126);
-    warm_tree(fd, WARM_MAX_ENTRIES, WARM_MAX_DEPTH);
+    warm_tree(fd, WARM_MAX_ENTRIES, WARM_MAX_DEPTH, worker, workers);
     _exit(0);
+}
+
+/* One warmer per CPU the agent may run on, up to WARM_MAX_WORKERS. Best
+ * effort: a warmer that cannot start only leaves the agent's first look at
+ * its share slower. pid 1 reaps them with the rest. */
+static void spawn_warm(const struct init_args *a)
+{
+    cpu_set_t cpus;
+    unsigned workers = 1;
+
+    if (a->p->lower == NULL || a->p->checkout_path == NULL)
+        return;
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1)
+        workers = (unsigned)CPU_COUNT(&cpus);
+    if (workers > WARM_MAX_WORKERS)
+        workers = WARM_MAX_WORKERS;
+    for (unsigned w = 0; w < workers; w++)
+        if (fork() == 0)
+            run_warm(a, w, workers);
 }
 
 /* ---- pid 1's loop ---- */
