@@ -20,8 +20,17 @@ enum wb_gitdir_part wb_gitdir_part(const char *name, size_t len, bool is_dir, bo
     /* An ASCII first byte is the canonical name's first (only non-ASCII
      * code points are ignorable, and no 8.3 alias stands for these names):
      * most names of a wide checkout directory end here. */
-    if (first < 0x80 && !strchr("hHcCoOrR", first ? first : '!'))
-        return WB_GD_NONE;
+    if (first < 0x80) {
+        switch (first | 0x20) {
+        case 'h':
+        case 'c':
+        case 'o':
+        case 'r':
+            break;
+        default:
+            return WB_GD_NONE;
+        }
+    }
     if (!wb_name_canon(name, len, c, sizeof(c)))
         return WB_GD_NONE;
     if (strcmp(c, "head") == 0 && !is_dir)
@@ -91,8 +100,8 @@ static bool shadowed(const struct wb_scan *s, char *buf, const char *dir, size_t
 }
 
 /* One entry of the checkout's dir: its part, unless the upper shadows it. */
-static unsigned lower_entry(const struct wb_scan *s, int fd, char *buf, const char *dir,
-                            size_t len, const struct dirent64 *de)
+static unsigned lower_entry(const struct wb_scan *s, int fd, char *buf, const char *dir, size_t len,
+                            const struct dirent64 *de)
 {
     const char *name = de->d_name;
     unsigned char t = de->d_type;
@@ -131,8 +140,7 @@ static int lower_parts(const struct wb_scan *s, const char *dir, size_t len, uns
             const struct dirent64 *de = (const struct dirent64 *)(dents + off);
             off += de->d_reclen;
             if (++seen > cap)
-                return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries",
-                               cap);
+                return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries", cap);
             *parts |= lower_entry(s, fd, buf, dir, len, de);
         }
     if (got < 0)
