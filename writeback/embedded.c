@@ -125,15 +125,15 @@ static int lower_parts(const struct wb_scan *s, const char *dir, size_t len, uns
                        struct rr_error *err)
 {
     enum { DENTS = 32768 };
-    _cleanup_free_ char *buf = malloc(len + 258 + DENTS);
+    /* the entries first, where malloc aligns them; the path buffer after */
+    _cleanup_free_ char *dents = malloc(DENTS + len + 258);
     _cleanup_close_ int fd = -1;
     size_t cap = (size_t)s->pol->max_files * WB_WALK_FACTOR + 64, seen = 0;
-    char *dents = buf + len + 258;
     ssize_t got;
 
     if (wb_merged_hides_lower(s, dir, len) || (fd = wb_lower_dir(s, dir, len, O_RDONLY)) < 0)
         return 0; /* hidden, or not a directory of the checkout */
-    if (buf == NULL)
+    if (dents == NULL)
         return rr_fail(err, ENOMEM, "embedded repositories");
     while ((got = getdents64(fd, dents, DENTS)) > 0)
         for (ssize_t off = 0; off < got;) {
@@ -141,7 +141,7 @@ static int lower_parts(const struct wb_scan *s, const char *dir, size_t len, uns
             off += de->d_reclen;
             if (++seen > cap)
                 return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries", cap);
-            *parts |= lower_entry(s, fd, buf, dir, len, de);
+            *parts |= lower_entry(s, fd, dents + DENTS, dir, len, de);
         }
     if (got < 0)
         return rr_fail(err, errno, "embedded repositories: reading the checkout");
