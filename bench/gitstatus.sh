@@ -29,7 +29,8 @@
 #                    a fresh overlay of the checkout (du -s, as the warmer
 #                    does), CPU user+sys, taken in the agent's idle time
 #   inside, before   the first one with revrun's git settings unset
-#                    (env -u GIT_CONFIG_COUNT): what it cost before them
+#                    (env -u GIT_CONFIG_COUNT GIT_CONFIG_NOSYSTEM=1): what it
+#                    cost before them
 #
 # and, for each inside row, how many files the agent's git changed under
 # .git (result.json), 0 when the index was not rewritten. The target: the
@@ -163,6 +164,6 @@ warm_cpu() {
     printf '%s\n' "${t[@]}" | median
 }
 printf '%-34s %10sms %12s %20s\n' "warm walk (idle CPU, not waited)" "$(warm_cpu)" "-" "-"
-inside "env -u GIT_CONFIG_COUNT"
+inside "env -u GIT_CONFIG_COUNT GIT_CONFIG_NOSYSTEM=1"
 printf '%-34s %10sms %12s %20s\n' "inside, first, before (no settings)" "$FIRST" \
     "$(ratio "$FIRST" "$o")" "$GITDIR"

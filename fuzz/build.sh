@@ -1,8 +1,9 @@
 #!/bin/sh
 # Build the libFuzzer harnesses with clang (ASan + UBSan + libFuzzer).
-#   fuzz/build.sh            -> build/fuzz/json_config_fuzz
+#   fuzz/build.sh            -> build/fuzz/json_config_fuzz, build/fuzz/gitpack_fuzz
 # Needs clang and its fuzzer runtime (Debian: clang, libclang-rt-14-dev).
-# Only bundle/ and common/ are compiled in: the harness never touches runtime/.
+# Only bundle/ and common/ are compiled in (and, for gitpack_fuzz, the pure
+# pack reader of writeback/): the harnesses never touch runtime/.
 set -eu
 cd "$(dirname "$0")/.."
 CC=${FUZZ_CC:-clang}
@@ -16,3 +17,8 @@ flags="-std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer
 $CC $flags $(pkg-config --cflags $pkgs) -o "$out/json_config_fuzz" \
     fuzz/json_config_fuzz.c bundle/*.c common/*.c $(pkg-config --libs $pkgs) "$@"
 echo "built $out/json_config_fuzz"
+# shellcheck disable=SC2086
+$CC $flags $(pkg-config --cflags zlib) -o "$out/gitpack_fuzz" fuzz/gitpack_fuzz.c \
+    writeback/gitspan.c writeback/gitidx.c writeback/gitpack.c writeback/gitdelta.c \
+    writeback/gitinflate.c common/error.c $(pkg-config --libs zlib) "$@"
+echo "built $out/gitpack_fuzz"

@@ -101,6 +101,19 @@ assert c["revrun"]["lower"].endswith("/checkout")
     assert_output_contains "/no/such/program"
 }
 
+# Started at a real-time priority, revrun either runs (cgroup v2, or a v1
+# cpu group with a real-time budget) or says why the cgroup refused it
+# (the v1 cpu controller takes no real-time task into a group without a
+# real-time budget), and leaves nothing behind.
+@test "run at a real-time priority runs or says the priority is why the cgroup refused" {
+    run chrt -f 1 "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- true
+    if [ "$status" -ne 0 ]; then
+        assert_output_contains "revrun runs at a real-time priority"
+        assert_output_contains "run it at a normal one"
+    fi
+    [ -z "$(ls "$RR_ROOT" 2>/dev/null)" ]
+}
+
 @test "kill takes names with and without SIG, and numbers" {
     make_bundle
     set_args sleep 1000

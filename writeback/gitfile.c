@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,27 +43,51 @@ static int read_fd(int fd, size_t max, char **buf, size_t *len, struct rr_error 
     return 1;
 }
 
-int wb_git_read(int dirfd, const char *path, size_t max, char **buf, size_t *len,
-                struct rr_error *err)
+int wb_git_read_fd(int pfd, size_t max, char **buf, size_t *len, struct rr_error *err)
 {
-    _cleanup_close_ int pfd = wb_openat_beneath(dirfd, path, O_PATH, 0);
     _cleanup_close_ int fd = -1;
     char proc[64];
     struct stat st;
-    int r;
+
+    if (fstat(pfd, &st) < 0)
+        return rr_fail(err, errno, "stat");
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+    if ((fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+        return rr_fail(err, errno, "open");
+    return read_fd(fd, max, buf, len, err);
+}
+
+int wb_git_open_file(int dirfd, const char *path, int *fd, struct stat *st, struct rr_error *err)
+{
+    _cleanup_close_ int pfd = wb_openat_beneath(dirfd, path, O_PATH, 0);
+    char proc[64];
 
     /* O_PATH first: a device or a fifo is never opened for reading. */
     if (pfd < 0)
         return errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EXDEV
                    ? 0
                    : rr_fail(err, errno, "open %s", path);
-    if (fstat(pfd, &st) < 0)
+    if (fstat(pfd, st) < 0)
         return rr_fail(err, errno, "stat %s", path);
-    if (!S_ISREG(st.st_mode))
+    if (!S_ISREG(st->st_mode))
         return 0;
     snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-    if ((fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+    if ((*fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
         return rr_fail(err, errno, "open %s", path);
+    return 1;
+}
+
+int wb_git_read(int dirfd, const char *path, size_t max, char **buf, size_t *len,
+                struct rr_error *err)
+{
+    _cleanup_close_ int fd = -1;
+    struct stat st;
+    int r;
+
+    if ((r = wb_git_open_file(dirfd, path, &fd, &st, err)) <= 0)
+        return r;
     if ((r = read_fd(fd, max, buf, len, err)) < 0)
         return rr_wrap(err, "%s", path);
     return r;

@@ -7,15 +7,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "common/error.h"
 #include "writeback/format.h"
+
+/* Open the regular file dirfd/path for reading (O_PATH first, so no fifo
+ * or device is ever opened; beneath dirfd, no symlink followed): 1 with
+ * *fd and *st, 0 when there is no regular file there, or -1. */
+int wb_git_open_file(int dirfd, const char *path, int *fd, struct stat *st, struct rr_error *err);
 
 /* Read the regular file dirfd/path (path beneath dirfd) whole. Returns 1 and
  * a new NUL-terminated buffer, 0 when there is no regular file there (absent,
  * a symlink on the way, another type), or -1 (E2BIG past max bytes). */
 int wb_git_read(int dirfd, const char *path, size_t max, char **buf, size_t *len,
                 struct rr_error *err);
+
+/* The same for the file an O_PATH fd holds (read through /proc/self/fd, so
+ * no path is resolved again): 0 when it is not a regular file. */
+int wb_git_read_fd(int pfd, size_t max, char **buf, size_t *len, struct rr_error *err);
 
 /* What the merged view shows as NAME in a directory: ufd is the upper's
  * directory (-1: none there), lfd the checkout's when the merged directory

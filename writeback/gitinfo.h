@@ -14,6 +14,7 @@
 #define WB_IGNORED_SHOWN 10 /* ignored paths named in the reports */
 #define WB_COMMITS_SHOWN 20 /* commit subjects listed */
 #define WB_SUBJECT_MAX 200  /* bytes of a subject kept (before escaping) */
+#define WB_GIT_PROBLEM_MAX 400 /* bytes of the note on what was not read */
 
 struct wb_text {
     char *s; /* hostile bytes, NUL-terminated; escaped where shown */
@@ -34,9 +35,11 @@ struct wb_gitinfo {
     size_t n_commits;
     bool commits_more;     /* there are more than listed (or the walk stopped) */
     bool commits_off_base; /* the agent's HEAD moved, but not on top of the checkout's */
-    bool commits_packed;   /* the walk met a commit that is not loose, and the agent wrote a
-                            * pack (git gc, repack): packs are not read, so not listed */
-    char problem[200]; /* why an index or ignore file was not read ("" when all were) */
+    bool commits_packed;   /* the walk met a commit in a pack the agent wrote (git gc,
+                            * repack) that could not be read within the bounds (gitpack.h) */
+    char packed_why[160];  /* why (hostile-free text of revrun's own) */
+    char problem[WB_GIT_PROBLEM_MAX]; /* why an index or ignore file was not read ("" when
+                                       * all were) */
 };
 
 /* Count one ignored path (a directory: with the files it holds), keeping its

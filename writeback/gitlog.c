@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "common/cleanup.h"
 #include "writeback/fsutil.h"
 #include "writeback/git2.h"
 #include "writeback/gitfile.h"
+#include "writeback/gitpackdir.h"
 
 /* ---- the count under .git ---- */
 
@@ -235,41 +235,40 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
 
 /* ---- objects ---- */
 
-int wb_git_inflate(const void *in, size_t inlen, size_t max, char **out, size_t *outlen,
-                   struct rr_error *err)
-{
-    z_stream z = {0};
-    char *buf = malloc(max + 1);
-    int r;
-
-    if (buf == NULL)
-        return rr_fail(err, ENOMEM, "inflate");
-    if (inflateInit(&z) != Z_OK) {
-        free(buf);
-        return rr_fail(err, ENOMEM, "inflate");
-    }
-    z.next_in = (Bytef *)(uintptr_t)in;
-    z.avail_in = (uInt)inlen;
-    z.next_out = (Bytef *)buf;
-    z.avail_out = (uInt)max + 1; /* one byte more than allowed: a longer stream shows */
-    r = inflate(&z, Z_FINISH);
-    inflateEnd(&z);
-    if (r != Z_STREAM_END || z.total_out > max) {
-        free(buf);
-        return 0;
-    }
-    buf[z.total_out] = '\0';
-    *out = buf;
-    *outlen = z.total_out;
-    return 1;
-}
-
 struct reader {
     const struct wb_git2 *g2;
     int upper_git;
     git_odb *odb;
     git_repository *repo;
+    int lower_git;
+    struct wb_packdir *packs;  /* the upper's, opened when a commit is first not loose */
+    struct wb_packdir *lpacks; /* the checkout's, opened when first asked */
+    struct wb_packset set;
 };
+
+/* dirfd's packs into a new *d (once): -1 (ENOMEM) or 0. */
+static int packs_once(int dirfd, struct wb_packdir **d, struct rr_error *err)
+{
+    if (*d != NULL)
+        return 0;
+    if ((*d = calloc(1, sizeof(**d))) == NULL)
+        return rr_fail(err, ENOMEM, "packs");
+    return wb_packdir_open(dirfd, *d, err);
+}
+
+/* The commit body the agent's store gave for hex, parsed by libgit2 once
+ * the id of "commit <len>\0<body>" is checked to be hex: 1 and *c, or 0. */
+static int parse_commit(struct reader *rd, const char *hex, const char *body, size_t len,
+                        git_commit **c)
+{
+    git_oid want, got;
+
+    if (rd->g2->git_oid_fromstr(&want, hex) < 0 ||
+        rd->g2->git_odb_write(&got, rd->odb, body, len, GIT_OBJECT_COMMIT) < 0 ||
+        !rd->g2->git_oid_equal(&want, &got) || rd->g2->git_commit_lookup(c, rd->repo, &got) < 0)
+        return 0;
+    return 1;
+}
 
 /* The agent's loose commit hex, parsed by libgit2 once its id is checked.
  * 1 and *c, or 0 when it is not there as one (*loose: whether a loose file
@@ -280,7 +279,6 @@ static int read_commit(struct reader *rd, const char *hex, git_commit **c, bool 
     char path[64];
     _cleanup_free_ char *z = NULL, *raw = NULL;
     size_t zlen, rawlen, hlen;
-    git_oid want, got;
     unsigned long long n;
     int r;
 
@@ -296,12 +294,40 @@ static int read_commit(struct reader *rd, const char *hex, git_commit **c, bool 
     hlen = strnlen(raw, rawlen);
     if (hlen == rawlen || sscanf(raw, "commit %llu", &n) != 1 || n != rawlen - hlen - 1)
         return 0;
-    if (rd->g2->git_oid_fromstr(&want, hex) < 0 ||
-        rd->g2->git_odb_write(&got, rd->odb, raw + hlen + 1, rawlen - hlen - 1,
-                              GIT_OBJECT_COMMIT) < 0 ||
-        !rd->g2->git_oid_equal(&want, &got) || rd->g2->git_commit_lookup(c, rd->repo, &got) < 0)
+    return parse_commit(rd, hex, raw + hlen + 1, rawlen - hlen - 1, c);
+}
+
+/* The agent's commit hex out of the packs it wrote (gitpack.h: every cost
+ * capped, the budget shared by the whole walk), its id checked as a loose
+ * one's is: 1 and *c; 0 and *why when a pack holds it (or may: one was left
+ * out) but it is not listed; 0 and *why NULL when no pack holds it. */
+static int read_packed(struct reader *rd, const char *hex, git_commit **c, const char **why,
+                       struct rr_error *err)
+{
+    _cleanup_free_ char *body = NULL;
+    enum wb_obj_type type;
+    git_oid id;
+    size_t len;
+    int r;
+
+    *why = NULL;
+    if (rd->packs == NULL) {
+        if (packs_once(rd->upper_git, &rd->packs, err) < 0)
+            return rr_wrap(err, "upper .git/objects/pack");
+        rd->set = (struct wb_packset){.p = rd->packs->p, .n = rd->packs->n};
+    }
+    if (rd->g2->git_oid_fromstr(&id, hex) < 0)
         return 0;
-    return 1;
+    if ((r = wb_packset_read(&rd->set, id.id, WB_COMMIT_MAX, &type, &body, &len, why, err)) <= 0) {
+        if (r == 0 && *why == NULL && rd->packs->skipped[0] != '\0')
+            *why = rd->packs->skipped;
+        return r;
+    }
+    if (type != WB_OBJ_COMMIT)
+        *why = "an object that is not a commit";
+    else if (parse_commit(rd, hex, body, len, c) == 0)
+        *why = "a packed commit whose content does not hash to its id";
+    return *why == NULL ? 1 : 0;
 }
 
 static int open_reader(struct reader *rd, struct rr_error *err)
@@ -319,6 +345,12 @@ static int open_reader(struct reader *rd, struct rr_error *err)
 
 static void close_reader(struct reader *rd)
 {
+    for (int i = 0; i < 2; i++) {
+        struct wb_packdir *d = i == 0 ? rd->packs : rd->lpacks;
+        if (d != NULL)
+            wb_packdir_close(d);
+        free(d);
+    }
     if (rd->g2 == NULL)
         return;
     rd->g2->git_repository_free(rd->repo);
@@ -326,27 +358,54 @@ static void close_reader(struct reader *rd)
     wb_git2_release(rd->g2);
 }
 
-/* Did the agent write a pack (objects/pack/pack-*.pack in the upper)? Its
- * commits may be in it: revrun reads no pack (a delta chain or a bomb in
- * one costs what its author decides), so it says they are not listed. */
-static bool wrote_pack(int upper_git)
+/* One commit of the walk, loose or packed: 1 and *c, or 0 with the reason
+ * it is not listed noted in gi. */
+static int read_any(struct reader *rd, const char *hex, git_commit **c, struct wb_gitinfo *gi,
+                    struct rr_error *err)
 {
-    _cleanup_close_ int fd = wb_openat_beneath(upper_git, "objects/pack", O_RDONLY | O_DIRECTORY, 0);
-    struct rr_error ignored;
-    char **names = NULL;
-    size_t n = 0;
-    bool found = false;
+    const char *why = NULL;
+    bool loose;
+    int r;
 
-    if (fd < 0 || wb_read_names(fd, 4096, &names, &n, &ignored) < 0)
-        return false;
-    for (size_t i = 0; i < n && !found; i++) {
-        size_t len = strlen(names[i]);
-        struct stat st;
-        found = len > 5 && strcmp(names[i] + len - 5, ".pack") == 0 &&
-                fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    if ((r = read_commit(rd, hex, c, &loose, err)) == 0 && !loose)
+        r = read_packed(rd, hex, c, &why, err);
+    if (r != 0)
+        return r;
+    if (why != NULL) {
+        gi->commits_packed = true;
+        snprintf(gi->packed_why, sizeof(gi->packed_why), "%s", why);
+    } else {
+        gi->commits_off_base = true; /* a commit the agent did not write */
     }
-    wb_free_names(names, n);
-    return found;
+    return 0;
+}
+
+/* Does the checkout's own object store hold hex (a loose file there, or an
+ * entry of one of its packs' indexes)? Then the agent did not make it:
+ * once its pack holds the whole history (git gc repacks everything into
+ * the upper), a HEAD moved onto an older checkout commit must not list the
+ * checkout's history as the agent's work. */
+static int checkout_has(struct reader *rd, const char *hex, bool *has, struct rr_error *err)
+{
+    char path[64];
+    _cleanup_close_ int fd = -1;
+    git_oid id;
+    uint64_t off;
+    const char *why;
+
+    snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
+    if ((fd = wb_openat_beneath(rd->lower_git, path, O_PATH, 0)) >= 0) {
+        *has = true;
+        return 0;
+    }
+    *has = false;
+    if (packs_once(rd->lower_git, &rd->lpacks, err) < 0)
+        return rr_wrap(err, "checkout .git/objects/pack");
+    if (rd->g2->git_oid_fromstr(&id, hex) < 0)
+        return 0;
+    for (size_t i = 0; i < rd->lpacks->n && !*has; i++)
+        *has = wb_packidx_find(&rd->lpacks->p[i].ix, id.id, &off, &why) == 1;
+    return 0;
 }
 
 static int walk(struct reader *rd, const char *head, const char *base, struct wb_gitinfo *gi,
@@ -359,7 +418,7 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
     for (;;) {
         git_commit *c = NULL;
         const char *s;
-        bool loose;
+        bool theirs;
         int r;
         if (strcmp(hex, base) == 0)
             return 0;
@@ -367,13 +426,14 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
             gi->commits_more = true;
             return 0;
         }
-        if ((r = read_commit(rd, hex, &c, &loose, err)) <= 0) {
-            if (r == 0 && !loose && wrote_pack(rd->upper_git))
-                gi->commits_packed = true;
-            else
-                gi->commits_off_base = r == 0; /* a commit the agent did not write */
-            return r;
+        if (checkout_has(rd, hex, &theirs, err) < 0)
+            return -1;
+        if (theirs) {
+            gi->commits_off_base = true; /* the agent's HEAD left the checkout's */
+            return 0;
         }
+        if ((r = read_any(rd, hex, &c, gi, err)) <= 0)
+            return r;
         s = rd->g2->git_commit_summary(c);
         r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, err);
         if (r == 0 && rd->g2->git_commit_parentcount(c) > 0)
@@ -394,7 +454,7 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
     _cleanup_close_ int ug = wb_openat_beneath(upper_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
     struct gitdirs checkout = {.upper = -1, .lower = lg, .fmt = fmt};
     struct gitdirs merged = {.upper = ug, .lower = lg, .fmt = fmt};
-    struct reader rd = {.upper_git = ug};
+    struct reader rd = {.upper_git = ug, .lower_git = lg};
     char base[41], head[41];
     int r;
 

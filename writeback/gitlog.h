@@ -4,7 +4,10 @@
  * parsed as hostile: files opened beneath the tree without following a
  * symlink, every size capped before and while reading, zlib output bounded,
  * each object's id checked against its content, and the history walked
- * iteratively along first parents for at most WB_COMMITS_WALK steps. */
+ * iteratively along first parents for at most WB_COMMITS_WALK steps.
+ * Commits are read loose or out of the packs the agent wrote (gitpack.h,
+ * its own bounds); a commit the checkout's store already holds is not the
+ * agent's and ends the walk. */
 #ifndef REVRUN_WB_GITLOG_H
 #define REVRUN_WB_GITLOG_H
 
@@ -14,6 +17,7 @@
 #include "common/error.h"
 #include "writeback/format.h"
 #include "writeback/gitinfo.h"
+#include "writeback/gitinflate.h"
 
 #define WB_SCRATCH_CAP 1000000u     /* entries under .git counted */
 #define WB_COUNT_DEPTH 64u          /* directories deep a count goes */
@@ -31,11 +35,6 @@ int wb_git_scratch(int upper_fd, struct wb_gitinfo *gi, struct rr_error *err);
 
 /* The agent's commits from the merged HEAD down to the checkout's HEAD. */
 int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
-                   struct rr_error *err);
-
-/* Inflate a loose object (zlib) into at most max bytes: 1 and a new buffer,
- * 0 when it is not a valid stream or would inflate past max. Pure. */
-int wb_git_inflate(const void *in, size_t inlen, size_t max, char **out, size_t *outlen,
                    struct rr_error *err);
 
 /* A ref name git could have written, checked strictly (refs/..., no "..",

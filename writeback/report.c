@@ -100,9 +100,9 @@ static int put_git(FILE *out, const struct wb_gitinfo *gi)
                 gi->scratch_more ? "at least " : "", (uintmax_t)gi->scratch,
                 gi->scratch == 1 ? "" : "s");
     if (gi->commits_packed)
-        fprintf(out, "\nthe agent's commits%s are in a pack it wrote (git gc, repack): revrun "
-                     "reads no pack, so they are not listed\n",
-                gi->n_commits > 0 ? " older than those below" : "");
+        fprintf(out, "\nthe agent's commits%s are in a pack it wrote (git gc, repack) that revrun "
+                     "did not read within its bounds (%s), so they are not listed\n",
+                gi->n_commits > 0 ? " older than those below" : "", gi->packed_why);
     if (gi->n_commits > 0 || gi->commits_off_base) {
         fprintf(out, "\nthe agent's commit%s %s (newest first; not applied, the worktree is):\n",
                 gi->n_commits == 1 ? "" : "s",
@@ -163,6 +163,10 @@ void wb_report_git_json(struct json_writer *w, const struct wb_gitinfo *gi)
     json_w_kv_bool(w, "more", gi->commits_more);
     json_w_kv_bool(w, "onCheckoutHead", !gi->commits_off_base);
     json_w_kv_bool(w, "packed", gi->commits_packed);
+    if (gi->commits_packed) {
+        json_w_key(w, "packedWhy");
+        wb_json_text(w, gi->packed_why, strlen(gi->packed_why));
+    }
     json_w_end_object(w);
     if (gi->problem[0] != '\0') {
         json_w_key(w, "note");

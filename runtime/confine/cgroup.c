@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -379,8 +380,16 @@ int cgroup_join(const struct cgroup_plan *cg, pid_t pid, struct rr_error *err)
             root < 0 ? -1 : rr_open_in_root(root, cg->path, O_PATH | O_DIRECTORY, true);
         if (fd < 0)
             return rr_fail(err, errno, "join cgroup %s", cg->path);
-        if (cg_write(fd, "cgroup.procs", pidtxt, err) < 0)
+        if (cg_write(fd, "cgroup.procs", pidtxt, err) < 0) {
+            /* The v1 cpu controller takes no real-time task into a group
+             * without a real-time budget (cpu.rt_runtime_us 0). */
+            int policy = err->errnum == EINVAL ? sched_getscheduler(pid) : -1;
+            if (policy == SCHED_FIFO || policy == SCHED_RR)
+                return rr_wrap(err, "join cgroup (revrun runs at a real-time priority, which "
+                                    "a cgroup without a real-time budget refuses: run it at a "
+                                    "normal one)");
             return rr_wrap(err, "join cgroup");
+        }
     }
     return 0;
 }

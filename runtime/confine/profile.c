@@ -1101,7 +1101,11 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
  * such views (core.checkStat=minimal, core.trustctime=false): an edit still
  * shows, since writing a file sets its mtime. Given as command-line-level
  * config (GIT_CONFIG_COUNT), which the checkout's .git/config cannot
- * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own. */
+ * override; a process.env that sets GIT_CONFIG_COUNT itself keeps its own.
+ * The same settings are also the sandbox's system configuration
+ * (/etc/gitconfig, written by rootfs.c): agents and tools that run git with
+ * a cleaned environment (dropping every GIT_CONFIG_* variable, as Claude
+ * Code does for some of its own git calls) still get them. */
 static const char *const git_env[] = {
     "GIT_CONFIG_COUNT=2",
     "GIT_CONFIG_KEY_0=core.checkStat",
@@ -1110,9 +1114,20 @@ static const char *const git_env[] = {
     "GIT_CONFIG_VALUE_1=false",
 };
 
+static const char git_system_config[] =
+    "# revrun: the checkout is seen through an idmap or a user namespace, so\n"
+    "# owners, inodes and the device differ from what its index recorded:\n"
+    "# compare mtime and size only (runtime/confine/profile.c, judge_git_env)\n"
+    "[core]\n"
+    "\tcheckStat = minimal\n"
+    "\ttrustctime = false\n";
+
 static int judge_git_env(struct profile *p, struct rr_error *err)
 {
-    if (p->lower == NULL || env_has(p->env, "GIT_CONFIG_COUNT"))
+    if (p->lower == NULL)
+        return 0;
+    p->git_system_config = git_system_config;
+    if (env_has(p->env, "GIT_CONFIG_COUNT"))
         return 0;
     if (p->env != &p->env_owned)
         for (size_t i = 0; i < p->env->n; i++)

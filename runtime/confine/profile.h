@@ -196,6 +196,8 @@ struct profile {
     /* names resolve to nothing, at once: a resolver on the container's
      * loopback answering NXDOMAIN, and resolv.conf pointing at it */
     bool dns_nxdomain;
+    /* the sandbox's /etc/gitconfig (git's system level), or NULL: none */
+    const char *git_system_config;
 
     struct mount_plan *mounts;
     size_t n_mounts;

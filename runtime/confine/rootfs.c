@@ -428,7 +428,8 @@ static int write_new(int root, const char *path, const char *text, struct rr_err
 }
 
 /* A passwd and group entry for the agent's uid (git, ssh and getpwuid-based
- * tools need one), and the hostname files. */
+ * tools need one), the hostname files, and git's system configuration when
+ * the profile gives one. */
 static int write_etc(int root, const struct profile *p, struct rr_error *err)
 {
     char passwd[512], group[256], hosts[256], hostname[128];
@@ -447,6 +448,8 @@ static int write_etc(int root, const struct profile *p, struct rr_error *err)
         write_new(root, "/etc/group", group, err) < 0 ||
         write_new(root, "/etc/hosts", hosts, err) < 0 ||
         write_new(root, "/etc/hostname", hostname, err) < 0 ||
+        (p->git_system_config != NULL &&
+         write_new(root, "/etc/gitconfig", p->git_system_config, err) < 0) ||
         (p->dns_nxdomain &&
          write_new(root, "/etc/resolv.conf",
                    "# revrun: every name is NXDOMAIN here (egress/dns.h)\n"
