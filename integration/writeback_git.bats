@@ -371,46 +371,181 @@ ignored_deletions() {
     grep -qxF "    build/y.o" "$OUT/summary.txt"
 }
 
+# out/ holds a tracked .gitignore ("*", "!.gitignore": everything else in
+# it is build output) and untracked output only that file ignores. The
+# agent's `rm -rf out` removes the rule from the merged view with the
+# files: they are judged by the checkout's rules, those that applied while
+# they existed, so they stay the operator's; the tracked .gitignore's
+# deletion is a change, and out/ stays, holding them (git has no
+# directories).
+deleted_dir_rules() {
+    mkdir -p "$CO/out/cache"
+    printf '*\n!.gitignore\n' >"$CO/out/.gitignore"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/out"
+    ugit -C "$CO" add out/.gitignore
+    ugit -C "$CO" commit -qm out
+    printf '<html>\n' >"$CO/out/report.html"
+    printf 'blob\n' >"$CO/out/cache/blob"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/out"
+    review "$1" 'set -e; rm -rf out; printf "new\n" > a.txt'
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt out/.gitignore " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 2 ]
+    grep -qxF "    out/report.html" "$OUT/summary.txt"
+    grep -qxF "    out/cache/ (1 file)" "$OUT/summary.txt"
+    apply_to_copy
+    [ ! -e "$RR_TMP/target/out/.gitignore" ]
+    [ "$(cat "$RR_TMP/target/out/report.html")" = '<html>' ]
+    [ "$(cat "$RR_TMP/target/out/cache/blob")" = blob ]
+}
+
+@test "git: a .gitignore inside a directory the agent deleted still judges what it held (root)" {
+    deleted_dir_rules root
+}
+
+@test "git: a .gitignore inside a directory the agent deleted still judges what it held (rootless)" {
+    deleted_dir_rules user
+}
+
+# The agent's edit of the rules does not judge a deletion: old.o was build
+# output while it existed (the checkout's *.o), notes.txt was the operator's
+# untracked work, whatever rule the agent adds for it.
+@test "git: a deletion is judged by the checkout's ignore rules, not by the agent's edit of them" {
+    printf 'old\n' >"$CO/old.o"
+    printf 'mine\n' >"$CO/notes.txt"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/old.o" "$CO/notes.txt"
+    review root 'set -e; printf "notes.txt\n" > .gitignore; rm old.o notes.txt'
+    assert_success
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = ".gitignore notes.txt " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 1 ]
+    grep -qxF "    old.o" "$OUT/summary.txt"
+}
+
+# A file replacing a directory cannot leave the directory's ignored files
+# in place: they go with it, shown as deletions, and the set applies.
+@test "git: a directory the agent replaced with a file takes its ignored files along, and the set applies" {
+    mkdir -p "$CO/logs"
+    printf '*.log\n' >"$CO/logs/.gitignore"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/logs"
+    ugit -C "$CO" add logs/.gitignore
+    ugit -C "$CO" commit -qm logs
+    printf 'l\n' >"$CO/logs/run.log"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/logs/run.log"
+    review root 'set -e; rm -rf logs; printf "now a file\n" > logs'
+    assert_success
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "logs logs/.gitignore logs/run.log " ]
+    apply_to_copy
+    [ "$(cat "$RR_TMP/target/logs")" = "now a file" ]
+}
+
 # A git worktree: its .git is a gitfile naming a git directory outside the
-# checkout (here the main repository's .git/worktrees/wt, whose common
-# directory holds the info/exclude with .cache/). revrun never reads it: the
-# checkout's .gitignore files are the rules, the exclude is not, and with no
-# index every changed checkout file counts.
+# checkout (here the main repository's .git/worktrees/wt: its index, and a
+# commondir naming the main .git, whose info/exclude holds .cache/). revrun
+# follows it only when it is provably this checkout's: no symlink on the
+# way, a back-link (gitdir) to this very .git, all of it the checkout
+# owner's. It also holds old.o, untracked build output.
 make_worktree() {
     mkdir "$RR_TMP/wt"
     chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/wt"
     ugit -C "$CO" worktree add -q "$RR_TMP/wt" >/dev/null
+    printf 'old\n' >"$RR_TMP/wt/old.o"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/wt/old.o"
     find "$RR_TMP/wt" -exec touch -h -d '2 hours ago' {} +
+    ugit -C "$RR_TMP/wt" status --porcelain >/dev/null
     [ -f "$RR_TMP/wt/.git" ]
     grep -q '^gitdir: ' "$RR_TMP/wt/.git"
 }
 
+# review_wt [root|user] SCRIPT [CHECKOUT]
 review_wt() {
-    run "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$RR_TMP/wt" --out "$OUT" -- sh -c "$1"
+    local mode=$1 script=$2 co=${3:-$RR_TMP/wt}
+    rm -rf "$OUT" && mkdir "$OUT" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$OUT"
+    if [ "$mode" = root ]; then
+        run "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$co" --out "$OUT" -- sh -c "$script"
+    else
+        run as_user "$RR_BIN/revrun" review --lower "$co" --out "$OUT" -- sh -c "$script"
+    fi
 }
 
-@test "git: a worktree's gitfile .git: its ignore files count, its git directory is never read" {
+WT_AGENT='set -e; printf "obj\n" > main.o; mkdir -p build .cache; printf "x\n" > build/x.o
+printf "c\n" > .cache/c; printf "again\n" > gen.o; printf "rebuilt\n" > old.o; printf "fix\n" >> a.txt'
+
+worktree_followed() {
     make_worktree
-    # were the git directory read, its exclude would hide .cache/ and its
-    # index would make gen.o's edit (tracked, matched by *.o) a change anyway
-    review_wt 'set -e; printf "obj\n" > main.o; mkdir -p build .cache; printf "x\n" > build/x.o
-printf "c\n" > .cache/c; printf "again\n" > gen.o; printf "fix\n" >> a.txt'
+    review_wt "$1" "$WT_AGENT"
     assert_success
     [ "$(result '["verdict"]')" = accept ]
-    [ "$(manifest_paths | sort | tr '\n' ' ')" = ".cache .cache/c a.txt gen.o " ]
-    [ "$(result '["git"]["ignored"]["count"]')" = 2 ]
-    grep -q "^note: the checkout's .git is a gitfile (a worktree's): its git directory, outside the checkout, was not read" \
-        "$OUT/summary.txt"
+    # the main repository's exclude hides .cache/; the worktree's index
+    # tracks gen.o (matched by *.o: still a change) and not old.o (left out)
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt gen.o " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 4 ]
+    grep -qF "    .cache/ (1 file)" "$OUT/summary.txt"
+    grep -qxF "    old.o" "$OUT/summary.txt"
+    ! grep -q "^note:" "$OUT/summary.txt"
     ! grep -q "under .git" "$OUT/summary.txt"
+    cp -a "$RR_TMP/wt" "$RR_TMP/target"
+    "$RR_BIN/revrun" apply "$OUT/changeset" --to "$RR_TMP/target" --approve "$(result '["digest"]')"
+    [ "$(cat "$RR_TMP/target/gen.o")" = again ] && [ "$(cat "$RR_TMP/target/old.o")" = old ]
+    [ ! -e "$RR_TMP/target/.cache" ]
+}
+
+@test "git: a worktree's gitfile (git worktree add) is followed: the main repository's exclude and the worktree's index count (root)" {
+    worktree_followed root
+}
+
+@test "git: a worktree's gitfile (git worktree add) is followed: the main repository's exclude and the worktree's index count (rootless)" {
+    worktree_followed user
+}
+
+# The gitfile was not followed: the checkout's .gitignore files alone (so
+# .cache/ is exported) and no index (so old.o counts as tracked), and why.
+not_followed() {
+    local why=$1
+    assert_success
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = ".cache .cache/c a.txt gen.o old.o " ]
+    [ "$(result '["git"]["ignored"]["count"]')" = 2 ]
+    grep -qF "note: the checkout's .git is a gitfile (a worktree's) whose git directory was not read ($why): every changed checkout file counts" \
+        "$OUT/summary.txt"
+    [ -n "$(result '["git"]["note"]')" ]
+}
+
+@test "git: a worktree's gitfile is not followed to a copy's, another user's or root's git directory, or through a symlink; the summary says why" {
+    make_worktree
+    # a copy of the worktree: its gitfile names wt's git directory, whose
+    # back-link is wt/.git, not the copy's
+    cp -a "$RR_TMP/wt" "$RR_TMP/wtcopy"
+    review_wt root "$WT_AGENT" "$RR_TMP/wtcopy"
+    not_followed "its back-link (gitdir) names another .git than the checkout's"
+    # root, or another user, owns the worktree's git directory or the main one
+    chown root:root "$CO/.git/worktrees/wt"
+    review_wt user "$WT_AGENT"
+    not_followed "the git directory it names is owned by uid 0, not by the checkout's owner (uid $REVRUN_TEST_UID)"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git/worktrees/wt"
+    chown 4242:4242 "$CO/.git"
+    review_wt root "$WT_AGENT"
+    not_followed "the common git directory is owned by uid 4242, not by the checkout's owner (uid $REVRUN_TEST_UID)"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
+    # the same git directory, named through a symlink
+    ln -s "$CO" "$RR_TMP/colink"
+    printf 'gitdir: %s/colink/.git/worktrees/wt\n' "$RR_TMP" >"$RR_TMP/wt/.git"
+    review_wt root "$WT_AGENT"
+    not_followed "the git directory it names: a symlink on the way"
+    # and again without it: followed
+    printf 'gitdir: %s/checkout/.git/worktrees/wt\n' "$RR_TMP" >"$RR_TMP/wt/.git"
+    review_wt root "$WT_AGENT"
+    assert_success
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt gen.o " ]
 }
 
 @test "git: a worktree's gitfile .git replaced by a directory, or edited, is refused" {
     make_worktree
-    review_wt 'rm .git && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout'
+    review_wt root 'rm .git && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout'
     [ "$status" -eq 2 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT"
-    review_wt 'echo "gitdir: /tmp/evil" > .git'
+    review_wt root 'echo "gitdir: /tmp/evil" > .git'
     [ "$status" -eq 2 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
 }

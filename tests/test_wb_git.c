@@ -269,3 +269,47 @@ TEST(ref_names_checked_strictly)
     CHECK(!wb_git_refname_ok("refs/heads/\x1b[31m"));
     CHECK(!wb_git_refname_ok("/etc/passwd"));
 }
+
+/* A directory the agent deleted: what it held is judged by the checkout's
+ * rules, its own .gitignore's included (gone from the merged view); a
+ * directory that keeps an ignored file stays, and so do those above it. A
+ * file over the directory takes everything along. */
+TEST(a_deleted_directory_keeps_its_rules_for_what_it_held)
+{
+    static const char *const tracked[] = {"d/.gitignore", "d/keep.c", "d/sub/y.c", "e/f.c"};
+    struct tree t;
+    char p[4096];
+
+    tree_init(&t);
+    tree_file(&t, "lower", ".gitignore", "*.o\n");
+    tree_file(&t, "lower", "d/.gitignore", "*.tmp\n");
+    tree_file(&t, "lower", "d/keep.c", "k\n");
+    tree_file(&t, "lower", "d/sub/y.c", "y\n");
+    tree_file(&t, "lower", "e/f.c", "f\n");
+    make_repo(&t, tracked, 4);
+    tree_file(&t, "lower", "e/sub/z.o", "z\n"); /* only a subdirectory keeps something */
+    tree_file(&t, "lower", "d/a.tmp", "t\n");   /* only d/.gitignore ignores it */
+    tree_file(&t, "lower", "d/sub/x.o", "o\n"); /* the top's *.o */
+    tree_file(&t, "lower", "d/b.txt", "b\n");   /* untracked, not ignored */
+    tree_file(&t, "upper", ".wh.d", "");        /* rm -rf d e */
+    tree_file(&t, "upper", ".wh.e", "");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(!wb_changeset_refused(&t.scan.cs));
+    CHECK(tree_change(&t, "d/.gitignore") && tree_change(&t, "d/.gitignore")->kind == WB_DELETE);
+    CHECK(tree_change(&t, "d/keep.c") && tree_change(&t, "d/sub/y.c"));
+    CHECK(tree_change(&t, "d/b.txt") != NULL);
+    CHECK(tree_change(&t, "d/a.tmp") == NULL && ignored_named(&t, "d/a.tmp"));
+    CHECK(tree_change(&t, "d/sub/x.o") == NULL && ignored_named(&t, "d/sub/x.o"));
+    CHECK(tree_change(&t, "d") == NULL && tree_change(&t, "d/sub") == NULL);
+    CHECK(tree_change(&t, "e/f.c") && tree_change(&t, "e/sub/z.o") == NULL);
+    CHECK(tree_change(&t, "e") == NULL && tree_change(&t, "e/sub") == NULL);
+    CHECK(t.scan.cs.git.ignored == 3 && t.scan.cs.n == 5);
+    /* a file where the directory was: its ignored files go with it */
+    tree_path(&t, "upper", ".wh.d", p, sizeof(p));
+    CHECK(unlink(p) == 0);
+    tree_file(&t, "upper", "d", "now a file\n");
+    CHECK(tree_vet(&t, FUSE) == 0);
+    CHECK(tree_change(&t, "d/a.tmp") && tree_change(&t, "d/sub/x.o") && tree_change(&t, "d/sub"));
+    CHECK(tree_change(&t, "d") != NULL && t.scan.cs.git.ignored == 1); /* e/sub/z.o */
+    tree_free(&t);
+}

@@ -17,6 +17,8 @@
 #include "writeback/gitfile.h"
 #include "writeback/gitmatch.h"
 #include "writeback/gitshadow.h"
+#include "writeback/gitworktree.h"
+#include "writeback/gitinfo.h"
 #include "writeback/names.h"
 #include "writeback/rmtree.h"
 
@@ -36,23 +38,33 @@ struct ignore_file {
     bool written; /* copied into the shadow */
 };
 
-struct wb_git {
-    int lower_fd, upper_fd; /* borrowed */
-    enum wb_format fmt;
+/* One set of rules and the shadow repository libgit2 evaluates them in. */
+struct rules {
     struct ignore_file *files;
     size_t n_files, cap_files, bytes;
     size_t *stack; /* per directory the walk is in: its file, or SIZE_MAX */
     size_t depth, cap_stack;
-    char *exclude; /* the merged .git/info/exclude, or NULL */
+    char *exclude; /* .git/info/exclude, or NULL */
     size_t exclude_len;
-    const struct wb_git2 *g2; /* loaded on the first question a rule may answer */
     char shadow[PATH_MAX];
     int shadow_fd;
     bool shadow_made;
     git_repository *repo;
+};
+
+struct wb_git {
+    int lower_fd, upper_fd; /* borrowed */
+    enum wb_format fmt;
+    /* What the agent leaves (the merged view's files: an addition or an
+     * edit is judged by them), and what the checkout had (a deletion is
+     * judged by the rules that applied while the file existed). */
+    struct rules merged, lower;
+    const struct wb_git2 *g2; /* loaded on the first question a rule may answer */
+    bool worktree;            /* a gitfile followed (gitworktree.h) */
+    int wt_index_fd;          /* then its index (O_PATH), or -1 */
     bool indexes_read, index_failed;
     git_index *lower_idx, *upper_idx;
-    char problem[200];
+    char problem[WB_GIT_PROBLEM_MAX];
 };
 
 static int write_at(int dirfd, const char *name, const char *buf, size_t len, struct rr_error *err)
@@ -72,22 +84,70 @@ static int write_at(int dirfd, const char *name, const char *buf, size_t len, st
     return 0;
 }
 
-/* The merged view's .git/info/exclude, kept in memory. */
-static int read_exclude(struct wb_git *g, struct rr_error *err)
+static void exclude_over_cap(struct wb_git *g)
+{
+    snprintf(g->problem, sizeof(g->problem), ".git/info/exclude over %u bytes was not read",
+             WB_GITIGNORE_MAX);
+}
+
+/* .git/info/exclude of the merged view and of the checkout, in memory. */
+static int read_excludes(struct wb_git *g, struct rr_error *err)
 {
     _cleanup_close_ int u = wb_openat_beneath(g->upper_fd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
     _cleanup_close_ int l = wb_openat_beneath(g->lower_fd, ".git/info", O_RDONLY | O_DIRECTORY, 0);
-    int r = wb_git_read_merged(u, l, g->fmt, "exclude", WB_GITIGNORE_MAX, &g->exclude,
-                               &g->exclude_len, err);
+    int r = wb_git_read_merged(u, l, g->fmt, "exclude", WB_GITIGNORE_MAX, &g->merged.exclude,
+                               &g->merged.exclude_len, err);
 
+    if (r >= 0 && l >= 0)
+        r = wb_git_read(l, "exclude", WB_GITIGNORE_MAX, &g->lower.exclude, &g->lower.exclude_len,
+                        err);
     if (r < 0 && err->errnum == E2BIG) {
-        snprintf(g->problem, sizeof(g->problem), ".git/info/exclude over %u bytes was not read",
-                 WB_GITIGNORE_MAX);
+        exclude_over_cap(g);
         return 0;
     }
     if (r < 0)
         return rr_wrap(err, ".git/info/exclude");
-    g->bytes += g->exclude_len;
+    g->merged.bytes += g->merged.exclude_len;
+    g->lower.bytes += g->lower.exclude_len;
+    return 0;
+}
+
+/* A worktree's gitfile: its git directory when it is provably this
+ * checkout's; else, as before, no index and no exclude, and why. */
+static int open_worktree(struct wb_git *g, struct rr_error *err)
+{
+    struct wb_gitwt wt;
+    char why[WB_GIT_PROBLEM_MAX - 160];
+    int k = wb_gitwt_open(g->lower_fd, &wt, why, sizeof(why), err);
+
+    if (k < 0)
+        return rr_wrap(err, "the checkout's worktree git directory");
+    if (k == 0) {
+        g->indexes_read = g->index_failed = true; /* in_lower then counts as tracked */
+        snprintf(g->problem, sizeof(g->problem),
+                 "the checkout's .git is a gitfile (a worktree's) whose git directory was not "
+                 "read (%s): every changed checkout file counts, and only the checkout's "
+                 ".gitignore files are rules",
+                 why);
+        return 0;
+    }
+    g->worktree = true;
+    g->wt_index_fd = rr_steal_fd(&wt.index_fd);
+    if (wt.exclude_over_cap)
+        exclude_over_cap(g);
+    if (wt.exclude != NULL) {
+        /* The agent cannot reach the common directory: both sets share it. */
+        g->lower.exclude = malloc(wt.exclude_len + 1);
+        if (g->lower.exclude == NULL) {
+            wb_gitwt_free(&wt);
+            return rr_fail(err, ENOMEM, "git");
+        }
+        memcpy(g->lower.exclude, wt.exclude, wt.exclude_len + 1);
+        g->lower.exclude_len = g->lower.bytes = g->merged.bytes = wt.exclude_len;
+        g->merged.exclude_len = wt.exclude_len;
+        g->merged.exclude = rr_steal_ptr(&wt.exclude);
+    }
+    wb_gitwt_free(&wt);
     return 0;
 }
 
@@ -95,20 +155,18 @@ int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, st
                 struct rr_error *err)
 {
     struct wb_git *g = calloc(1, sizeof(*g));
+    int r;
 
     if (g == NULL)
         return rr_fail(err, ENOMEM, "git");
-    *g = (struct wb_git){.lower_fd = lower_fd, .upper_fd = upper_fd, .fmt = fmt, .shadow_fd = -1};
-    if (gitfile) {
-        /* No index to ask (in_lower then counts as tracked), no exclude. */
-        g->indexes_read = g->index_failed = true;
-        snprintf(g->problem, sizeof(g->problem),
-                 "the checkout's .git is a gitfile (a worktree's): its git directory, outside "
-                 "the checkout, was not read, so every changed checkout file counts");
-        *out = g;
-        return 0;
-    }
-    if (read_exclude(g, err) < 0) {
+    *g = (struct wb_git){.lower_fd = lower_fd,
+                         .upper_fd = upper_fd,
+                         .fmt = fmt,
+                         .merged = {.shadow_fd = -1},
+                         .lower = {.shadow_fd = -1},
+                         .wt_index_fd = -1};
+    r = gitfile ? open_worktree(g, err) : read_excludes(g, err);
+    if (r < 0) {
         wb_git_close(g);
         return -1;
     }
@@ -116,19 +174,36 @@ int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, st
     return 0;
 }
 
-static void remove_shadow(struct wb_git *g)
+static void remove_shadow(struct rules *rs)
 {
     struct rr_error ignored;
-    char *slash = strrchr(g->shadow, '/');
+    char *slash = strrchr(rs->shadow, '/');
     int parent;
 
     *slash = '\0';
-    parent = open(g->shadow[0] ? g->shadow : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    parent = open(rs->shadow[0] ? rs->shadow : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (parent >= 0) {
         /* revrun's own tree, as deep as the walk went at most (256) */
         wb_rmtree_at(parent, slash + 1, WB_SHADOW_DEPTH, &ignored);
         close(parent);
     }
+}
+
+static void rules_free(const struct wb_git2 *g2, struct rules *rs)
+{
+    if (g2 != NULL)
+        g2->git_repository_free(rs->repo);
+    if (rs->shadow_fd >= 0)
+        close(rs->shadow_fd);
+    if (rs->shadow_made)
+        remove_shadow(rs);
+    for (size_t i = 0; i < rs->n_files; i++) {
+        free(rs->files[i].dir);
+        free(rs->files[i].text);
+    }
+    free(rs->files);
+    free(rs->stack);
+    free(rs->exclude);
 }
 
 void wb_git_close(struct wb_git *g)
@@ -138,54 +213,46 @@ void wb_git_close(struct wb_git *g)
     if (g->g2 != NULL) {
         g->g2->git_index_free(g->lower_idx);
         g->g2->git_index_free(g->upper_idx);
-        g->g2->git_repository_free(g->repo);
+    }
+    rules_free(g->g2, &g->merged);
+    rules_free(g->g2, &g->lower);
+    if (g->g2 != NULL)
         wb_git2_release(g->g2);
-    }
-    if (g->shadow_fd >= 0)
-        close(g->shadow_fd);
-    if (g->shadow_made)
-        remove_shadow(g);
-    for (size_t i = 0; i < g->n_files; i++) {
-        free(g->files[i].dir);
-        free(g->files[i].text);
-    }
-    free(g->files);
-    free(g->stack);
-    free(g->exclude);
+    if (g->wt_index_fd >= 0)
+        close(g->wt_index_fd);
     free(g);
 }
 
 /* ---- the shadow repository libgit2 reads ---- */
 
-static int make_shadow(struct wb_git *g, struct rr_error *err)
+static int make_shadow(struct rules *rs, struct rr_error *err)
 {
     _cleanup_close_ int gd = -1, info = -1;
 
-    snprintf(g->shadow, sizeof(g->shadow), "%s/" WB_SHADOW_PREFIX "XXXXXX", wb_shadow_parent());
-    if (mkdtemp(g->shadow) == NULL)
-        return rr_fail(err, errno, "git shadow: mkdtemp %s", g->shadow);
-    g->shadow_made = true;
+    snprintf(rs->shadow, sizeof(rs->shadow), "%s/" WB_SHADOW_PREFIX "XXXXXX", wb_shadow_parent());
+    if (mkdtemp(rs->shadow) == NULL)
+        return rr_fail(err, errno, "git shadow: mkdtemp %s", rs->shadow);
+    rs->shadow_made = true;
     /* Locked while in use: `revrun sweep` removes only unlocked ones, the
      * leftovers of a vet that crashed or was killed (gitshadow.h). */
-    if ((g->shadow_fd = open(g->shadow, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-        flock(g->shadow_fd, LOCK_EX) < 0 ||
-        mkdirat(g->shadow_fd, ".git", 0700) < 0 ||
-        (gd = openat(g->shadow_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+    if ((rs->shadow_fd = open(rs->shadow, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+        flock(rs->shadow_fd, LOCK_EX) < 0 || mkdirat(rs->shadow_fd, ".git", 0700) < 0 ||
+        (gd = openat(rs->shadow_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
         mkdirat(gd, "objects", 0700) < 0 || mkdirat(gd, "refs", 0700) < 0 ||
         mkdirat(gd, "info", 0700) < 0 ||
         (info = openat(gd, "info", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return rr_fail(err, errno, "git shadow %s", g->shadow);
+        return rr_fail(err, errno, "git shadow %s", rs->shadow);
     if (write_at(gd, "HEAD", "ref: refs/heads/main\n", 21, err) < 0 ||
         write_at(gd, "config", shadow_config, sizeof(shadow_config) - 1, err) < 0 ||
-        (g->exclude && write_at(info, "exclude", g->exclude, g->exclude_len, err) < 0))
+        (rs->exclude && write_at(info, "exclude", rs->exclude, rs->exclude_len, err) < 0))
         return -1;
     return 0;
 }
 
 /* mkdir -p dir[0..len) inside the shadow; returns the directory's fd. */
-static int shadow_dir(struct wb_git *g, const char *dir, size_t len, struct rr_error *err)
+static int shadow_dir(struct rules *rs, const char *dir, size_t len, struct rr_error *err)
 {
-    int fd = dup(g->shadow_fd), next;
+    int fd = dup(rs->shadow_fd), next;
     size_t pos = 0, n;
     const char *c;
     char name[NAME_MAX + 1];
@@ -212,14 +279,14 @@ static int shadow_dir(struct wb_git *g, const char *dir, size_t len, struct rr_e
 }
 
 /* The ignore files met since the last question, into the shadow. */
-static int flush_files(struct wb_git *g, struct rr_error *err)
+static int flush_files(struct rules *rs, struct rr_error *err)
 {
-    for (size_t i = 0; i < g->n_files; i++) {
-        struct ignore_file *f = &g->files[i];
+    for (size_t i = 0; i < rs->n_files; i++) {
+        struct ignore_file *f = &rs->files[i];
         int fd, r;
         if (f->written)
             continue;
-        if ((fd = shadow_dir(g, f->dir, f->dlen, err)) < 0)
+        if ((fd = shadow_dir(rs, f->dir, f->dlen, err)) < 0)
             return -1;
         r = write_at(fd, ".gitignore", f->text, f->len, err);
         close(fd);
@@ -231,18 +298,18 @@ static int flush_files(struct wb_git *g, struct rr_error *err)
 }
 
 /* libgit2 and the shadow, the first time a rule may answer. */
-static int need_lib(struct wb_git *g, struct rr_error *err)
+static int need_lib(struct wb_git *g, struct rules *rs, struct rr_error *err)
 {
-    if (g->repo != NULL)
-        return flush_files(g, err);
+    if (rs->repo != NULL)
+        return flush_files(rs, err);
     if (g->g2 == NULL && (g->g2 = wb_git2_acquire(err)) == NULL)
         return -1;
-    if (!g->shadow_made && make_shadow(g, err) < 0)
+    if (!rs->shadow_made && make_shadow(rs, err) < 0)
         return -1;
-    if (flush_files(g, err) < 0)
+    if (flush_files(rs, err) < 0)
         return -1;
-    if (g->g2->git_repository_open_ext(&g->repo, g->shadow, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) <
-        0)
+    if (g->g2->git_repository_open_ext(&rs->repo, rs->shadow, GIT_REPOSITORY_OPEN_NO_SEARCH,
+                                       NULL) < 0)
         return rr_fail(err, 0, "libgit2: opening the shadow repository: %s",
                        wb_git2_error(g->g2));
     crash_point("vet:git-shadow"); /* the shadow is left behind: sweep's to clean */
@@ -251,72 +318,88 @@ static int need_lib(struct wb_git *g, struct rr_error *err)
 
 /* ---- the walk's directories ---- */
 
-static int push(struct wb_git *g, size_t file, struct rr_error *err)
+static int push(struct rules *rs, size_t file, struct rr_error *err)
 {
-    if (g->depth == g->cap_stack) {
-        size_t ncap = g->cap_stack ? g->cap_stack * 2 : 64;
-        size_t *nv = realloc(g->stack, ncap * sizeof(*nv));
+    if (rs->depth == rs->cap_stack) {
+        size_t ncap = rs->cap_stack ? rs->cap_stack * 2 : 64;
+        size_t *nv = realloc(rs->stack, ncap * sizeof(*nv));
         if (nv == NULL)
             return rr_fail(err, ENOMEM, "git");
-        g->stack = nv;
-        g->cap_stack = ncap;
+        rs->stack = nv;
+        rs->cap_stack = ncap;
     }
-    g->stack[g->depth++] = file;
+    rs->stack[rs->depth++] = file;
     return 0;
 }
 
 /* On failure nothing is kept: the caller still owns text. */
-static int keep_file(struct wb_git *g, const char *dir, size_t len, char *text, size_t tlen,
+static int keep_file(struct rules *rs, const char *dir, size_t len, char *text, size_t tlen,
                      struct rr_error *err)
 {
     struct ignore_file f = {.dlen = len, .text = text, .len = tlen};
 
-    if (g->n_files == g->cap_files) {
-        size_t ncap = g->cap_files ? g->cap_files * 2 : 16;
-        struct ignore_file *nv = realloc(g->files, ncap * sizeof(*nv));
+    if (rs->n_files == rs->cap_files) {
+        size_t ncap = rs->cap_files ? rs->cap_files * 2 : 16;
+        struct ignore_file *nv = realloc(rs->files, ncap * sizeof(*nv));
         if (nv == NULL)
             return rr_fail(err, ENOMEM, "git");
-        g->files = nv;
-        g->cap_files = ncap;
+        rs->files = nv;
+        rs->cap_files = ncap;
     }
     if ((f.dir = strndup(dir, len)) == NULL)
         return rr_fail(err, ENOMEM, "git");
-    if (push(g, g->n_files, err) < 0) {
+    if (push(rs, rs->n_files, err) < 0) {
         free(f.dir);
         return -1;
     }
-    g->files[g->n_files++] = f;
+    rs->files[rs->n_files++] = f;
     return 0;
 }
 
-int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd,
-                 struct rr_error *err)
+/* The directory dir[0..len) of one set: its ignore file, read by rd (the
+ * merged view's answer, or the checkout's), joins the rules. */
+static int enter(struct wb_git *g, struct rules *rs, const char *dir, size_t len, int ufd, int lfd,
+                 bool merged, struct rr_error *err)
 {
     char *buf = NULL;
     size_t blen;
     int r;
 
-    if (wb_path_has_dotgit(dir, len) || g->n_files >= WB_GITIGNORE_FILES)
-        return push(g, SIZE_MAX, err); /* a nested .git is refused anyway; past the cap: fewer rules */
-    if ((r = wb_git_read_merged(ufd, lfd, g->fmt, ".gitignore", WB_GITIGNORE_MAX, &buf, &blen,
-                                err)) < 0) {
+    if (wb_path_has_dotgit(dir, len) || rs->n_files >= WB_GITIGNORE_FILES || (!merged && lfd < 0))
+        return push(rs, SIZE_MAX, err); /* a nested .git is refused anyway; past the cap: fewer rules */
+    r = merged ? wb_git_read_merged(ufd, lfd, g->fmt, ".gitignore", WB_GITIGNORE_MAX, &buf, &blen,
+                                    err)
+               : wb_git_read(lfd, ".gitignore", WB_GITIGNORE_MAX, &buf, &blen, err);
+    if (r < 0) {
         if (err->errnum != E2BIG)
             return rr_wrap(err, "%.*s/.gitignore", (int)len, dir);
         snprintf(g->problem, sizeof(g->problem), "an ignore file over %u bytes was not read",
                  WB_GITIGNORE_MAX);
-        return push(g, SIZE_MAX, err);
+        return push(rs, SIZE_MAX, err);
     }
-    if (r == 0 || blen == 0 || g->bytes + blen > WB_GITIGNORE_TOTAL) {
+    if (r == 0 || blen == 0 || rs->bytes + blen > WB_GITIGNORE_TOTAL) {
         if (r == 1 && blen > 0)
             snprintf(g->problem, sizeof(g->problem),
                      "ignore files over %u bytes in all: the rest were not read",
                      WB_GITIGNORE_TOTAL);
         free(buf);
-        return push(g, SIZE_MAX, err);
+        return push(rs, SIZE_MAX, err);
     }
-    g->bytes += blen;
-    if (keep_file(g, dir, len, buf, blen, err) < 0) {
+    rs->bytes += blen;
+    if (keep_file(rs, dir, len, buf, blen, err) < 0) {
         free(buf);
+        return -1;
+    }
+    return 0;
+}
+
+int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd, int lower_lfd,
+                 struct rr_error *err)
+{
+    if (enter(g, &g->merged, dir, len, ufd, lfd, true, err) < 0)
+        return -1;
+    if (enter(g, &g->lower, dir, len, -1, lower_lfd, false, err) < 0) {
+        g->merged.depth--;
         return -1;
     }
     return 0;
@@ -324,22 +407,36 @@ int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd
 
 void wb_git_leave(struct wb_git *g)
 {
-    if (g->depth > 0)
-        g->depth--;
+    if (g->merged.depth > 0)
+        g->merged.depth--;
+    if (g->lower.depth > 0)
+        g->lower.depth--;
+}
+
+int wb_git_enter_lower(struct wb_git *g, const char *dir, size_t len, int lfd,
+                       struct rr_error *err)
+{
+    return enter(g, &g->lower, dir, len, -1, lfd, false, err);
+}
+
+void wb_git_leave_lower(struct wb_git *g)
+{
+    if (g->lower.depth > 0)
+        g->lower.depth--;
 }
 
 /* Could any rule on the way down to path ignore it? The walk's stack holds
  * exactly the directories above it. */
-static bool may_be_ignored(const struct wb_git *g, const char *path, size_t len)
+static bool may_be_ignored(const struct rules *rs, const char *path, size_t len)
 {
-    if (g->exclude && wb_ignore_may_match(g->exclude, g->exclude_len, path, len))
+    if (rs->exclude && wb_ignore_may_match(rs->exclude, rs->exclude_len, path, len))
         return true;
-    for (size_t i = 0; i < g->depth; i++) {
+    for (size_t i = 0; i < rs->depth; i++) {
         const struct ignore_file *f;
         size_t skip;
-        if (g->stack[i] == SIZE_MAX)
+        if (rs->stack[i] == SIZE_MAX)
             continue;
-        f = &g->files[g->stack[i]];
+        f = &rs->files[rs->stack[i]];
         skip = f->dlen ? f->dlen + 1 : 0;
         if (len > skip && wb_ignore_may_match(f->text, f->len, path + skip, len - skip))
             return true;
@@ -356,20 +453,13 @@ static void set_problem(struct wb_git *g, const char *which, const char *why)
         snprintf(g->problem, sizeof(g->problem), "%s index could not be read (%s)", which, why);
 }
 
-/* root/.git/index into *out; a tree without one (or, in the upper, with the
- * whiteout of one) leaves *out NULL. */
-static void load_index(struct wb_git *g, int root, const char *which, git_index **out)
+/* The index fd holds (O_PATH of a regular file, or -1: none) into *out. */
+static void load_index_fd(struct wb_git *g, int fd, const char *which, git_index **out)
 {
-    _cleanup_close_ int fd = wb_openat_beneath(root, ".git/index", O_PATH, 0);
     char proc[64];
     struct stat st;
 
-    if (fd < 0) {
-        if (errno != ENOENT)
-            set_problem(g, which, strerror(errno));
-        return;
-    }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         return;
     if ((uint64_t)st.st_size > WB_GIT_INDEX_MAX) {
         set_problem(g, which, "larger than 256 MiB");
@@ -383,6 +473,29 @@ static void load_index(struct wb_git *g, int root, const char *which, git_index 
     }
 }
 
+/* root/.git/index into *out; a tree without one (or, in the upper, with the
+ * whiteout of one) leaves *out NULL. */
+static void load_index(struct wb_git *g, int root, const char *which, git_index **out)
+{
+    _cleanup_close_ int fd = wb_openat_beneath(root, ".git/index", O_PATH, 0);
+
+    if (fd < 0 && errno != ENOENT)
+        set_problem(g, which, strerror(errno));
+    load_index_fd(g, fd, which, out);
+}
+
+static void load_indexes(struct wb_git *g)
+{
+    g->indexes_read = true;
+    if (g->worktree) {
+        /* The agent has no git directory of its own there. */
+        load_index_fd(g, g->wt_index_fd, "the worktree's", &g->lower_idx);
+        return;
+    }
+    load_index(g, g->lower_fd, "the checkout's", &g->lower_idx);
+    load_index(g, g->upper_fd, "the agent's", &g->upper_idx);
+}
+
 static bool in_index(const struct wb_git *g, git_index *idx, const char *q, bool dir)
 {
     size_t pos;
@@ -393,16 +506,16 @@ static bool in_index(const struct wb_git *g, git_index *idx, const char *q, bool
                : g->g2->git_index_find(&pos, idx, q) == 0;
 }
 
-int wb_git_ignored(struct wb_git *g, const char *path, size_t len, bool dir, bool in_lower,
-                   bool *ignored, struct rr_error *err)
+static int ask(struct wb_git *g, struct rules *rs, const char *path, size_t len, bool dir,
+               bool in_lower, bool *ignored, struct rr_error *err)
 {
     _cleanup_free_ char *q = NULL;
     int ign = 0;
 
     *ignored = false;
-    if (len == 0 || wb_path_has_dotgit(path, len) || !may_be_ignored(g, path, len))
+    if (len == 0 || wb_path_has_dotgit(path, len) || !may_be_ignored(rs, path, len))
         return 0;
-    if (need_lib(g, err) < 0)
+    if (need_lib(g, rs, err) < 0)
         return rr_wrap(err, "the checkout's ignore rules");
     if ((q = malloc(len + 2)) == NULL)
         return rr_fail(err, ENOMEM, "git");
@@ -410,19 +523,28 @@ int wb_git_ignored(struct wb_git *g, const char *path, size_t len, bool dir, boo
     if (dir)
         q[len++] = '/';
     q[len] = '\0';
-    if (g->g2->git_ignore_path_is_ignored(&ign, g->repo, q) < 0)
+    if (g->g2->git_ignore_path_is_ignored(&ign, rs->repo, q) < 0)
         return rr_fail(err, 0, "libgit2: ignore rules for %s: %s", q, wb_git2_error(g->g2));
     if (!ign)
         return 0;
-    if (!g->indexes_read) {
-        g->indexes_read = true;
-        load_index(g, g->lower_fd, "the checkout's", &g->lower_idx);
-        load_index(g, g->upper_fd, "the agent's", &g->upper_idx);
-    }
+    if (!g->indexes_read)
+        load_indexes(g);
     if (g->index_failed && in_lower)
         return 0; /* no index to ask: a changed checkout file counts */
     *ignored = !in_index(g, g->lower_idx, q, dir) && !in_index(g, g->upper_idx, q, dir);
     return 0;
+}
+
+int wb_git_ignored(struct wb_git *g, const char *path, size_t len, bool dir, bool in_lower,
+                   bool *ignored, struct rr_error *err)
+{
+    return ask(g, &g->merged, path, len, dir, in_lower, ignored, err);
+}
+
+int wb_git_deleted_ignored(struct wb_git *g, const char *path, size_t len, bool dir,
+                           bool *ignored, struct rr_error *err)
+{
+    return ask(g, &g->lower, path, len, dir, true, ignored, err);
 }
 
 const char *wb_git_problem(const struct wb_git *g)

@@ -1,16 +1,22 @@
 /* What git would call the change: the checkout's ignore rules (every
- * .gitignore of the merged view and .git/info/exclude) and its index, read
- * with libgit2 and never through a path the checkout or the agent chose.
+ * .gitignore and .git/info/exclude) and its index, read with libgit2 and
+ * never through a path the checkout or the agent chose.
  *
- * libgit2 only ever opens a private shadow repository that revrun builds in
- * a fresh directory of its own (mode 0700): the merged view's ignore files,
- * read as the walk meets them (regular files only, capped), beside a config
- * revrun writes. libgit2 is loaded, and the shadow made, only when a rule
- * may match a changed path (gitmatch.h): most reviews never need either. So no hook, filter, fsmonitor or config-named
- * program of the checkout runs, and no config of the checkout is read at
- * all. The index (the checkout's, and the agent's if it wrote one) is opened
- * through /proc/self/fd of a regular file opened beneath the tree without
- * following a symlink, and capped in size. */
+ * Two sets of rules: the merged view's (what the agent leaves), which judge
+ * an addition or an edit, and the checkout's own, which judge a deletion
+ * (the rules that applied while the file existed: a .gitignore inside a
+ * directory the agent removed still counts for what it held).
+ *
+ * libgit2 only ever opens a private shadow repository (one per set) that
+ * revrun builds in a fresh directory of its own (mode 0700): the set's
+ * ignore files, read as the walk meets them (regular files only, capped),
+ * beside a config revrun writes. libgit2 is loaded, and a shadow made, only
+ * when a rule may match a changed path (gitmatch.h): most reviews never
+ * need either. So no hook, filter, fsmonitor or config-named program of the
+ * checkout runs, and no config of the checkout is read at all. The index
+ * (the checkout's, and the agent's if it wrote one) is opened through
+ * /proc/self/fd of a regular file opened beneath the tree without following
+ * a symlink, and capped in size. */
 #ifndef REVRUN_WB_GITCLASS_H
 #define REVRUN_WB_GITCLASS_H
 
@@ -30,22 +36,31 @@ struct wb_git;
 /* A classifier for the repository the checkout at lower_fd holds (the caller
  * checked wb_git_is_repo, or wb_git_is_gitfile: then gitfile), the agent's
  * upper at upper_fd. A gitfile's git directory (a worktree's: its index,
- * and info/exclude in the main repository) is outside the checkout, at a
- * path the checkout names: it is never read. The rules are then the merged
- * view's .gitignore files alone, and with no index every changed checkout
- * file counts as tracked (the note in the summary says so). */
+ * and info/exclude in the main repository) is read only when it provably is
+ * this checkout's (gitworktree.h); otherwise the rules are the checkout's
+ * .gitignore files alone, and with no index every changed checkout file
+ * counts as tracked (the note in the summary says why). */
 int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, struct wb_git **out,
                 struct rr_error *err);
 void wb_git_close(struct wb_git *g);
 
 /* The walk enters the merged directory dir[0..len) ("" the top): ufd is the
  * upper's directory, lfd the checkout's when the merged one shows it (-1
- * otherwise). Its ignore file, if any, joins the rules. */
-int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd,
+ * otherwise), lower_lfd the checkout's directory there whether shown or not
+ * (-1: none). Its ignore file joins the merged rules, the checkout's own the
+ * checkout's. */
+int wb_git_enter(struct wb_git *g, const char *dir, size_t len, int ufd, int lfd, int lower_lfd,
                  struct rr_error *err);
 
 /* The walk leaves the directory it last entered. */
 void wb_git_leave(struct wb_git *g);
+
+/* The walk of a checkout subtree the merged view no longer shows enters, and
+ * leaves, the checkout's directory lfd at dir[0..len): the checkout's rules
+ * only. */
+int wb_git_enter_lower(struct wb_git *g, const char *dir, size_t len, int lfd,
+                       struct rr_error *err);
+void wb_git_leave_lower(struct wb_git *g);
 
 /* Is path[0..len) (a directory when dir) left out of the change: matched by
  * an ignore rule and tracked by neither the checkout's index nor the
@@ -53,6 +68,11 @@ void wb_git_leave(struct wb_git *g);
  * read, that counts as tracked). */
 int wb_git_ignored(struct wb_git *g, const char *path, size_t len, bool dir, bool in_lower,
                    bool *ignored, struct rr_error *err);
+
+/* The same for a checkout entry the agent deleted, by the checkout's rules
+ * (an entry that no index can be asked about counts, as above). */
+int wb_git_deleted_ignored(struct wb_git *g, const char *path, size_t len, bool dir,
+                           bool *ignored, struct rr_error *err);
 
 /* Why an index could not be read ("" when it could, or was not needed):
  * without it a changed checkout file counts as tracked. */

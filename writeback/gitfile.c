@@ -43,6 +43,22 @@ static int read_fd(int fd, size_t max, char **buf, size_t *len, struct rr_error 
     return 1;
 }
 
+int wb_git_read_fd(int pfd, size_t max, char **buf, size_t *len, struct rr_error *err)
+{
+    _cleanup_close_ int fd = -1;
+    char proc[64];
+    struct stat st;
+
+    if (fstat(pfd, &st) < 0)
+        return rr_fail(err, errno, "stat");
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+    if ((fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+        return rr_fail(err, errno, "open");
+    return read_fd(fd, max, buf, len, err);
+}
+
 int wb_git_open_file(int dirfd, const char *path, int *fd, struct stat *st, struct rr_error *err)
 {
     _cleanup_close_ int pfd = wb_openat_beneath(dirfd, path, O_PATH, 0);

@@ -23,6 +23,10 @@ int wb_git_open_file(int dirfd, const char *path, int *fd, struct stat *st, stru
 int wb_git_read(int dirfd, const char *path, size_t max, char **buf, size_t *len,
                 struct rr_error *err);
 
+/* The same for the file an O_PATH fd holds (read through /proc/self/fd, so
+ * no path is resolved again): 0 when it is not a regular file. */
+int wb_git_read_fd(int pfd, size_t max, char **buf, size_t *len, struct rr_error *err);
+
 /* What the merged view shows as NAME in a directory: ufd is the upper's
  * directory (-1: none there), lfd the checkout's when the merged directory
  * shows it (-1: hidden or none). An upper whiteout (a 0/0 device, or

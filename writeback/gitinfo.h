@@ -14,6 +14,7 @@
 #define WB_IGNORED_SHOWN 10 /* ignored paths named in the reports */
 #define WB_COMMITS_SHOWN 20 /* commit subjects listed */
 #define WB_SUBJECT_MAX 200  /* bytes of a subject kept (before escaping) */
+#define WB_GIT_PROBLEM_MAX 400 /* bytes of the note on what was not read */
 
 struct wb_text {
     char *s; /* hostile bytes, NUL-terminated; escaped where shown */
@@ -37,7 +38,8 @@ struct wb_gitinfo {
     bool commits_packed;   /* the walk met a commit in a pack the agent wrote (git gc,
                             * repack) that could not be read within the bounds (gitpack.h) */
     char packed_why[160];  /* why (hostile-free text of revrun's own) */
-    char problem[200]; /* why an index or ignore file was not read ("" when all were) */
+    char problem[WB_GIT_PROBLEM_MAX]; /* why an index or ignore file was not read ("" when
+                                       * all were) */
 };
 
 /* Count one ignored path (a directory: with the files it holds), keeping its

@@ -195,7 +195,7 @@ int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t
     if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
         return 0; /* a special file is refused, ignored or not */
     dir = S_ISDIR(st.st_mode);
-    if (wb_git_ignored(sc->git, sc->path, len, dir, true, ignored, sc->err) < 0)
+    if (wb_git_deleted_ignored(sc->git, sc->path, len, dir, ignored, sc->err) < 0)
         return -1;
     if (!*ignored)
         return 0;
@@ -205,7 +205,7 @@ int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t
     return wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, dir, n, sc->err);
 }
 
-static int git_drop(struct scanner *sc, size_t idx)
+int sc_git_drop(struct scanner *sc, size_t idx)
 {
     if (sc->n_drops == sc->cap_drops) {
         size_t ncap = sc->cap_drops ? sc->cap_drops * 2 : 64;
@@ -228,7 +228,7 @@ static int git_leave(struct scanner *sc, struct walk *w)
     int r = 0;
 
     if (f->dir_change != SIZE_MAX && below == 0 && f->ignored_below)
-        r = git_drop(sc, f->dir_change);
+        r = sc_git_drop(sc, f->dir_change);
     if (f->ignored_below && w->depth > 1)
         w->stack[w->depth - 2].ignored_below = true;
     if (sc->git != NULL)
@@ -278,7 +278,7 @@ static bool kernel_format(const struct scanner *sc)
 static int whiteout(struct scanner *sc, struct uframe *f, const char *name, size_t len)
 {
     struct wb_obj base, none = {0};
-    bool skip, ignored;
+    bool skip, ignored, kept = false;
     int r = 0, lfd;
 
     if (f->lower_visible && sc_git_deleted_ignored(sc, f->lfd, name, len, &ignored) < 0)
@@ -301,11 +301,12 @@ static int whiteout(struct scanner *sc, struct uframe *f, const char *name, size
         if ((lfd = sc_open_dir(f->lfd, name)) < 0)
             r = rr_fail(sc->err, errno, "lower %s", sc->path);
         else
-            r = sc_hidden_lower(sc, lfd, -1, len);
+            r = sc_hidden_lower(sc, lfd, -1, len, true, &kept);
         if (lfd >= 0)
             close(lfd);
     }
-    if (!skip && r == 0)
+    /* git has no directories: one that keeps ignored files stays. */
+    if (!skip && r == 0 && !kept)
         r = sc_change(sc, len, &base, &none);
     wb_obj_free(&base);
     return r;
@@ -354,7 +355,8 @@ static int hide_replaced_dir(struct scanner *sc, struct uframe *f, const struct 
         return 0;
     if ((lfd = sc_open_dir(f->lfd, e->name)) < 0)
         return rr_fail(sc->err, errno, "lower %s", sc->path);
-    r = sc_hidden_lower(sc, lfd, -1, e->len);
+    /* The directory goes for the file: what git ignores in it goes too. */
+    r = sc_hidden_lower(sc, lfd, -1, e->len, false, NULL);
     close(lfd);
     return r;
 }
@@ -466,7 +468,7 @@ static int push_dir(struct scanner *sc, struct walk *w, int *ufd, int lfd, bool 
                           .cs_mark = sc->out->cs.n,
                           .drops_mark = sc->n_drops};
     if (sc->git != NULL &&
-        wb_git_enter(sc->git, sc->path, len, *ufd, visible ? lfd : -1, sc->err) < 0) {
+        wb_git_enter(sc->git, sc->path, len, *ufd, visible ? lfd : -1, lfd, sc->err) < 0) {
         if (lfd >= 0)
             close(lfd);
         return -1;
@@ -504,7 +506,8 @@ static int new_dir(struct scanner *sc, struct walk *w, struct uframe *f, struct 
         return -1;
     if (base->type == WB_T_DIR && (lfd = sc_open_dir(f->lfd, e->name)) < 0)
         return rr_fail(sc->err, errno, "lower %s", sc->path);
-    if (opaque && f->lower_visible && lfd >= 0 && sc_hidden_lower(sc, lfd, *fd, e->len) < 0) {
+    if (opaque && f->lower_visible && lfd >= 0 &&
+        sc_hidden_lower(sc, lfd, *fd, e->len, true, NULL) < 0) {
         close(lfd);
         return -1;
     }

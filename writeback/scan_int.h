@@ -45,8 +45,16 @@ int sc_lower_obj(struct scanner *sc, int dirfd, const char *name, size_t plen, s
 
 /* The lower subtree under the directory lfd (at sc->path[0..plen)) is gone
  * from the merged view except where the upper directory ufd (or -1: nothing)
- * still has an entry: every such lower path becomes a delete. */
-int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen);
+ * still has an entry: every such lower path becomes a delete, but for what
+ * the checkout's ignore rules leave out when keep_ignored (false where the
+ * directory must go: a file or symlink replaced it). *kept (may be NULL):
+ * something below stays, so the directory itself does too. */
+int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen, bool keep_ignored,
+                    bool *kept);
+
+/* Leave the change at index idx out of the set (a directory git would not
+ * call changed). */
+int sc_git_drop(struct scanner *sc, size_t idx);
 
 /* wb_read_names failed for the directory at sc->path[0..len): past the walk
  * cap that is a refusal (and the walk stops), anything else an error. */
@@ -60,8 +68,9 @@ int sc_index(struct scanner *sc, size_t len, enum wb_upper_kind kind, bool opaqu
              const char *target);
 
 /* The checkout's entry lfd/name (at sc->path[0..len)) that the agent
- * deleted: *ignored when the checkout's ignore rules match it and no index
- * tracks it (build output a `make clean` removed). git calls that no
+ * deleted: *ignored when the checkout's own ignore rules (those that
+ * applied while it existed) match it and no index tracks it (build output
+ * a `make clean` removed). git calls that no
  * change: it is counted with the ignored paths, not recorded, and not
  * indexed either, so the merged lookups see what the target keeps. */
 int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t len,

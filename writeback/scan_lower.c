@@ -9,6 +9,7 @@
 
 #include "common/cleanup.h"
 #include "writeback/fsutil.h"
+#include "writeback/gitclass.h"
 #include "writeback/names.h"
 #include "writeback/scan_int.h"
 
@@ -80,14 +81,27 @@ int sc_lower_obj(struct scanner *sc, int dirfd, const char *name, size_t plen, s
 
 struct hframe {
     int lfd, ufd;
-    bool owned; /* the fds were opened here (the first frame's are the caller's) */
+    bool owned;   /* the fds were opened here (the first frame's are the caller's) */
+    bool entered; /* its ignore file joined the checkout's rules */
+    bool kept;    /* something below stays in the target: ignored, untracked */
+    size_t dir_change; /* the change deleting this directory, or SIZE_MAX */
     size_t plen;
     char **names;
     size_t n, i;
 };
 
-static void hframe_release(struct hframe *f)
+/* A walk of one hidden subtree. keep_ignored: ignored untracked entries
+ * stay (false where the directory must go: a file replaced it). */
+struct hwalk {
+    struct hframe *stack;
+    size_t depth;
+    bool keep_ignored;
+};
+
+static void hframe_release(struct scanner *sc, struct hframe *f)
 {
+    if (f->entered)
+        wb_git_leave_lower(sc->git);
     if (f->owned) {
         close(f->lfd);
         if (f->ufd >= 0)
@@ -96,13 +110,14 @@ static void hframe_release(struct hframe *f)
     wb_free_names(f->names, f->n);
 }
 
-static int push_frame(struct scanner *sc, struct hframe *stack, size_t *depth, int lfd, int ufd,
-                      size_t plen, bool owned)
+static int push_frame(struct scanner *sc, struct hwalk *w, int lfd, int ufd, size_t plen,
+                      bool owned, size_t dir_change)
 {
-    struct hframe *f = &stack[*depth];
+    struct hframe *f = &w->stack[w->depth];
 
-    *f = (struct hframe){.lfd = lfd, .ufd = ufd, .owned = owned, .plen = plen};
-    if (*depth >= WB_DEPTH_HARD_MAX) {
+    *f = (struct hframe){
+        .lfd = lfd, .ufd = ufd, .owned = owned, .plen = plen, .dir_change = dir_change};
+    if (w->depth >= WB_DEPTH_HARD_MAX) {
         if (owned) {
             close(lfd);
             if (ufd >= 0)
@@ -113,10 +128,17 @@ static int push_frame(struct scanner *sc, struct hframe *stack, size_t *depth, i
     if (wb_read_names(lfd, sc->walk_cap, &f->names, &f->n, sc->err) < 0) {
         f->names = NULL;
         f->n = 0;
-        hframe_release(f);
+        hframe_release(sc, f);
         return sc_names_failed(sc, plen);
     }
-    (*depth)++;
+    if (sc->git != NULL) {
+        if (wb_git_enter_lower(sc->git, sc->path, plen, lfd, sc->err) < 0) {
+            hframe_release(sc, f);
+            return -1;
+        }
+        f->entered = true;
+    }
+    w->depth++;
     return 0;
 }
 
@@ -133,8 +155,8 @@ static int upper_has(struct scanner *sc, int ufd, const char *name, struct stat 
 }
 
 /* A lower entry the upper still has: its subtree may hide more. */
-static int descend_present(struct scanner *sc, struct hframe *stack, size_t *depth,
-                           struct hframe *f, const char *name, const struct stat *ust, size_t len)
+static int descend_present(struct scanner *sc, struct hwalk *w, struct hframe *f,
+                           const char *name, const struct stat *ust, size_t len)
 {
     struct stat lst;
     int lfd, ufd = -1;
@@ -147,23 +169,26 @@ static int descend_present(struct scanner *sc, struct hframe *stack, size_t *dep
         close(lfd);
         return rr_fail(sc->err, errno, "upper %.*s", (int)len, sc->path);
     }
-    return push_frame(sc, stack, depth, lfd, ufd, len, true);
+    return push_frame(sc, w, lfd, ufd, len, true, SIZE_MAX);
 }
 
-static int delete_lower(struct scanner *sc, struct hframe *stack, size_t *depth, struct hframe *f,
-                        const char *name, size_t len)
+static int delete_lower(struct scanner *sc, struct hwalk *w, struct hframe *f, const char *name,
+                        size_t len)
 {
     struct wb_obj base, none = {0};
     const char *why = wb_path_problem(sc->path, len, sc->pol);
-    bool skip, ignored;
+    size_t at = sc->out->cs.n;
+    bool skip, ignored = false;
     int r, lfd;
 
     if (why != NULL)
         return sc_refuse(sc, len, wb_problem_code(why, "path"), "%s", why);
-    if (sc_git_deleted_ignored(sc, f->lfd, name, len, &ignored) < 0)
+    if (w->keep_ignored && sc_git_deleted_ignored(sc, f->lfd, name, len, &ignored) < 0)
         return -1;
-    if (ignored)
+    if (ignored) {
+        f->kept = true;
         return 0;
+    }
     if (sc_lower_obj(sc, f->lfd, name, len, &base, &skip) < 0)
         return -1;
     if (skip)
@@ -173,25 +198,40 @@ static int delete_lower(struct scanner *sc, struct hframe *stack, size_t *depth,
         if ((lfd = sc_open_dir(f->lfd, name)) < 0)
             r = rr_fail(sc->err, errno, "lower %.*s", (int)len, sc->path);
         else
-            r = push_frame(sc, stack, depth, lfd, -1, len, true);
+            r = push_frame(sc, w, lfd, -1, len, true, at);
     }
     wb_obj_free(&base);
     return r;
 }
 
-static int hidden_step(struct scanner *sc, struct hframe *stack, size_t *depth)
+/* A directory done: one that keeps ignored files stays, and so does every
+ * directory above it (git has no directories: they go when empty). */
+static int frame_done(struct scanner *sc, struct hwalk *w, bool *kept)
 {
-    struct hframe *f = &stack[*depth - 1];
+    struct hframe *f = &w->stack[w->depth - 1];
+    int r = 0;
+
+    if (f->kept && f->dir_change != SIZE_MAX)
+        r = sc_git_drop(sc, f->dir_change);
+    if (f->kept && w->depth > 1)
+        w->stack[w->depth - 2].kept = true;
+    else if (f->kept)
+        *kept = true;
+    hframe_release(sc, f);
+    w->depth--;
+    return r;
+}
+
+static int hidden_step(struct scanner *sc, struct hwalk *w, bool *kept)
+{
+    struct hframe *f = &w->stack[w->depth - 1];
     const char *name;
     struct stat ust;
     size_t len;
     bool has;
 
-    if (f->i == f->n) {
-        hframe_release(f);
-        (*depth)--;
-        return 0;
-    }
+    if (f->i == f->n)
+        return frame_done(sc, w, kept);
     name = f->names[f->i++];
     if (!sc_count(sc))
         return 0;
@@ -200,23 +240,29 @@ static int hidden_step(struct scanner *sc, struct hframe *stack, size_t *depth)
     if (upper_has(sc, f->ufd, name, &ust, &has) < 0)
         return -1;
     if (has)
-        return descend_present(sc, stack, depth, f, name, &ust, len);
-    return delete_lower(sc, stack, depth, f, name, len);
+        return descend_present(sc, w, f, name, &ust, len);
+    return delete_lower(sc, w, f, name, len);
 }
 
-int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen)
+int sc_hidden_lower(struct scanner *sc, int lfd, int ufd, size_t plen, bool keep_ignored,
+                    bool *kept)
 {
     _cleanup_free_ struct hframe *stack = calloc(WB_DEPTH_HARD_MAX + 1, sizeof(*stack));
-    size_t depth = 0;
+    struct hwalk w = {.stack = stack, .keep_ignored = keep_ignored};
+    bool k = false;
     int r = 0;
 
+    if (kept != NULL)
+        *kept = false;
     if (stack == NULL)
         return rr_fail(sc->err, ENOMEM, "walking the lower");
-    if (push_frame(sc, stack, &depth, lfd, ufd, plen, false) < 0)
+    if (push_frame(sc, &w, lfd, ufd, plen, false, SIZE_MAX) < 0)
         return -1;
-    while (depth > 0 && r == 0 && !sc->out->stopped)
-        r = hidden_step(sc, stack, &depth);
-    while (depth > 0)
-        hframe_release(&stack[--depth]);
+    while (w.depth > 0 && r == 0 && !sc->out->stopped)
+        r = hidden_step(sc, &w, &k);
+    while (w.depth > 0)
+        hframe_release(sc, &stack[--w.depth]);
+    if (kept != NULL)
+        *kept = k;
     return r;
 }
