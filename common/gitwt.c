@@ -130,7 +130,7 @@ static int read_path(struct resolver *r, int dir, const char *name, const char *
         len += (size_t)n;
     }
     if (len > RR_GITFILE_MAX)
-        return refuse(r, "%s is over %u bytes", what, RR_GITFILE_MAX);
+        return refuse(r, "%s: over %u bytes", what, RR_GITFILE_MAX);
     while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
         len--;
     if ((why = rr_gitwt_path_problem(buf, len)) != NULL || len >= outlen)
