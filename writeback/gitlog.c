@@ -408,6 +408,23 @@ static int checkout_has(struct reader *rd, const char *hex, bool *has, struct rr
     return 0;
 }
 
+/* After checkout_has said no: is that proof? Not when some of the
+ * checkout's packs were left out (more than WB_PACKS_MAX, or one unreadable)
+ * and the commit is not loose in the upper: once git gc repacks the whole
+ * history into the agent's pack, a checkout commit in a pack revrun did not
+ * open would read as the agent's. The walk stops there instead. */
+static bool checkout_proves_absent(struct reader *rd, const char *hex)
+{
+    char path[64];
+    _cleanup_close_ int fd = -1;
+
+    if (rd->lpacks == NULL || rd->lpacks->skipped[0] == '\0')
+        return true;
+    snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
+    fd = wb_openat_beneath(rd->upper_git, path, O_PATH, 0);
+    return fd >= 0;
+}
+
 static int walk(struct reader *rd, const char *head, const char *base, struct wb_gitinfo *gi,
                 struct rr_error *err)
 {
@@ -430,6 +447,13 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
             return -1;
         if (theirs) {
             gi->commits_off_base = true; /* the agent's HEAD left the checkout's */
+            return 0;
+        }
+        if (!checkout_proves_absent(rd, hex)) {
+            gi->commits_packed = true;
+            snprintf(gi->packed_why, sizeof(gi->packed_why),
+                     "the checkout has packs revrun did not open (%s), so a packed commit could "
+                     "be the checkout's own", rd->lpacks->skipped);
             return 0;
         }
         if ((r = read_any(rd, hex, &c, gi, err)) <= 0)
