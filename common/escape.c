@@ -63,14 +63,17 @@ size_t rr_escape_size(size_t len)
 }
 
 /* CI log commands: GitHub's runner acts on "##[name]" anywhere in a line
- * (the legacy form) and on "::name::" at the start of one, after blanks.
- * Text escaped here cannot hold either: the first '#' of "##[" and the
- * first ':' of a leading "::" are shown as \x23 and \x3a. lead: only
- * spaces came before p in this text (the caller may print it at the start
- * of a line). */
+ * (the legacy form) and on "::name::" at the start of one, after blanks;
+ * Azure Pipelines on "##vso[area.action]" and TeamCity on "##teamcity[...]"
+ * anywhere in a line. Text escaped here cannot hold any of them: the first
+ * '#' of "##" before '[' or a letter (every such form, and any later one
+ * shaped alike) and the first ':' of a leading "::" are shown as \x23 and
+ * \x3a. lead: only spaces came before p in this text (the caller may print
+ * it at the start of a line). */
 static bool log_command_at(const unsigned char *p, size_t avail, bool lead)
 {
-    if (avail >= 3 && p[0] == '#' && p[1] == '#' && p[2] == '[')
+    if (avail >= 3 && p[0] == '#' && p[1] == '#' &&
+        (p[2] == '[' || (p[2] >= 'a' && p[2] <= 'z') || (p[2] >= 'A' && p[2] <= 'Z')))
         return true;
     return lead && avail >= 2 && p[0] == ':' && p[1] == ':';
 }

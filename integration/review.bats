@@ -176,22 +176,30 @@ review_bg() {
 }
 
 # GitHub's runner also acts on the legacy "##[cmd]" anywhere in a line, and
-# on "::cmd::" after blanks: neither form reaches the job's log, from the
+# on "::cmd::" after blanks; Azure Pipelines on "##vso[...]" and TeamCity on
+# "##teamcity[...]" anywhere: no form reaches the job's log, from the
 # agent's output or from a file name in the report.
-@test "review: neither CI log-command form survives, in the agent's output or in names" {
+@test "review: no CI log-command form survives, in the agent's output or in names" {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
         sh -c 'echo "x ##[add-mask]hidden"; echo "  ::warning::pwn"; echo "##[set-output name=a;]b";
-               echo new >"##[error]named"; echo new >"::error::named"'
+               echo "ok ##vso[task.setvariable variable=VERDICT]accept";
+               echo "##teamcity[buildStatus status=SUCCESS]";
+               echo new >"##[error]named"; echo new >"::error::named";
+               echo new >"##vso[task.complete result=Succeeded]named"'
     [ "$status" -eq 0 ]
     echo "$output" >&3
     ! printf '%s\n' "$output" | grep -F '##['
+    ! printf '%s\n' "$output" | grep -E '##(vso|teamcity)\['
     ! printf '%s\n' "$output" | grep -E '^[[:space:]]*::'
     assert_output_contains 'agent| x \x23#[add-mask]hidden'
+    assert_output_contains 'agent| ok \x23#vso[task.setvariable variable=VERDICT]accept'
     # the report a job prints (summary.txt, as `revrun diff` shows it)
     cat "$RR_TMP/out/summary.txt" >&3
     ! grep -F '##[' "$RR_TMP/out/summary.txt"
+    ! grep -E '##(vso|teamcity)\[' "$RR_TMP/out/summary.txt"
     ! grep -E '^[[:space:]]*::' "$RR_TMP/out/summary.txt"
     grep -qF '\x23#[error]named' "$RR_TMP/out/summary.txt"
+    grep -qF '\x23#vso[task.complete result=Succeeded]named' "$RR_TMP/out/summary.txt"
 }
 
 @test "review: refuses an --out that already holds results" {

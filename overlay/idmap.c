@@ -142,13 +142,32 @@ int overlay_idmap_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_
     return fd;
 }
 
-int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from_gid,
+/* Read-only, nosuid, nodev, and idmapped when asked, on the tree fd. */
+static int lower_attrs(int fd, const char *lower, bool idmap, uid_t from_uid, gid_t from_gid,
                        uid_t to_uid, gid_t to_gid, struct rr_error *err)
 {
     struct mount_attr ma = {
         .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
     };
     _cleanup_close_ int nsfd = -1;
+
+    if (idmap) {
+        nsfd = overlay_idmap_userns(from_uid, from_gid, to_uid, to_gid, err);
+        if (nsfd < 0)
+            return rr_wrap(err, "lower %s", lower);
+        ma.attr_set |= MOUNT_ATTR_IDMAP;
+        ma.userns_fd = (uint64_t)nsfd;
+    }
+    if (rr_mount_setattr(fd, "", AT_EMPTY_PATH, &ma) < 0)
+        return rr_fail(err, errno, "lower %s: mount_setattr%s", lower,
+                       idmap ? " (idmapped mount; the checkout's filesystem must support "
+                               "idmapped mounts)" : "");
+    return 0;
+}
+
+int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from_gid,
+                       uid_t to_uid, gid_t to_gid, struct rr_error *err)
+{
     int fd;
 
     /* Not recursive: mounts below the checkout are not part of it. */
@@ -166,20 +185,30 @@ int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from
                                                     "was judged (uid %u gid %u)", lower,
                            (unsigned)from_uid, (unsigned)from_gid);
         }
-        nsfd = overlay_idmap_userns(from_uid, from_gid, to_uid, to_gid, err);
-        if (nsfd < 0) {
-            close(fd);
-            return rr_wrap(err, "lower %s", lower);
-        }
-        ma.attr_set |= MOUNT_ATTR_IDMAP;
-        ma.userns_fd = (uint64_t)nsfd;
     }
-    if (rr_mount_setattr(fd, "", AT_EMPTY_PATH, &ma) < 0) {
-        int e = errno;
+    if (lower_attrs(fd, lower, idmap, from_uid, from_gid, to_uid, to_gid, err) < 0) {
         close(fd);
-        return rr_fail(err, e, "lower %s: mount_setattr%s", lower,
-                       idmap ? " (idmapped mount; the checkout's filesystem must support "
-                               "idmapped mounts)" : "");
+        return -1;
+    }
+    return fd;
+}
+
+int overlay_lower_open_same(const char *lower, dev_t dev, ino_t ino, bool idmap, uid_t from_uid,
+                            gid_t from_gid, uid_t to_uid, gid_t to_gid, struct rr_error *err)
+{
+    struct stat st;
+    int fd = rr_open_tree(AT_FDCWD, lower, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+    if (fd < 0)
+        return rr_fail(err, errno, "lower %s: open_tree", lower);
+    if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+        close(fd);
+        return rr_fail(err, ESTALE, "lower %s: not the directory judged (it was replaced)",
+                       lower);
+    }
+    if (lower_attrs(fd, lower, idmap, from_uid, from_gid, to_uid, to_gid, err) < 0) {
+        close(fd);
+        return -1;
     }
     return fd;
 }

@@ -37,11 +37,23 @@ int overlay_store_mount(int dirfd, const char *name, uint64_t size, mode_t upper
                         uid_t owner, gid_t group, struct overlay_store *s, struct rr_error *err);
 void overlay_store_close(struct overlay_store *s);
 
+/* Another upper/ and work/ pair (names upper, work) in the store mounted at
+ * dirfd/name, for a second view sharing the store's cap. */
+int overlay_store_pair(int dirfd, const char *name, const char *upper, const char *work,
+                       mode_t upper_mode, uid_t owner, gid_t group, struct overlay_store *s,
+                       struct rr_error *err);
+
 /* Idmap from_uid/from_gid (the checkout's owner) to to_uid/to_gid (the
  * container user's host ids) when idmap is set. Returns a detached mount fd
  * (read-only, nosuid, nodev). */
 int overlay_lower_open(const char *lower, bool idmap, uid_t from_uid, gid_t from_gid,
                        uid_t to_uid, gid_t to_gid, struct rr_error *err);
+
+/* The same for another tree (a worktree's main git directory): the
+ * directory at lower must be the one judged (device and inode); idmapped
+ * exactly as the checkout's lower. */
+int overlay_lower_open_same(const char *lower, dev_t dev, ino_t ino, bool idmap, uid_t from_uid,
+                            gid_t from_gid, uid_t to_uid, gid_t to_gid, struct rr_error *err);
 
 /* Kernel overlayfs over lower/upper/work (O_PATH fds of attached
  * directories). Returns a detached mount fd (nosuid, nodev). */

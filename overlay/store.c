@@ -92,3 +92,23 @@ void overlay_store_close(struct overlay_store *s)
         close(s->work_fd);
     s->upper_fd = s->work_fd = -1;
 }
+
+int overlay_store_pair(int dirfd, const char *name, const char *upper, const char *work,
+                       mode_t upper_mode, uid_t owner, gid_t group, struct overlay_store *s,
+                       struct rr_error *err)
+{
+    _cleanup_close_ int root = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    s->upper_fd = s->work_fd = -1;
+    if (root < 0)
+        return rr_fail(err, errno, "upper store: open %s", name);
+    s->upper_fd = make_layer_dir(root, upper, upper_mode & 07777, owner, group, err);
+    if (s->upper_fd < 0)
+        return rr_wrap(err, "upper store");
+    s->work_fd = make_layer_dir(root, work, 0700, owner, group, err);
+    if (s->work_fd < 0) {
+        overlay_store_close(s);
+        return rr_wrap(err, "upper store");
+    }
+    return 0;
+}

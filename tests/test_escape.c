@@ -295,12 +295,23 @@ TEST(escape_size_and_dup_fit_the_worst_case)
 }
 
 /* GitHub's runner acts on "##[cmd]" anywhere in a line and "::cmd::" at its
- * start: neither survives, and the rest of the text is kept. */
+ * start, Azure Pipelines and TeamCity on "##vso[...]" and "##teamcity[...]"
+ * anywhere: none survives, and the rest of the text is kept. */
 TEST(ci_log_commands_are_defused)
 {
     CHECK(escapes_to("##[add-mask]secret", "\\x23#[add-mask]secret"));
     CHECK(escapes_to("see ##[error]x and ###[warning]y", "see \\x23#[error]x and #\\x23#[warning]y"));
     CHECK(escapes_to("::warning::x", "\\x3a:warning::x"));
+    /* Azure Pipelines and TeamCity act on theirs anywhere in a line */
+    CHECK(escapes_to("ok ##vso[task.setvariable variable=V]accept",
+                     "ok \\x23#vso[task.setvariable variable=V]accept"));
+    CHECK(escapes_to("##vso[task.complete result=Succeeded]", "\\x23#vso[task.complete result=Succeeded]"));
+    CHECK(escapes_to("x ##teamcity[buildStatus status='SUCCESS']",
+                     "x \\x23#teamcity[buildStatus status='SUCCESS']"));
+    CHECK(escapes_to("##VSO[task.setvariable]", "\\x23#VSO[task.setvariable]"));
+    /* a heading or a run of '#' is no command */
+    CHECK(escapes_to("## Notes", "## Notes"));
+    CHECK(escapes_to("C## 3", "C## 3"));
     CHECK(escapes_to("   ::stop-commands::t", "   \\x3a:stop-commands::t"));
     /* not at the start: ordinary text (C++ names) stays readable */
     CHECK(escapes_to("std::vector", "std::vector"));
@@ -310,5 +321,7 @@ TEST(ci_log_commands_are_defused)
         char small[64];
         rr_escape("####[[##[::a::]##[", 18, small, n);
         CHECK(strstr(small, "##[") == NULL);
+        rr_escape("###vso[a]##teamcity[b]", 22, small, n);
+        CHECK(strstr(small, "##vso[") == NULL && strstr(small, "##teamcity[") == NULL);
     }
 }

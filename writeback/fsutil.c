@@ -46,16 +46,6 @@ static int openat2_beneath(int dirfd, const char *path, int flags, mode_t mode)
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }
 
-int wb_openat_nolinks(int dirfd, const char *path, int flags)
-{
-    struct open_how how = {
-        .flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW | ((flags & O_PATH) ? 0 : O_NOCTTY)),
-        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-    };
-
-    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-}
-
 int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode)
 {
     struct stat st;

@@ -20,12 +20,6 @@
  * asked for; EXDEV: a mount). */
 int wb_openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
 
-/* openat2 of path (absolute, or relative to dirfd, ".." allowed) with
- * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS and O_CLOEXEC | O_NOFOLLOW
- * (O_NOCTTY unless O_PATH): for a path a checkout names outside itself,
- * which no symlink may redirect. No O_CREAT. */
-int wb_openat_nolinks(int dirfd, const char *path, int flags);
-
 /* The names in an open directory (not . and ..), sorted with strcmp, in a
  * new array of new strings. Fails with E2BIG past max_names. */
 int wb_read_names(int dirfd, size_t max_names, char ***names, size_t *n, struct rr_error *err);

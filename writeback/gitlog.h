@@ -5,7 +5,7 @@
  * symlink, every size capped before and while reading, zlib output bounded,
  * each object's id checked against its content, and the history walked
  * iteratively along first parents for at most WB_COMMITS_WALK steps.
- * Commits are read loose or out of the packs the agent wrote (gitpack.h,
+ * Commits are read loose or out of the packs the agent wrote (gitobj.h,
  * its own bounds); a commit the checkout's store already holds is not the
  * agent's and ends the walk. */
 #ifndef REVRUN_WB_GITLOG_H

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/gitwt.h"
 #include "writeback/fsutil.h"
 #include "writeback/gitclass.h"
 #include "writeback/gitfile.h"
@@ -50,14 +51,7 @@ static const char *open_problem(int e)
 
 const char *wb_gitwt_path_problem(const char *p, size_t len)
 {
-    if (len == 0)
-        return "an empty path";
-    if (len >= PATH_MAX)
-        return "a path of 4096 bytes or more";
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
-            return "a control byte in the path";
-    return NULL;
+    return rr_gitwt_path_problem(p, len);
 }
 
 /* The checkout's owner owns it, it is of this type, and, a directory, no
@@ -76,15 +70,15 @@ static int owned(struct resolver *r, const char *what, const struct stat *st, mo
     return 1;
 }
 
-/* Open dirfd/path as O_PATH: beneath dirfd, or (a path the gitfile names)
- * anywhere, without a symlink either way. 1 with *fd, 1 with *fd -1 when it
- * is absent and optional, 0 when it may not be followed. */
-static int open_owned(struct resolver *r, int dirfd, const char *path, bool beneath,
-                      bool optional, mode_t type, const char *what, int *fd, struct stat *st)
+/* Open dirfd/path as O_PATH beneath dirfd, without a symlink. 1 with *fd,
+ * 1 with *fd -1 when it is absent and optional, 0 when it may not be
+ * followed. */
+static int open_owned(struct resolver *r, int dirfd, const char *path, bool optional,
+                      mode_t type, const char *what, int *fd, struct stat *st)
 {
     int k;
 
-    *fd = beneath ? wb_openat_beneath(dirfd, path, O_PATH, 0) : wb_openat_nolinks(dirfd, path, O_PATH);
+    *fd = wb_openat_beneath(dirfd, path, O_PATH, 0);
     if (*fd < 0 && errno == ENOENT && optional)
         return 1;
     if (*fd < 0)
@@ -100,112 +94,6 @@ static int open_owned(struct resolver *r, int dirfd, const char *path, bool bene
     return k;
 }
 
-/* The regular file fd (a small one of git's) as a path: trailing CR and
- * LF dropped, as git does, then checked. 1 with *out, 0, or -1 (ENOMEM). */
-static int read_path(struct resolver *r, int fd, const char *what, char **out, struct rr_error *err)
-{
-    size_t len;
-    const char *why;
-    int k = wb_git_read_fd(fd, WB_GITFILE_MAX, out, &len, err);
-
-    if (k < 0 && err->errnum == ENOMEM)
-        return -1;
-    if (k < 0)
-        return refuse(r, "%s: %s", what,
-                      err->errnum == E2BIG ? "over 4096 bytes" : strerror(err->errnum));
-    if (k == 0)
-        return refuse(r, "%s is not a regular file", what);
-    while (len > 0 && ((*out)[len - 1] == '\n' || (*out)[len - 1] == '\r'))
-        len--;
-    (*out)[len] = '\0';
-    if ((why = wb_gitwt_path_problem(*out, len)) != NULL) {
-        free(*out);
-        *out = NULL;
-        return refuse(r, "%s holds %s", what, why);
-    }
-    return 1;
-}
-
-/* A file of the worktree's git directory, named there: its text as a path. */
-static int read_named(struct resolver *r, int dir, const char *name, const char *what,
-                      char **out, struct rr_error *err)
-{
-    _cleanup_close_ int fd = -1;
-    struct stat st;
-    int k = open_owned(r, dir, name, true, false, S_IFREG, what, &fd, &st);
-
-    return k <= 0 ? k : read_path(r, fd, what, out, err);
-}
-
-/* The checkout's .git file: *dotgit is its inode, *gd the directory it
- * names (relative paths are the checkout's, as git takes them). */
-static int open_gitdir(struct resolver *r, int lower_fd, struct stat *dotgit, int *gd,
-                       struct rr_error *err)
-{
-    _cleanup_close_ int fd = -1;
-    _cleanup_free_ char *text = NULL;
-    struct stat st;
-    int k;
-
-    if ((k = open_owned(r, lower_fd, ".git", true, false, S_IFREG, "the checkout's .git", &fd,
-                        dotgit)) <= 0 ||
-        (k = read_path(r, fd, "the checkout's .git", &text, err)) <= 0)
-        return k;
-    if (strncmp(text, "gitdir: ", 8) != 0)
-        return refuse(r, "the checkout's .git does not start with \"gitdir: \"");
-    if (text[8] == '\0')
-        return refuse(r, "the checkout's .git holds an empty path");
-    return open_owned(r, lower_fd, text + 8, false, false, S_IFDIR, "the git directory it names",
-                      gd, &st);
-}
-
-static bool has(int dfd, const char *name, mode_t type)
-{
-    struct stat st;
-
-    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
-}
-
-/* The main repository's git directory, as the worktree's commondir names it. */
-static int open_common(struct resolver *r, int gd, int *cd, struct rr_error *err)
-{
-    _cleanup_free_ char *path = NULL;
-    struct stat st;
-    int k;
-
-    if (!has(gd, "commondir", S_IFREG))
-        return refuse(r, "the git directory it names is not a worktree's (no commondir file)");
-    if ((k = read_named(r, gd, "commondir", "its commondir", &path, err)) <= 0 ||
-        (k = open_owned(r, gd, path, false, false, S_IFDIR, "the common git directory", cd,
-                        &st)) <= 0)
-        return k;
-    if (!has(*cd, "HEAD", S_IFREG) || !has(*cd, "objects", S_IFDIR) || !has(*cd, "refs", S_IFDIR))
-        return refuse(r, "the common git directory holds no HEAD, objects/ and refs/");
-    return 1;
-}
-
-/* git keeps, in the worktree's git directory, `gitdir`: the path of the
- * worktree's .git file. It must be this checkout's .git itself: a copy of
- * a worktree, or a gitfile naming another worktree's directory, is not. */
-static int check_backlink(struct resolver *r, int gd, const struct stat *dotgit,
-                          struct rr_error *err)
-{
-    _cleanup_free_ char *path = NULL;
-    _cleanup_close_ int fd = -1;
-    struct stat st;
-    int k;
-
-    if ((k = read_named(r, gd, "gitdir", "its back-link (gitdir)", &path, err)) <= 0)
-        return k;
-    if ((fd = wb_openat_nolinks(gd, path, O_PATH)) < 0)
-        return refuse(r, "its back-link (gitdir) cannot be followed: %s", open_problem(errno));
-    if (fstat(fd, &st) < 0)
-        return refuse(r, "its back-link (gitdir): %s", strerror(errno));
-    if (st.st_dev != dotgit->st_dev || st.st_ino != dotgit->st_ino)
-        return refuse(r, "its back-link (gitdir) names another .git than the checkout's");
-    return 1;
-}
-
 /* What the rules need from the two directories: the common info/exclude
  * and the worktree's index (both optional, as git takes them). */
 static int keep(struct resolver *r, int gd, int cd, struct wb_gitwt *out, struct rr_error *err)
@@ -214,11 +102,11 @@ static int keep(struct resolver *r, int gd, int cd, struct wb_gitwt *out, struct
     struct stat st;
     int k;
 
-    if ((k = open_owned(r, gd, "index", true, true, S_IFREG, "its index", &out->index_fd,
+    if ((k = open_owned(r, gd, "index", true, S_IFREG, "its index", &out->index_fd,
                         &st)) <= 0 ||
-        (k = open_owned(r, cd, "info", true, true, S_IFDIR, "the common info/", &info, &st)) <= 0)
+        (k = open_owned(r, cd, "info", true, S_IFDIR, "the common info/", &info, &st)) <= 0)
         return k;
-    if (info >= 0 && (k = open_owned(r, info, "exclude", true, true, S_IFREG,
+    if (info >= 0 && (k = open_owned(r, info, "exclude", true, S_IFREG,
                                      "the common info/exclude", &ex, &st)) <= 0)
         return k;
     if (ex < 0)
@@ -233,12 +121,15 @@ static int keep(struct resolver *r, int gd, int cd, struct wb_gitwt *out, struct
                                  : refuse(r, "the common info/exclude: %s", strerror(err->errnum));
 }
 
+/* The directories are found and proved this checkout's by common/gitwt.c,
+ * the one resolver (the profile uses it too, to show them to git inside);
+ * what the rules need is then read from them here. */
 int wb_gitwt_open(int lower_fd, struct wb_gitwt *out, char *why, size_t whylen,
                   struct rr_error *err)
 {
     struct resolver r = {.why = why, .wl = whylen};
-    _cleanup_close_ int gd = -1, cd = -1;
-    struct stat top, dotgit;
+    struct rr_gitwt w;
+    struct stat top;
     int k;
 
     *out = (struct wb_gitwt){.index_fd = -1};
@@ -246,10 +137,11 @@ int wb_gitwt_open(int lower_fd, struct wb_gitwt *out, char *why, size_t whylen,
     if (fstat(lower_fd, &top) < 0)
         return refuse(&r, "the checkout: %s", strerror(errno));
     r.uid = top.st_uid;
-    if ((k = open_gitdir(&r, lower_fd, &dotgit, &gd, err)) <= 0 ||
-        (k = open_common(&r, gd, &cd, err)) <= 0 || (k = check_backlink(&r, gd, &dotgit, err)) <= 0 ||
-        (k = keep(&r, gd, cd, out, err)) <= 0)
+    if ((k = rr_gitwt_open(lower_fd, &w, why, whylen, err)) <= 0)
+        return k;
+    if ((k = keep(&r, w.gitdir_fd, w.common_fd, out, err)) <= 0)
         wb_gitwt_free(out);
+    rr_gitwt_close(&w);
     return k;
 }
 

@@ -1,20 +1,11 @@
-/* A worktree checkout's git directories (`git worktree add` leaves a .git
- * file "gitdir: PATH"), found the way git finds them and followed only when
- * they provably belong to this checkout, since the checkout (and, in engine
- * mode, the tenant who named it) chose the path:
- *
- * - PATH (absolute, or relative to the checkout) and the names in the
- *   worktree's git directory are walked by openat2 with RESOLVE_NO_SYMLINKS
- *   | RESOLVE_NO_MAGICLINKS; a control byte or an empty path is refused;
- * - the directory is a worktree's: it holds `commondir` (the main
- *   repository's git directory, relative to it or absolute) and `gitdir`,
- *   the back-link git keeps to the worktree's .git file, which must be the
- *   very inode of this checkout's .git (device and inode, not a string);
- * - both git directories, and every file read in them, are owned by the
- *   checkout's owner (no one else may write the rules that hide a file);
- *   a directory anyone may write is refused;
- * - files are regular, read beneath their directory with the caps of
- *   gitfile.h; nothing there is run or configured (gitclass.h).
+/* What write-back's rules take from a worktree checkout's git directories.
+ * They are found, and followed only when they provably belong to this
+ * checkout, by the one resolver, common/gitwt.h (no symlink on the way, G is
+ * C/worktrees/NAME, G's back-link is this very .git, everything owned by
+ * the checkout's owner; the profile uses the same to show C to git
+ * inside). Read here, beneath those directories, without a symlink, owned
+ * the same way, with the caps of gitfile.h; nothing there is run or
+ * configured (gitclass.h).
  *
  * What is kept: the common directory's info/exclude (git reads it there)
  * and the worktree's own index. Anything short of all of that: nothing is

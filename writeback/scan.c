@@ -559,8 +559,7 @@ static int check_entry(struct scanner *sc, struct uframe *f, struct sc_entry *e,
 {
     bool links, mode, unreadable;
     /* asked only where it can matter: the checkout is not stat'ed twice */
-    bool sgid = S_ISDIR(e->st->st_mode) && (e->st->st_mode & S_ISGID) &&
-                sgid_inherited(f, e->name);
+    bool sgid = S_ISDIR(e->st->st_mode) && (e->st->st_mode & S_ISGID) && sgid_inherited(f, e->name);
 
     *skip = true;
     if (sc_check_links(sc, e, &links) < 0 || sc_check_mode(sc, e, sgid, &mode) < 0 ||

@@ -181,16 +181,16 @@ static int check_file(struct scan *s, int dirfd, const char *name, struct rr_err
     if (rr_read_file(dirfd, name, CONFIG_MAX, &text, &len, &why) < 0) {
         if (why.errnum == ENOENT || why.errnum == ELOOP || why.errnum == EINVAL)
             return 0; /* none, a symlink, not a regular file */
-        return rr_fail(err, why.errnum, "revrun.lower: %s/%s/%s (%s)", s->lower, s->path, name,
-                       why.msg);
+        return rr_fail(err, why.errnum, "revrun.lower: %s/%s%s%s (%s)", s->lower, s->path,
+                       s->path[0] ? "/" : "", name, why.msg);
     }
     if (!git_config_has_credential(text, len, &line, &what))
         return 0;
     return rr_fail(err, EACCES,
-                   "revrun.lower: %s/%s/%s line %u holds %s, which the agent could read; check "
+                   "revrun.lower: %s/%s%s%s line %u holds %s, which the agent could read; check "
                    "out without persisting credentials (actions/checkout: persist-credentials: "
                    "false) or remove it (git config --unset-all KEY)",
-                   s->lower, s->path, name, line, what);
+                   s->lower, s->path, s->path[0] ? "/" : "", name, line, what);
 }
 
 /* config and config.worktree of one git directory */
@@ -277,4 +277,73 @@ int lower_refuse_credentials(const char *lower, struct rr_error *err)
                    : rr_fail(err, errno, "revrun.lower: %s/.git/modules", lower);
     snprintf(s.path, sizeof(s.path), ".git/modules");
     return check_modules(&s, modules, 0, err);
+}
+
+/* dirfd/modules, when there: every submodule's configs below it. */
+static int check_modules_of(struct scan *s, int dirfd, struct rr_error *err)
+{
+    size_t plen = strlen(s->path);
+    _cleanup_close_ int modules = openat(dirfd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                                               O_CLOEXEC);
+    int r;
+
+    if (modules < 0)
+        return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
+                   ? 0
+                   : rr_fail(err, errno, "revrun.lower: %s/%s/modules", s->lower, s->path);
+    snprintf(s->path + plen, sizeof(s->path) - plen, "%smodules", plen ? "/" : "");
+    r = check_modules(s, modules, 0, err);
+    s->path[plen] = '\0';
+    return r;
+}
+
+/* Each worktree's directory, C/worktrees/NAME: its config.worktree (and a
+ * config, should one be there) and its submodules'. The agent reads every
+ * one of them through C, not only its own checkout's. */
+static int check_worktrees(struct scan *s, int common, struct rr_error *err)
+{
+    _cleanup_close_ int fd = openat(common, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                                             O_CLOEXEC);
+    struct dirent *de;
+    DIR *d;
+    int r = 0;
+
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
+                   ? 0
+                   : rr_fail(err, errno, "revrun.lower: %s/worktrees", s->lower);
+    if ((d = fdopendir(fd)) == NULL)
+        return rr_fail(err, errno, "revrun.lower: %s/worktrees", s->lower);
+    fd = -1; /* d holds it */
+    while (r == 0 && (de = readdir(d)) != NULL) {
+        int sub;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (++s->dirs > MODULES_DIRS) {
+            r = rr_fail(err, E2BIG, "revrun.lower: %s/worktrees: too many to check", s->lower);
+            break;
+        }
+        sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0)
+            continue;
+        snprintf(s->path, sizeof(s->path), "worktrees/%s", de->d_name);
+        r = check_gitdir(s, sub, err);
+        if (r == 0)
+            r = check_modules_of(s, sub, err);
+        close(sub);
+    }
+    closedir(d);
+    return r;
+}
+
+int lower_refuse_git_common(const char *common_path, int common_fd, struct rr_error *err)
+{
+    _cleanup_close_ int c = openat(common_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct scan s = {.lower = common_path, .path = ""};
+
+    if (c < 0)
+        return rr_fail(err, errno, "revrun.lower: %s", common_path);
+    if (check_gitdir(&s, c, err) < 0 || check_modules_of(&s, c, err) < 0)
+        return -1;
+    return check_worktrees(&s, c, err);
 }

@@ -21,4 +21,11 @@ bool git_config_has_credential(const char *text, size_t len, unsigned *line, con
  * the checkout; a config file that is a symlink is not read. */
 int lower_refuse_credentials(const char *lower, struct rr_error *err);
 
+/* The same for a worktree checkout's main git directory C (common_fd, at
+ * common_path on the host), which the agent then reads too: C/config,
+ * C/config.worktree, each C/worktrees/NAME's config.worktree (every
+ * worktree's, this checkout's among them) and the submodules' below
+ * C/modules and C/worktrees/NAME/modules. */
+int lower_refuse_git_common(const char *common_path, int common_fd, struct rr_error *err);
+
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/gitwt.h"
 #include "egress/egress.h"
 #include "bundle/config_engine.h"
 #include "bundle/policy.h"
@@ -1013,6 +1014,9 @@ static int judge_landlock(struct profile *p, struct rr_error *err)
     r = landlock_rule(p, "/", LANDLOCK_READ);
     if (r == 0)
         r = landlock_rule(p, p->checkout_path, LANDLOCK_WRITE);
+    /* a worktree's git bookkeeping (index, objects, refs) goes to scratch */
+    if (r == 0 && p->git_common.shown)
+        r = landlock_rule(p, p->git_common.dest, LANDLOCK_WRITE);
     for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
         if (m->is_dev || m->kind == MOUNT_DEVPTS)
@@ -1091,6 +1095,149 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     return lower_refuse_credentials(p->lower, err);
 }
 
+/* ---- a worktree's git directories ---- */
+
+/* Where C may be shown inside: a place no other part of the container
+ * holds. Its mount points are made in the container's own root or in a
+ * tmpfs of the config (never in a bound host directory, which would be a
+ * write to the host), away from the checkout, HOME and the trees revrun
+ * builds itself. NULL when it may go there, or why not. */
+static const char *git_common_place(const struct rr_config *c, const struct profile *p,
+                                    const char *dest)
+{
+    static const char *const reserved[] = {"/proc", "/sys", "/dev", "/etc", "/out"};
+    static char why[PATH_MAX + 128];
+    const char *home = env_value(&c->process.env, "HOME");
+
+    if (strcmp(dest, "/") == 0)
+        return "it would be the container's root";
+    if (path_within(dest, p->checkout_path) || path_within(p->checkout_path, dest))
+        return "it would overlap the checkout's place inside";
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+        if (path_within(dest, reserved[i]) || path_within(reserved[i], dest)) {
+            snprintf(why, sizeof(why), "it would lie in %s, which revrun builds itself",
+                     reserved[i]);
+            return why;
+        }
+    for (size_t i = 0; i < p->n_mounts; i++) {
+        const struct mount_plan *m = &p->mounts[i];
+        if (path_within(m->destination, dest)) {
+            snprintf(why, sizeof(why), "it would cover mounts[%zu] (%s)", i, m->destination);
+            return why;
+        }
+        if (!path_within(dest, m->destination))
+            continue;
+        if (m->kind != MOUNT_TMPFS || m->is_dev ||
+            (home != NULL && strcmp(m->destination, home) == 0)) {
+            snprintf(why, sizeof(why),
+                     "it would lie under mounts[%zu] (%s), where revrun makes no mount point",
+                     i, m->destination);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* dest: C's place inside; host: on the host. The .git file's path names
+ * G (relative: to the checkout, which is checkout_path inside and lower
+ * outside); C is G's grandparent, as git makes it (C/worktrees/NAME), and
+ * G's commondir must lead there inside too. 1, or 0 with why. */
+static int git_common_paths(struct profile *p, const struct rr_gitwt *w)
+{
+    char gin[PATH_MAX], gout[PATH_MAX], cd[PATH_MAX];
+    char *why = p->git_common.why;
+    size_t wl = sizeof(p->git_common.why), n;
+
+    if (rr_path_join_norm(p->checkout_path, w->gitdir_text, gin, sizeof(gin)) < 0 ||
+        rr_path_join_norm(p->lower, w->gitdir_text, gout, sizeof(gout)) < 0)
+        return snprintf(why, wl, "the path its .git names is too long"), 0;
+    /* both end in /worktrees/NAME (check_beneath made NAME the last one) */
+    for (int k = 0; k < 2; k++) {
+        char *g = k == 0 ? gin : gout, *s = strrchr(g, '/');
+        *s = '\0';
+        s = strrchr(g, '/');
+        if (s == NULL || strcmp(s, "/worktrees") != 0 || s == g)
+            return snprintf(why, wl, "the path its .git names does not end in "
+                                     "worktrees/%s", w->name), 0;
+        *s = '\0';
+    }
+    snprintf(p->git_common.dest, sizeof(p->git_common.dest), "%s", gin);
+    snprintf(p->git_common.host, sizeof(p->git_common.host), "%s", gout);
+    n = strlen(gin);
+    if (snprintf(gin + n, sizeof(gin) - n, "/worktrees/%s", w->name) >= (int)(sizeof(gin) - n) ||
+        rr_path_join_norm(gin, w->commondir_text, cd, sizeof(cd)) < 0 ||
+        strcmp(cd, p->git_common.dest) != 0)
+        return snprintf(why, wl, "its commondir (%s) does not lead to the worktrees/ parent git "
+                                 "itself would find inside", w->commondir_text), 0;
+    return 1;
+}
+
+/* The host path is C itself (a bind or a hard link could show G elsewhere). */
+static int git_common_same(struct profile *p, const struct rr_gitwt *w)
+{
+    _cleanup_close_ int fd = open(p->git_common.host, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != w->common_st.st_dev ||
+        st.st_ino != w->common_st.st_ino) {
+        snprintf(p->git_common.why, sizeof(p->git_common.why),
+                 "%s is not the common git directory its commondir names", p->git_common.host);
+        return 0;
+    }
+    p->git_common.dev = st.st_dev;
+    p->git_common.ino = st.st_ino;
+    p->git_common.mode = st.st_mode & 07777;
+    return 1;
+}
+
+/* A worktree checkout: git inside works as in a plain clone only if it
+ * finds the main repository's git directory C. It is shown (read-only,
+ * writes to scratch) when common/gitwt.h proves it this checkout's, it
+ * fits a place of its own inside, kernel overlayfs serves the views, and
+ * no credential is in its configuration (a token there refuses the
+ * review, as in a plain checkout's .git). Not shown: the container is made
+ * as before, and why says why git will not work inside. */
+static int judge_git_common(const struct rr_config *c, struct profile *p, struct rr_error *err)
+{
+    _cleanup_close_ int lower = -1;
+    struct rr_gitwt w;
+    const char *place;
+    int k;
+
+    memset(&p->git_common, 0, sizeof(p->git_common));
+    lower = open(p->lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (lower < 0)
+        return rr_fail(err, errno, "revrun.lower: %s", p->lower);
+    if (!rr_gitwt_is_gitfile(lower))
+        return 0;
+    k = rr_gitwt_open(lower, &w, p->git_common.why, sizeof(p->git_common.why), err);
+    if (k < 0)
+        return -1;
+    if (k > 0) {
+        k = git_common_paths(p, &w) && git_common_same(p, &w);
+        if (k && (place = git_common_place(c, p, p->git_common.dest)) != NULL) {
+            snprintf(p->git_common.why, sizeof(p->git_common.why), "its git directory %s: %s",
+                     p->git_common.dest, place);
+            k = 0;
+        }
+        if (k && p->backend == RR_BACKEND_FUSE) {
+            snprintf(p->git_common.why, sizeof(p->git_common.why),
+                     "revrun.overlay \"fuse\": the git directories are shown through kernel "
+                     "overlayfs only");
+            k = 0;
+        }
+        if (k && lower_refuse_git_common(p->git_common.host, w.common_fd, err) < 0) {
+            rr_gitwt_close(&w);
+            return -1;
+        }
+        rr_gitwt_close(&w);
+    }
+    p->git_common.shown = k > 0;
+    if (!p->git_common.shown)
+        p->git_common.dest[0] = p->git_common.host[0] = '\0';
+    return 0;
+}
+
 /* ---- git inside ---- */
 
 /* git inside sees the checkout through the idmapped lower (root) or a user
@@ -1153,6 +1300,7 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     if (judge_namespaces(c, p, err) < 0 || judge_identity(c, p, err) < 0 ||
         judge_lower(c, p, err) < 0 || judge_mounts(c, p, err) < 0 ||
         judge_terminal(c, p, err) < 0 || judge_hardening(c, p, err) < 0 ||
+        judge_git_common(c, p, err) < 0 ||
         judge_landlock(p, err) < 0 || judge_egress(c, p, err) < 0 || judge_home(c, p, err) < 0 ||
         judge_git_env(p, err) < 0) {
         profile_free(p);

@@ -8,6 +8,7 @@
 #ifndef REVRUN_PROFILE_H
 #define REVRUN_PROFILE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -190,6 +191,22 @@ struct profile {
     uid_t lower_owner;
     gid_t lower_group;
     mode_t lower_mode;
+    /* A worktree checkout (its .git a gitfile, common/gitwt.h): the main
+     * repository's git directory C, which git inside follows the gitfile
+     * to. Shown (judge_git_common) at dest, where git inside looks for it,
+     * as an overlay of its own: C read-only (idmapped like the checkout),
+     * the upper scratch in the store, never applied; nothing else of the
+     * main repository. Not shown: why says why git will not work inside
+     * ("" for a checkout whose .git is no gitfile). */
+    struct {
+        bool shown;
+        char dest[PATH_MAX]; /* inside the container */
+        char host[PATH_MAX]; /* on the host: reopened there, identity checked */
+        dev_t dev;
+        ino_t ino;
+        mode_t mode;
+        char why[512];
+    } git_common;
 
     unsigned clone_flags; /* CLONE_NEW* for the container */
     bool net_host;        /* sharing the host network: an explicit widening */

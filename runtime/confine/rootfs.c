@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -30,6 +31,7 @@ static const struct {
 };
 
 #define STAGING_LOWER ".revrun-lower"
+#define STAGING_GIT_LOWER ".revrun-git-lower"
 
 /* ---- one planned mount ---- */
 
@@ -236,42 +238,78 @@ static int attach_checkout(int root, const struct profile *p, int view, struct r
     return 0;
 }
 
-/* The overlay over fds' layers, the lower staged at stage/STAGING_LOWER:
- * the lower is a detached mount made outside this user namespace, and the
- * kernel only stacks an overlay on layers attached in the caller's own
- * mount namespace, so it is attached there first and detached again once
- * the overlay holds its private copy. Returns the overlay (detached). */
-static int overlay_view(int stage_parent, const struct profile *p, struct rootfs_fds *fds,
-                        struct rr_error *err)
+/* The overlay over lower (taken), upper and work, the lower staged at
+ * stage_parent/name: the lower is a detached mount made outside this user
+ * namespace, and the kernel only stacks an overlay on layers attached in
+ * the caller's own mount namespace, so it is attached there first and
+ * detached again once the overlay holds its private copy. Returns the
+ * overlay (detached). */
+static int overlay_stack(int stage_parent, const char *name, int *lower_mfd, int upper_fd,
+                         int work_fd, const char *what, struct rr_error *err)
 {
     _cleanup_close_ int staging = -1;
     _cleanup_close_ int ovl = -1;
     char proc_path[64];
 
-    if (mkdirat(stage_parent, STAGING_LOWER, 0700) < 0)
-        return rr_fail(err, errno, "checkout: staging directory");
-    staging = openat(stage_parent, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (mkdirat(stage_parent, name, 0700) < 0)
+        return rr_fail(err, errno, "%s: staging directory", what);
+    staging = openat(stage_parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (staging < 0)
-        return rr_fail(err, errno, "checkout: staging directory");
-    if (rr_attach(fds->lower_mfd, staging, err) < 0)
-        return rr_wrap(err, "checkout: attach lower");
-    close(fds->lower_mfd);
-    fds->lower_mfd = -1;
+        return rr_fail(err, errno, "%s: staging directory", what);
+    if (rr_attach(*lower_mfd, staging, err) < 0)
+        return rr_wrap(err, "%s: attach lower", what);
+    close(*lower_mfd);
+    *lower_mfd = -1;
     close(staging);
-    staging = openat(stage_parent, STAGING_LOWER, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    staging = openat(stage_parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (staging < 0)
-        return rr_fail(err, errno, "checkout: open lower");
-    ovl = overlay_mount_native(staging, fds->upper_fd, fds->work_fd, err);
+        return rr_fail(err, errno, "%s: open lower", what);
+    ovl = overlay_mount_native(staging, upper_fd, work_fd, err);
     if (ovl < 0)
-        return rr_wrap(err, "checkout %s", p->lower);
+        return rr_wrap(err, "%s", what);
     snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", staging);
     if (umount2(proc_path, MNT_DETACH) < 0)
-        return rr_fail(err, errno, "checkout: detach staging lower");
+        return rr_fail(err, errno, "%s: detach staging lower", what);
     close(staging);
     staging = -1;
-    if (unlinkat(stage_parent, STAGING_LOWER, AT_REMOVEDIR) < 0)
-        return rr_fail(err, errno, "checkout: remove staging directory");
+    if (unlinkat(stage_parent, name, AT_REMOVEDIR) < 0)
+        return rr_fail(err, errno, "%s: remove staging directory", what);
     return rr_steal_fd(&ovl);
+}
+
+static int overlay_view(int stage_parent, const struct profile *p, struct rootfs_fds *fds,
+                        struct rr_error *err)
+{
+    char what[PATH_MAX + 16];
+
+    snprintf(what, sizeof(what), "checkout %s", p->lower);
+    return overlay_stack(stage_parent, STAGING_LOWER, &fds->lower_mfd, fds->upper_fd,
+                         fds->work_fd, what, err);
+}
+
+/* A worktree's main git directory, at the place the profile gave it (made
+ * in this root, or in a tmpfs of the config: git_common_place), as an
+ * overlay of its own: what git inside writes there lands in the store.
+ * Without the layers (the monitor runs fuse-overlayfs for the checkout and
+ * said so), the place is an empty directory, for the Landlock rule. */
+static int mount_git_common(int root, const struct profile *p, struct rootfs_fds *fds,
+                            struct rr_error *err)
+{
+    _cleanup_close_ int dst = -1;
+    _cleanup_close_ int ovl = -1;
+
+    if (!p->git_common.shown)
+        return 0;
+    if (fds->git_lower_mfd >= 0) {
+        ovl = overlay_stack(root, STAGING_GIT_LOWER, &fds->git_lower_mfd, fds->git_upper_fd,
+                            fds->git_work_fd, "the worktree's git directory", err);
+        if (ovl < 0)
+            return -1;
+    }
+    dst = rr_mkdir_p_in_root(root, p->git_common.dest, 0755, err);
+    if (dst < 0 || (ovl >= 0 && rr_attach(ovl, dst, err) < 0))
+        return rr_wrap(err, "the worktree's git directory at %s", p->git_common.dest);
+    return 0;
 }
 
 static int mount_checkout(int root, const struct profile *p, struct rootfs_fds *fds,
@@ -505,7 +543,8 @@ int rootfs_enter(const struct profile *p, struct rootfs_fds *fds, struct rr_erro
     if (root < 0)
         return -1;
     if (apply_mounts(root, p, fds, err) < 0 || mount_checkout(root, p, fds, err) < 0 ||
-        harden_paths(root, p, err) < 0 || write_etc(root, p, err) < 0)
+        mount_git_common(root, p, fds, err) < 0 || harden_paths(root, p, err) < 0 ||
+        write_etc(root, p, err) < 0)
         return -1;
     return pivot(root, p->root_readonly, err);
 }

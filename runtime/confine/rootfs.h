@@ -16,6 +16,11 @@ struct rootfs_fds {
     int work_fd;
     int home_fd;    /* O_PATH of the HOME store (profile home_store), or -1 */
     int out_mfd; /* the /out tmpfs (MOUNT_OUT), a detached mount of the monitor's; -1: none */
+    /* a worktree's main git directory (profile git_common): its detached
+     * lower and its upper/work pair in the store; -1: not shown */
+    int git_lower_mfd;
+    int git_upper_fd;
+    int git_work_fd;
     /* engine mode: the image (root.path) as a detached mount, and per mount
      * of the plan the bind source opened by the caller (-1: none) */
     int root_mfd;

@@ -29,6 +29,8 @@ struct create_opts {
     int preserve_fds;              /* --preserve-fds: the caller's fds 3.. passed on (engine mode) */
     bool attached;                 /* run: keep a channel for the exit status */
     unsigned *limits_skipped;      /* out, or NULL: best-effort limits not enforced (CG_*) */
+    char *git_note;                /* out, or NULL: a worktree checkout's git line (escaped) */
+    size_t git_note_len;
 };
 
 /* On success with attached, *attach_fd receives the channel on which the

@@ -18,6 +18,7 @@
 #include "bundle/json.h"
 #include "common/cleanup.h"
 #include "common/crashpoint.h"
+#include "common/escape.h"
 #include "common/fsutil.h"
 #include "runtime/container/backend.h"
 #include "runtime/confine/cgroup.h"
@@ -420,6 +421,35 @@ static int judge_extras(struct creation *c, struct rr_error *err)
     return 0;
 }
 
+/* A worktree checkout: one line says whether git works inside, and why
+ * not (the names are the checkout's: escaped). The caller may keep it. */
+static void note_git_common(struct creation *c)
+{
+    const struct profile *p = &c->profile;
+    char esc[2048], line[2304];
+
+    if (p->git_common.shown) {
+        rr_escape(p->git_common.dest, strlen(p->git_common.dest), esc, sizeof(esc));
+        snprintf(line, sizeof(line),
+                 "git: a worktree checkout: its main git directory is shown inside at %s "
+                 "(read-only; what git writes there is scratch, never applied; nothing else of "
+                 "the main repository)",
+                 esc);
+        log_msg(LOG_INFO, "%s", line);
+    } else if (p->git_common.why[0] != '\0') {
+        rr_escape(p->git_common.why, strlen(p->git_common.why), esc, sizeof(esc));
+        snprintf(line, sizeof(line),
+                 "git: a worktree checkout, and git will not work inside: %s (its main git "
+                 "directory is not shown)",
+                 esc);
+        log_msg(LOG_WARN, "%s", line);
+    } else {
+        return;
+    }
+    if (c->o->git_note != NULL)
+        snprintf(c->o->git_note, c->o->git_note_len, "%s", line);
+}
+
 static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
                         struct rr_error *err)
 {
@@ -442,6 +472,7 @@ static int create_steps(struct creation *c, int *cli_fd, struct sync_msg *m,
     if (profile_build(c->use, c->ctx->rootless, &c->profile, err) < 0 ||
         judge_extras(c, err) < 0)
         return -1;
+    note_git_common(c);
     if (make_state_dir(c, err) < 0)
         return -1;
     crash_point("create:state-dir");

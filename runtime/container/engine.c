@@ -471,6 +471,7 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
         .preserve_fds = e->o->preserve_fds,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
+                .git_lower_mfd = -1, .git_upper_fd = -1, .git_work_fd = -1,
                 .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
                 .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
                 .out_mfd = -1}};

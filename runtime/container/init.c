@@ -108,6 +108,24 @@ static int resolve_exe(const struct profile *p, struct rr_error *err)
     return rr_fail(err, ENOENT, "exec %s: not found in the container's PATH", prog);
 }
 
+/* A worktree's main git directory: its upper pair too (rootfs_fds). */
+static int reopen_git_layers(struct init_args *a, int state, struct rr_error *err)
+{
+    int *fds[] = {&a->fds.git_upper_fd, &a->fds.git_work_fd};
+    const char *names[] = {STORE_DIR "/" STORE_GIT_UPPER, STORE_DIR "/" STORE_GIT_WORK};
+
+    if (a->fds.git_lower_mfd < 0)
+        return 0;
+    for (size_t i = 0; i < 2; i++) {
+        int fd = rr_reopen_same(state, names[i], *fds[i], err);
+        if (fd < 0)
+            return rr_wrap(err, "the worktree's git directory");
+        close(*fds[i]);
+        *fds[i] = fd;
+    }
+    return 0;
+}
+
 /* The fds the monitor opened point at mounts of its namespace; overlay
  * layers and mount targets must be this namespace's. Done while still the
  * creating user (the owner of the state directory). */
@@ -131,7 +149,7 @@ static int reopen_layers(struct init_args *a, struct rr_error *err)
         close(*fds[i]);
         *fds[i] = fd;
     }
-    return 0;
+    return reopen_git_layers(a, state, err);
 }
 
 static int setup(struct init_args *a, struct rr_error *err)
@@ -153,6 +171,9 @@ static int setup(struct init_args *a, struct rr_error *err)
     close(a->fds.mountpoint);
     close(a->fds.upper_fd);
     close(a->fds.work_fd);
+    rr_closep(&a->fds.git_upper_fd);
+    rr_closep(&a->fds.git_work_fd);
+    a->fds.git_upper_fd = a->fds.git_work_fd = -1;
     if (a->fds.home_fd >= 0)
         close(a->fds.home_fd);
     if (p->hostname != NULL && sethostname(p->hostname, strlen(p->hostname)) < 0)
@@ -449,7 +470,8 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
 
     const int keep[] = {a->sync_fd,         a->fifo_fd,      a->fds.mountpoint,
                         a->fds.lower_mfd,   a->fds.upper_fd, a->fds.work_fd,
-                        a->console_fd,      a->fds.checkout_mfd, a->fds.out_mfd};
+                        a->console_fd,      a->fds.checkout_mfd, a->fds.out_mfd,
+                        a->fds.git_lower_mfd, a->fds.git_upper_fd, a->fds.git_work_fd};
 
     /* Nothing of the monitor's (or of revrun create's) reaches pid 1, not
      * even its command line in /proc/1/cmdline. */

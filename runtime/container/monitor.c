@@ -47,6 +47,8 @@ struct monitor {
     struct seccomp_progs helper_seccomp; /* the broker's and the fuse daemon's floor */
     struct overlay_store store;
     int lower_mfd;
+    struct overlay_store git_store; /* a worktree's main git directory: its upper pair */
+    int git_lower_mfd;
     struct backend backend; /* native overlay or the fuse-overlayfs daemon */
     pid_t init_pid;
     int init_fd;  /* SEQPACKET to init */
@@ -258,7 +260,10 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
                     .upper_fd = m->store.upper_fd,
                     .work_fd = m->store.work_fd,
                     .home_fd = -1,
-                    .out_mfd = m->out_mfd},
+                    .out_mfd = m->out_mfd,
+                    .git_lower_mfd = m->git_lower_mfd,
+                    .git_upper_fd = m->git_store.upper_fd,
+                    .git_work_fd = m->git_store.work_fd},
             .fifo_fd = m->a->fifo_fd,
             .state_path = m->a->state_path,
             .seccomp = &m->seccomp,
@@ -273,6 +278,38 @@ static int spawn_init(struct monitor *m, struct rr_error *err)
     }
     close(sp[1]);
     m->init_fd = sp[0];
+    return 0;
+}
+
+/* A worktree's main git directory, shown (profile git_common): its lower,
+ * idmapped exactly as the checkout's, and an upper pair in the store, for
+ * pid 1 to stack. Only beside kernel overlayfs; under fuse-overlayfs (auto
+ * fell back) it is not shown, and one line says why git will not work. */
+static int git_common_layers(struct monitor *m, int here, struct rr_error *err)
+{
+    const struct profile *p = m->a->p;
+    char line[SYNC_TEXT_MAX];
+
+    if (!p->git_common.shown)
+        return 0;
+    if (backend_view(&m->backend) >= 0) {
+        snprintf(line, sizeof(line),
+                 "git: a worktree checkout, and git will not work inside: its git directory "
+                 "%.200s is shown through kernel overlayfs only, and fuse-overlayfs serves "
+                 "this checkout",
+                 p->git_common.host);
+        sync_send(m->a->cli_fd, SYNC_WARNING, 0, 0, line);
+        return 0;
+    }
+    m->git_lower_mfd = overlay_lower_open_same(p->git_common.host, p->git_common.dev,
+                                               p->git_common.ino, p->idmap_lower, p->lower_owner,
+                                               p->lower_group, p->host_uid, p->host_gid, err);
+    if (m->git_lower_mfd < 0)
+        return rr_wrap(err, "the worktree's git directory");
+    if (overlay_store_pair(here, STORE_DIR, STORE_GIT_UPPER, STORE_GIT_WORK, p->git_common.mode,
+                           p->rootless ? (uid_t)-1 : p->host_uid,
+                           p->rootless ? (gid_t)-1 : p->host_gid, &m->git_store, err) < 0)
+        return rr_wrap(err, "the worktree's git directory");
     return 0;
 }
 
@@ -316,6 +353,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
         if (m->lower_mfd < 0)
             return -1;
     }
+    if (git_common_layers(m, here, err) < 0)
+        return -1;
     if (p->out_dir != NULL) {
         m->out_dir = open(p->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (m->out_dir < 0)
@@ -346,6 +385,9 @@ static int prepare(struct monitor *m, struct rr_error *err)
     /* The container holds its own copies now. */
     close(m->lower_mfd);
     m->lower_mfd = -1;
+    rr_closep(&m->git_lower_mfd);
+    m->git_lower_mfd = -1;
+    overlay_store_close(&m->git_store);
     backend_release_view(&m->backend);
     overlay_store_close(&m->store);
     close(m->a->rootfs_dir);
@@ -622,6 +664,8 @@ __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
     struct rr_error err = {0};
 
     m.store.upper_fd = m.store.work_fd = -1;
+    m.git_store.upper_fd = m.git_store.work_fd = -1;
+    m.git_lower_mfd = -1;
     backend_init(&m.backend);
     /* Recognisable in ps; the container's processes are in their own pid
      * namespace and cannot see it. */

@@ -15,6 +15,9 @@
 #define FIFO_FILE "exec.fifo"
 #define LOCK_FILE "lock"
 #define STORE_DIR "store"
+/* in the store: the upper and work of a worktree's main git directory */
+#define STORE_GIT_UPPER "gitupper"
+#define STORE_GIT_WORK "gitwork"
 #define BUNDLE_DIR "bundle"
 #define ROOTFS_DIR "rootfs" /* where the container's root tmpfs is attached */
 #define HOME_DIR "home"     /* the agent's HOME tmpfs, in the monitor's namespace (home_store) */

@@ -73,6 +73,7 @@ struct review {
     char ns_syscall[32];
     bool kept_artifacts;
     struct artifacts_report artifacts;
+    char git_note[2304]; /* a worktree checkout: whether git works inside (create's line) */
 };
 
 static void progress(const struct review *r, int step, const char *what)
@@ -233,7 +234,8 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
 static int create_piped(struct review *r, int *attach, int *rd, struct rr_error *err)
 {
     struct create_opts co = {.id = r->id, .cfg = &r->cfg, .attached = true,
-                             .limits_skipped = &r->limits_skipped};
+                             .limits_skipped = &r->limits_skipped, .git_note = r->git_note,
+                             .git_note_len = sizeof(r->git_note)};
     int p[2], saved[3], nul, rc;
 
     if (pipe2(p, O_CLOEXEC) < 0)
@@ -440,6 +442,27 @@ static void ns_summary(const struct review *r)
     log_msg(LOG_WARN, "review: %s", line);
 }
 
+/* A worktree checkout: create's line (escaped there) in summary.txt, and
+ * that the agent's commits live in the main git directory's scratch,
+ * which the summary does not list. */
+static void git_summary(const struct review *r)
+{
+    _cleanup_close_ int fd = -1;
+    char line[2560];
+    int n;
+
+    if (r->git_note[0] == '\0')
+        return;
+    fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                0600);
+    n = snprintf(line, sizeof(line), "%s%s\n", r->git_note,
+                 strstr(r->git_note, "is shown inside") != NULL
+                     ? "; commits the agent made there are not listed for a worktree checkout"
+                     : "");
+    if (fd >= 0 && n > 0)
+        (void)rr_write_all(fd, line, strlen(line));
+}
+
 /* A line for summary.txt; names are the agent's: escaped. */
 static void artifacts_summary(struct review *r)
 {
@@ -630,6 +653,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
             record_setup_error(&r, &err);
         artifacts_summary(&r);
         ns_summary(&r);
+        git_summary(&r);
     }
     if (r.t_vet.tv_sec == 0)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);

@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# A `git worktree add` checkout, as review daemons make one per pull
+# request: its .git is a file naming a git directory of the main
+# repository, outside the checkout. Inside `revrun review` git works as in
+# a plain clone (status, diff, add, commit, stash, log): the main
+# repository's git directory is shown at its own path, read-only with a
+# scratch upper, and nothing else of the main repository. Root and
+# rootless, real worktrees made here; judged from the outside (exit codes
+# the agent printed, the change set, a checksum of the main repository's
+# .git, the mount table, the probes' view of a canary).
+
+load helpers
+
+P=/workspace/.probes
+
+setup() {
+    rr_setup_tmp
+    MAIN="$RR_TMP/repos/main"
+    CO="$RR_TMP/repos/pr"
+    OUT="$RR_TMP/out"
+    TAG="revrun-canary-$$-$RANDOM"
+    mkdir -p "$OUT"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$OUT"
+    make_worktree
+    MOUNTS_BEFORE=$(mount_points)
+}
+
+teardown() {
+    rr_destroy_all
+    rr_teardown_tmp
+}
+
+# git as the repository's owner (a user's, as on a review host).
+ugit() {
+    setpriv --reuid="$REVRUN_TEST_UID" --regid="$REVRUN_TEST_GID" --clear-groups \
+        env HOME="$RR_TMP" git -c user.name=owner -c user.email=owner@localhost \
+        -c init.defaultBranch=main "$@"
+}
+
+# main/ (with a secret beside its .git, as a developer's tree has) and the
+# worktree pr/ on branch pr; the probes are carried in through the
+# worktree, ignored by the common info/exclude.
+make_worktree() {
+    mkdir -p "$MAIN"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/repos"
+    printf 'hello\n' >"$MAIN/a.txt"
+    printf 'SECRET=%s\n' "$TAG" >"$MAIN/secret.env"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$MAIN"
+    ugit init -q "$MAIN"
+    ugit -C "$MAIN" add a.txt
+    ugit -C "$MAIN" commit -qm base
+    printf '.probes/\n' >>"$MAIN/.git/info/exclude"
+    ugit -C "$MAIN" worktree add -q "$CO" -b pr
+    mkdir -p "$CO/.probes"
+    cp "$RR_BIN/try" "$CO/.probes/"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.probes"
+    chmod -R a+rX "$CO/.probes"
+}
+
+# The main repository's .git, names, sizes, modes and bytes.
+git_sum() {
+    (cd "$MAIN/.git" && find . -printf '%p %y %s %m\n' | LC_ALL=C sort &&
+        find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum
+}
+
+# review MODE SCRIPT: SCRIPT (sh) as the agent, as root or rootless.
+review() {
+    local mode=$1 script=$2
+    if [ "$mode" = root ]; then
+        run "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$CO" --out "$OUT" -- sh -c "$script"
+    else
+        run as_user "$RR_BIN/revrun" review --lower "$CO" --out "$OUT" -- sh -c "$script"
+    fi
+}
+
+result() {
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval('d' + sys.argv[2]))" \
+        "$OUT/result.json" "$1"
+}
+
+manifest_paths() {
+    python3 -c "import json,sys; [print(c['path']) for c in json.load(open(sys.argv[1]))['changes']]" \
+        "$OUT/changeset/manifest.json"
+}
+
+AGENT_ID='export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@localhost GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@localhost'
+
+# Every git command an agent runs, each one's exit status printed.
+SESSION="$AGENT_ID
+st() { \"\$@\"; echo \"rc \$1 \$2 \$?\"; }
+st git status
+printf 'fixed\n' >> a.txt
+st git diff --stat
+st git add a.txt
+st git commit -qm 'agent: fix the greeting'
+printf 'wip\n' > b.txt
+st git stash -u -q
+st git stash pop -q
+st git log --oneline
+echo end"
+
+git_works() {
+    local before
+    before=$(git_sum)
+    review "$1" "$SESSION
+$P/try read $MAIN/secret.env; ls -A $MAIN; $P/try read $MAIN/.git/HEAD"
+    assert_success
+    assert_output_contains "end"
+    for c in "git status" "git diff" "git add" "git commit" "git stash" "git log"; do
+        grep -q "^agent| rc $c " <<<"$output" || { echo "no $c: $output" >&2; return 1; }
+    done
+    # every one exited 0
+    [ "$(grep -c '^agent| rc git ' <<<"$output")" = 7 ]
+    [ "$(grep '^agent| rc git ' <<<"$output" | grep -vc ' 0$')" = 0 ]
+    assert_output_contains "agent: fix the greeting"
+    # nothing else of the main repository: its secret is not there, its
+    # git directory alone is
+    grep -qx 'agent| ENOENT' <<<"$output"
+    grep -qx 'agent| .git' <<<"$output"
+    grep -q '^agent| ok ref: refs/heads/main' <<<"$output"
+    [[ "$output" != *"SECRET=$TAG"* ]]
+    # the change set: exactly the worktree change
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt b.txt " ]
+    grep -qF "its main git directory is shown inside at $MAIN/.git" "$OUT/summary.txt"
+    # the host's repository is as it was; no mount is left
+    [ "$(git_sum)" = "$before" ]
+    [ "$(ugit -C "$MAIN" log --oneline pr | wc -l)" = 1 ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "worktree: git status, diff, add, commit, stash and log work inside; the change set is the worktree's (root)" {
+    git_works root
+}
+
+@test "worktree: git status, diff, add, commit, stash and log work inside; the change set is the worktree's (rootless)" {
+    git_works user
+}
+
+refused_by_token() {
+    rm -rf "${OUT:?}"/*
+    review "$1" "echo ran >a.txt"
+    [ "$status" -ne 0 ]
+    assert_output_contains "persist-credentials: false"
+    assert_output_contains "$2 line "
+    [[ "$output" != *"$TAG"* ]] # the line is named, never the secret
+    [ ! -e "$OUT/agent.log" ] || ! grep -q . "$OUT/agent.log"
+    [ "$(cat "$CO/a.txt")" = hello ]
+}
+
+@test "worktree: a token in the main repository's config, or in the worktree's config.worktree, refuses the review (root)" {
+    ugit -C "$MAIN" config http.https://github.com/.extraheader "AUTHORIZATION: basic $TAG"
+    refused_by_token root "$MAIN/.git/config"
+    ugit -C "$MAIN" config --unset-all http.https://github.com/.extraheader
+    printf '[http "https://github.com/"] extraheader = AUTHORIZATION: basic %s\n' "$TAG" \
+        >"$MAIN/.git/worktrees/pr/config.worktree"
+    refused_by_token root "$MAIN/.git/worktrees/pr/config.worktree"
+}
+
+@test "worktree: a token in the main repository's config refuses the review (rootless)" {
+    ugit -C "$MAIN" config remote.origin.url "https://x-access-token:$TAG@github.com/o/r"
+    refused_by_token user "$MAIN/.git/config"
+}
+
+# Not followed: the review runs as before, git inside fails, and one line
+# (in the log and the summary) says why.
+not_followed() {
+    local mode=$1 why=$2
+    review "$mode" "git status; echo \"rc \$?\"; $P/try read $MAIN/.git/HEAD; true"
+    assert_success
+    assert_output_contains "git will not work inside"
+    assert_output_contains "$why"
+    grep -q '^agent| rc 128$' <<<"$output"
+    grep -qx 'agent| ENOENT' <<<"$output"
+    grep -qF "git will not work inside" "$OUT/summary.txt"
+    grep -qF "$why" "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "worktree: a back-link naming another worktree's .git is not followed, and the log says why" {
+    ugit -C "$MAIN" worktree add -q "$RR_TMP/repos/other" -b other
+    printf '%s/repos/other/.git\n' "$RR_TMP" >"$MAIN/.git/worktrees/pr/gitdir"
+    not_followed root "names another .git than the checkout's"
+}
+
+@test "worktree: a gitfile whose path runs through a symlink is not followed (rootless)" {
+    ln -s "$MAIN" "$RR_TMP/mainlink"
+    printf 'gitdir: %s/mainlink/.git/worktrees/pr\n' "$RR_TMP" >"$CO/.git"
+    chown -h "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
+    not_followed user "a symlink on the way"
+}
+
+@test "worktree: a worktree git directory owned by another user is not followed (root)" {
+    chown 0:0 "$MAIN/.git/worktrees/pr"
+    not_followed root "is owned by uid 0, not by the checkout's owner (uid $REVRUN_TEST_UID)"
+}
+
+@test "worktree: a git directory that is not the common one's worktrees/NAME is not followed" {
+    # a worktree-looking directory elsewhere whose commondir and back-link are right
+    mkdir -p "$RR_TMP/elsewhere"
+    cp -a "$MAIN/.git/worktrees/pr" "$RR_TMP/elsewhere/pr"
+    printf '%s/.git\n' "$MAIN" >"$RR_TMP/elsewhere/pr/commondir"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/elsewhere"
+    printf 'gitdir: %s/elsewhere/pr\n' "$RR_TMP" >"$CO/.git"
+    not_followed root "is not the common git directory's worktrees/pr"
+}
+
+@test "worktree: the agent replacing or editing the gitfile .git is still refused" {
+    review root "printf 'gitdir: /elsewhere\n' > .git; echo x >> a.txt"
+    [ "$status" -eq 2 ]
+    [ "$(result '["verdict"]')" = refuse ]
+    grep -q '\.git' "$OUT/summary.txt"
+}
