@@ -259,6 +259,13 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
             gi->commits_off_base = true; /* the agent's HEAD left the checkout's */
             return 0;
         }
+        if (!wb_gitobj_checkout_lacks(rd, hex)) {
+            gi->commits_packed = true;
+            snprintf(gi->packed_why, sizeof(gi->packed_why),
+                     "the checkout has packs revrun did not open (%s), so a packed commit could "
+                     "be the checkout's own", rd->lpacks->skipped);
+            return 0;
+        }
         if ((r = wb_gitobj_commit(rd, hex, &c, gi, err)) <= 0)
             return r;
         s = rd->g2->git_commit_summary(c);
