@@ -273,9 +273,8 @@ others_hidden() {
     ids="$(ugit -C "$other" rev-parse :prod.env) $(ugit -C "$MAIN" rev-parse :main.env)
 $(ugit -C "$MAIN" rev-parse stash)"
     before=$(git_sum)
+    # (read before the session: the agent's own stash and pop rewrite refs/stash)
     review "$mode" "echo \"stashes before: \$(git stash list | wc -l)\"
-$SESSION
-echo \"stashes after: \$(git stash list | wc -l)\"
 echo \"worktrees: \$(ls -A $C/worktrees | tr '\n' ' ')\"
 for f in index refs/stash logs/refs/stash worktrees/hotfix/gitdir worktrees/hotfix/index; do
     printf '%s ' \$f; $P/try read $C/\$f
@@ -283,7 +282,8 @@ done
 GIT_INDEX_FILE=$C/worktrees/hotfix/index git ls-files -s
 GIT_INDEX_FILE=$C/index git ls-files -s
 git show stash@{0} refs/stash; git log -g --oneline refs/stash
-git log --all --oneline | wc -l; true"
+$SESSION
+echo \"stashes after: \$(git stash list | wc -l)\"; true"
     assert_success
     assert_output_contains "end"
     [ "$(grep -c '^agent| rc git ' <<<"$output")" = 7 ]
