@@ -20,6 +20,7 @@
 # change, under the same load).
 #
 #   bench/diffstage.sh [FILES] [RUNS]        REVRUN=path/to/revrun to pick a build
+#   CHANGES="10" bench/diffstage.sh          only these change counts (default 10 1000 10000)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,7 @@ RUNS=${2:-5}
 DIRS=$(((FILES + 99) / 100))
 
 if [ "${BENCH_IN_NS:-}" != 1 ]; then
-    export BENCH_IN_NS=1 REVRUN REVRUN_BEFORE
+    export BENCH_IN_NS=1 REVRUN REVRUN_BEFORE CHANGES
     if [ "$(id -u)" = 0 ]; then
         exec unshare -m --propagation private -- "$0" "$@"
     fi
@@ -103,7 +104,7 @@ printf '%-8s %14s %14s %14s %12s %12s' changed "revrun diff" "git status" "diff 
     "vs git" "vs diff -rq"
 [ -z "${REVRUN_BEFORE:-}" ] || printf ' %14s %12s' "diff, before" "before vs git"
 printf '\n'
-for n in 10 1000 10000; do
+for n in ${CHANGES:-10 1000 10000}; do
     [ "$n" -le "$FILES" ] || continue
     rm -rf "$work/upper" "$work/work" "$work/merged"
     mkdir -p "$work/upper" "$work/work" "$work/merged"
