@@ -13,6 +13,20 @@
 #
 # Prints the median of RUNS runs of each, and how many times faster revrun
 # is. The target: with 10 changes, at least 100x faster than git status.
+#
+# Measured on a 2-core shared host (ext4, root), 10 changes: ~4.4 ms (the
+# median of fork+exec+wait from a C loop at load 0.1; /bin/true takes 1.1 ms
+# there) against git status ~600 ms, ~135x; before the issue-17 speed-ups
+# 4.6 ms (5.6 ms under load, 45-113x). Under load both vary 2-5x: compare
+# builds with REVRUN_BEFORE. callgrind on the timed command: 3.27M
+# instructions before, 1.69M after (valgrind hides the CPU's SHA extensions,
+# so its SHA-256 rounds are the portable ones: ~0.33M more than a real run),
+# 537 syscalls before, 496 after. Where the rest goes: exec, dynamic loading
+# and exit (~1 ms); the embedded-repository rule listing each checkout
+# directory that holds a change, here the top (1,000 names) and ten of 100
+# names, ~1.3 ms of ext4 htree readdir that no equivalent rule can skip (a
+# name git takes for HEAD has unboundedly many spellings, so only a listing
+# proves none is there); ~35 syscalls per changed file and directory.
 # Needs root (or runs itself in a user namespace with a userxattr mount).
 #
 # REVRUN_BEFORE=path/to/another/revrun adds that build's revrun diff and
