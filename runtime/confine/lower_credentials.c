@@ -376,54 +376,42 @@ static int read_config(int fd, struct stat *st, char **out, size_t *len)
     return 0;
 }
 
-/* Where an include's value leads, as git inside resolves it: relative to
- * the including file's directory, "~/" in the agent's HOME, an absolute
- * path as it is. Queues it when it lies in a tree the agent sees (0), says
- * nothing when it lies outside them (0: the agent's git reads the
- * container's file there, never one of the host's), -1 with err when it
- * cannot tell. */
-static int queue_include(struct scan *s, unsigned *n, unsigned at, const char *value,
-                         unsigned line, struct rr_error *err)
+/* Queue roots[root]/path, reached from work[from] (through an include at
+ * `line`, or, line 0, a symlink), `depth` includes deep. */
+static int queue(struct scan *s, unsigned *n, unsigned from, unsigned root, const char *dir,
+                 const char *path, unsigned depth, unsigned line, struct rr_error *err)
 {
-    const struct item *cur = &s->work[at];
-    char abs[PATH_MAX], buf[PATH_MAX + 64], *o;
-    const char *v = value, *slash;
+    char buf[PATH_MAX + 64];
     struct item *it;
-    unsigned r;
 
-    if (v[0] == '\0' || strncmp(v, "%(prefix)/", 10) == 0)
-        return 0; /* git's own install, in the container */
     if (*n > INCLUDE_FILES)
-        return rr_fail(err, E2BIG, "revrun.lower: %s line %u: more than %u included files to "
-                       "check for a credential", shown(s, cur, buf, sizeof(buf)), line,
-                       INCLUDE_FILES);
+        return rr_fail(err, E2BIG, "revrun.lower: %s leads to more than %u included or linked "
+                       "files to check for a credential (includes and symlinks counted)",
+                       shown(s, &s->work[0], buf, sizeof(buf)), INCLUDE_FILES);
     it = &s->work[*n];
     memset(it, 0, sizeof(*it));
-    it->depth = cur->depth + 1;
+    if ((size_t)snprintf(it->path, sizeof(it->path), "%s%s%s", dir, dir[0] ? "/" : "", path) >=
+        sizeof(it->path))
+        return 0; /* longer than a path: git cannot open it either */
+    it->root = root;
+    it->depth = depth;
     it->line = line;
-    it->from = (int)at;
-    if (v[0] != '/' && v[0] != '~') {
-        /* relative: beneath the same tree; ".." or a symlink leading out of
-         * it is refused when it is opened (EXDEV) */
-        slash = strrchr(cur->path, '/');
-        snprintf(abs, sizeof(abs), "%.*s", slash ? (int)(slash - cur->path) : 0, cur->path);
-        if ((size_t)snprintf(it->path, sizeof(it->path), "%s%s%s", abs, slash ? "/" : "", v) >=
-            sizeof(it->path))
-            return 0; /* longer than a path: git cannot open it either */
-        it->root = cur->root;
-        (*n)++;
-        return 0;
-    }
-    if (v[0] == '~') {
-        if (v[1] != '/' || s->home == NULL)
-            return 0; /* ~user/, or no HOME inside: not the checkout's */
-        if ((size_t)snprintf(abs, sizeof(abs), "%s%s", s->home, v + 1) >= sizeof(abs))
-            return 0;
-    } else if ((size_t)snprintf(abs, sizeof(abs), "%s", v) >= sizeof(abs)) {
-        return 0;
-    }
+    it->from = (int)from;
+    (*n)++;
+    return 0;
+}
+
+/* An absolute path inside (an include's, or a symlink's target): in a tree
+ * the agent sees, queued there; outside them nothing (0): what lies there
+ * inside is the container's own tree (its root and the mounts its config
+ * names, which the agent reads with or without this path), never the host
+ * file of that name. With ".." revrun cannot tell where it leads: refused. */
+static int queue_absolute(struct scan *s, unsigned *n, unsigned from, char *abs, unsigned depth,
+                          unsigned line, struct rr_error *err)
+{
+    char buf[PATH_MAX + 64], *o = abs;
+
     /* repeated slashes and "." components go; ".." stays for openat2 */
-    o = abs;
     for (const char *p = abs; *p != '\0';) {
         if (*p == '/' && (p[1] == '/' || (p[1] == '.' && (p[2] == '/' || p[2] == '\0')))) {
             p += p[1] == '/' ? 1 : 2;
@@ -432,25 +420,89 @@ static int queue_include(struct scan *s, unsigned *n, unsigned at, const char *v
         *o++ = *p++;
     }
     *o = '\0';
-    for (r = 0; r < s->n_roots; r++) {
+    for (unsigned r = 0; r < s->n_roots; r++) {
         const char *in = s->roots[r].inside;
         size_t k = in ? strlen(in) : 0;
         while (k > 1 && in[k - 1] == '/')
             k--;
         if (in == NULL || strncmp(abs, in, k) != 0 || (abs[k] != '\0' && abs[k] != '/'))
             continue;
-        snprintf(it->path, sizeof(it->path), "%s", abs[k] == '/' ? abs + k + 1 : abs + k);
-        it->root = r;
-        (*n)++;
-        return 0;
+        return queue(s, n, from, r, "", abs[k] == '/' ? abs + k + 1 : abs + k, depth, line, err);
     }
     for (const char *p = strstr(abs, "/.."); p != NULL; p = strstr(p + 1, "/.."))
         if (p[3] == '/' || p[3] == '\0')
-            return rr_fail(err, EACCES, "revrun.lower: %s line %u includes a path with \"..\" "
-                           "(%s) that revrun cannot tell leads outside what the agent sees; "
-                           "name the file without \"..\"", shown(s, cur, buf, sizeof(buf)), line,
-                           abs);
-    return 0; /* outside every tree the agent sees */
+            return rr_fail(err, EACCES, "revrun.lower: %s%s leads to %s, whose \"..\" revrun "
+                           "cannot tell leads outside what the agent sees; name it without \"..\"",
+                           shown(s, &s->work[from], buf, sizeof(buf)),
+                           line ? " (an include)" : "", abs);
+    return 0;
+}
+
+/* Where an include's value leads, as git inside resolves it: relative to
+ * the including file's directory (beneath the same tree: ".." or a symlink
+ * leading out of it is judged when it is opened), "~/" in the agent's HOME,
+ * an absolute path as it is (queue_absolute). */
+static int queue_include(struct scan *s, unsigned *n, unsigned at, const char *v, unsigned line,
+                         struct rr_error *err)
+{
+    const struct item *cur = &s->work[at];
+    char abs[PATH_MAX];
+    const char *slash;
+
+    if (v[0] == '\0' || strncmp(v, "%(prefix)/", 10) == 0)
+        return 0; /* git's own install, in the container */
+    if (v[0] != '/' && v[0] != '~') {
+        slash = strrchr(cur->path, '/');
+        snprintf(abs, sizeof(abs), "%.*s", slash ? (int)(slash - cur->path) : 0, cur->path);
+        return queue(s, n, at, cur->root, abs, v, cur->depth + 1, line, err);
+    }
+    if (v[0] == '~') {
+        if (v[1] != '/' || s->home == NULL)
+            return 0; /* ~user/, or no HOME inside: a home outside the checkout */
+        if ((size_t)snprintf(abs, sizeof(abs), "%s%s", s->home, v + 1) >= sizeof(abs))
+            return 0;
+    } else if ((size_t)snprintf(abs, sizeof(abs), "%s", v) >= sizeof(abs)) {
+        return 0;
+    }
+    return queue_absolute(s, n, at, abs, cur->depth + 1, line, err);
+}
+
+/* work[at] leads out of its tree (EXDEV from openat2). Its directory must
+ * not (else refused); its last component is then a symlink, followed as
+ * git inside would: a relative target beneath the same directory (queued:
+ * leaving the tree is refused when it is opened), an absolute one by
+ * queue_absolute. Symlink chains count against INCLUDE_FILES. */
+static int follow_out(struct scan *s, unsigned *n, unsigned at, struct rr_error *err)
+{
+    struct item *it = &s->work[at];
+    struct open_how how = {
+        .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    };
+    char dir[PATH_MAX], target[PATH_MAX], buf[PATH_MAX + 64];
+    const char *slash = strrchr(it->path, '/'), *base = slash ? slash + 1 : it->path;
+    _cleanup_close_ int dfd = -1;
+    ssize_t len;
+
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - it->path) : 0, it->path);
+    do
+        dfd = (int)syscall(SYS_openat2, s->roots[it->root].fd, dir[0] ? dir : ".", &how,
+                           sizeof(how));
+    while (dfd < 0 && errno == EAGAIN);
+    if (dfd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    if (dfd < 0 && errno != EXDEV)
+        return rr_fail(err, errno, "revrun.lower: %s", shown(s, it, buf, sizeof(buf)));
+    if (dfd < 0 || (len = readlinkat(dfd, base, target, sizeof(target) - 1)) < 0 ||
+        (size_t)len >= sizeof(target) - 1)
+        return rr_fail(err, EACCES, "revrun.lower: %s: a symlink or \"..\" on its path leads out "
+                       "of %s, which revrun does not follow to check it for a credential; make "
+                       "it a regular file inside", shown(s, it, buf, sizeof(buf)),
+                       s->roots[it->root].host);
+    target[len] = '\0';
+    if (target[0] == '/')
+        return queue_absolute(s, n, at, target, it->depth, 0, err);
+    return queue(s, n, at, it->root, dir, target, it->depth, 0, err);
 }
 
 /* The refusal for a credential at work[at] line `line`, with the includes
@@ -463,8 +515,11 @@ static int refuse_credential(struct scan *s, unsigned at, unsigned line, const c
 
     shown(s, &s->work[at], file, sizeof(file));
     for (int i = (int)at; s->work[i].from >= 0 && o < sizeof(via); i = s->work[i].from) {
-        int k = snprintf(via + o, sizeof(via) - o, " (included from %s line %u)",
-                         shown(s, &s->work[s->work[i].from], b, sizeof(b)), s->work[i].line);
+        const struct item *up = &s->work[s->work[i].from];
+        int k = s->work[i].line ? snprintf(via + o, sizeof(via) - o, " (included from %s line %u)",
+                                           shown(s, up, b, sizeof(b)), s->work[i].line)
+                                : snprintf(via + o, sizeof(via) - o, " (linked from %s)",
+                                           shown(s, up, b, sizeof(b)));
         o = k < 0 ? sizeof(via) : o + (size_t)k;
     }
     return rr_fail(err, EACCES,
@@ -504,11 +559,11 @@ static int check_file(struct scan *s, int dirfd, const char *name, struct rr_err
         fd = open_beneath(s->roots[it->root].fd, it->path[0] ? it->path : ".");
         if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
             continue; /* none: git skips a missing include too */
-        if (fd < 0 && errno == EXDEV)
-            return rr_fail(err, EACCES, "revrun.lower: %s: a symlink or \"..\" on its path "
-                           "leads out of %s, which revrun does not follow to check it for a "
-                           "credential; make it a regular file inside",
-                           shown(s, it, buf, sizeof(buf)), s->roots[it->root].host);
+        if (fd < 0 && errno == EXDEV) {
+            if (follow_out(s, &n, at, err) < 0)
+                return -1;
+            continue;
+        }
         if (fd < 0)
             return rr_fail(err, errno, "revrun.lower: %s", shown(s, it, buf, sizeof(buf)));
         k = read_config(fd, &st, &text, &len);
