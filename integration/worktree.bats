@@ -123,6 +123,12 @@ $P/try read $MAIN/secret.env; ls -A $MAIN; $P/try read $MAIN/.git/HEAD"
     [ "$(result '["verdict"]')" = accept ]
     [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt b.txt " ]
     grep -qF "its main git directory is shown inside at $MAIN/.git" "$OUT/summary.txt"
+    # the agent's commit, listed from that directory's scratch, never applied
+    grep -q "on top of the checkout's HEAD" "$OUT/summary.txt"
+    grep -qxF '    agent: fix the greeting' "$OUT/summary.txt"
+    [ "$(result '["git"]["commits"]["subjects"][0]')" = "agent: fix the greeting" ]
+    grep -Eq "^the agent changed [0-9]+ files under .git \(not part of the change set\)$" \
+        "$OUT/summary.txt"
     # the host's repository is as it was; no mount is left
     [ "$(git_sum)" = "$before" ]
     [ "$(ugit -C "$MAIN" log --oneline pr | wc -l)" = 1 ]

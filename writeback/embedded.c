@@ -20,8 +20,17 @@ enum wb_gitdir_part wb_gitdir_part(const char *name, size_t len, bool is_dir, bo
     /* An ASCII first byte is the canonical name's first (only non-ASCII
      * code points are ignorable, and no 8.3 alias stands for these names):
      * most names of a wide checkout directory end here. */
-    if (first < 0x80 && !strchr("hHcCoOrR", first ? first : '!'))
-        return WB_GD_NONE;
+    if (first < 0x80) {
+        switch (first | 0x20) {
+        case 'h':
+        case 'c':
+        case 'o':
+        case 'r':
+            break;
+        default:
+            return WB_GD_NONE;
+        }
+    }
     if (!wb_name_canon(name, len, c, sizeof(c)))
         return WB_GD_NONE;
     if (strcmp(c, "head") == 0 && !is_dir)
@@ -91,8 +100,8 @@ static bool shadowed(const struct wb_scan *s, char *buf, const char *dir, size_t
 }
 
 /* One entry of the checkout's dir: its part, unless the upper shadows it. */
-static unsigned lower_entry(const struct wb_scan *s, int fd, char *buf, const char *dir,
-                            size_t len, const struct dirent64 *de)
+static unsigned lower_entry(const struct wb_scan *s, int fd, char *buf, const char *dir, size_t len,
+                            const struct dirent64 *de)
 {
     const char *name = de->d_name;
     unsigned char t = de->d_type;
@@ -116,24 +125,23 @@ static int lower_parts(const struct wb_scan *s, const char *dir, size_t len, uns
                        struct rr_error *err)
 {
     enum { DENTS = 32768 };
-    _cleanup_free_ char *buf = malloc(len + 258 + DENTS);
+    /* the entries first, where malloc aligns them; the path buffer after */
+    _cleanup_free_ char *dents = malloc(DENTS + len + 258);
     _cleanup_close_ int fd = -1;
     size_t cap = (size_t)s->pol->max_files * WB_WALK_FACTOR + 64, seen = 0;
-    char *dents = buf + len + 258;
     ssize_t got;
 
     if (wb_merged_hides_lower(s, dir, len) || (fd = wb_lower_dir(s, dir, len, O_RDONLY)) < 0)
         return 0; /* hidden, or not a directory of the checkout */
-    if (buf == NULL)
+    if (dents == NULL)
         return rr_fail(err, ENOMEM, "embedded repositories");
     while ((got = getdents64(fd, dents, DENTS)) > 0)
         for (ssize_t off = 0; off < got;) {
             const struct dirent64 *de = (const struct dirent64 *)(dents + off);
             off += de->d_reclen;
             if (++seen > cap)
-                return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries",
-                               cap);
-            *parts |= lower_entry(s, fd, buf, dir, len, de);
+                return rr_fail(err, E2BIG, "a checkout directory holds more than %zu entries", cap);
+            *parts |= lower_entry(s, fd, dents + DENTS, dir, len, de);
         }
     if (got < 0)
         return rr_fail(err, errno, "embedded repositories: reading the checkout");

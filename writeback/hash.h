@@ -5,6 +5,7 @@
 #ifndef REVRUN_WB_HASH_H
 #define REVRUN_WB_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,12 @@ void wb_sha256(const void *data, size_t len, unsigned char out[WB_SHA256_LEN]);
 void wb_sha1_init(struct wb_sha1 *c);
 void wb_sha1_update(struct wb_sha1 *c, const void *data, size_t len);
 void wb_sha1_final(struct wb_sha1 *c, unsigned char out[WB_SHA1_LEN]);
+
+/* One block of SHA-256 rounds: portable C, or on the CPU's SHA extensions
+ * (false, h untouched, when it has none). wb_sha256_* pick the CPU's when
+ * it has them; both are here for the test that holds them to each other. */
+void wb_sha256_block_portable(uint32_t h[8], const unsigned char *p);
+bool wb_sha256_block_cpu(uint32_t h[8], const unsigned char *p);
 
 /* Lower-case hex of n bytes into out (2n+1 bytes, NUL-terminated). */
 void wb_hex(const unsigned char *in, size_t n, char *out);

@@ -37,8 +37,12 @@ void wb_json_text(struct json_writer *w, const char *s, size_t len)
 static void key(struct json_writer *w, const char *prefix, const char *name)
 {
     char k[32];
+    size_t p = strnlen(prefix, sizeof(k) - 1), n = strnlen(name, sizeof(k) - 1 - p);
 
-    snprintf(k, sizeof(k), "%s%s", prefix, name);
+    /* two short constants: no printf machinery for every key of the manifest */
+    memcpy(k, prefix, p);
+    memcpy(k + p, name, n);
+    k[p + n] = '\0';
     json_w_key(w, k);
 }
 
