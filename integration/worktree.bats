@@ -244,3 +244,33 @@ not_followed() {
     [ "$(result '["verdict"]')" = refuse ]
     grep -q '\.git' "$OUT/summary.txt"
 }
+
+# A gitfile naming its git directory relative to the checkout (as
+# `git worktree add --relative-paths` writes it): inside, git resolves it
+# from the checkout's place (/workspace), so C is shown where that leads
+# (/main/.git, in the container's own root, writable there by Landlock).
+relative_gitfile() {
+    local name=$1
+    if [ "$name" != main ]; then
+        mv "$MAIN" "$RR_TMP/repos/$name"
+        MAIN="$RR_TMP/repos/$name"
+    fi
+    printf 'gitdir: ../%s/.git/worktrees/pr\n' "$name" >"$CO/.git"
+    chown -h "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
+}
+
+@test "worktree: a gitfile with a relative path: git works inside, C shown where it leads (rootless)" {
+    relative_gitfile main
+    review user "$AGENT_ID
+git status && echo more >> a.txt && git add -A && git commit -qm 'agent: relative' && git log --oneline && echo end"
+    assert_success
+    assert_output_contains "end"
+    assert_output_contains "agent: relative"
+    grep -qF "its main git directory is shown inside at /main/.git" "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "worktree: a git directory that would lie where revrun builds the container (/etc) is not shown, and why" {
+    relative_gitfile etc
+    not_followed root "it would lie in /etc, which revrun builds itself"
+}
