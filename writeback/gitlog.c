@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,11 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/gitwt.h"
 #include "writeback/fsutil.h"
 #include "writeback/git2.h"
 #include "writeback/gitfile.h"
-#include "writeback/gitpackdir.h"
+#include "writeback/gitobj.h"
 
 /* ---- the count under .git ---- */
 
@@ -151,6 +153,7 @@ struct gitdirs {
     int upper; /* the upper's .git, or -1 (also -1 when reading the checkout alone) */
     int lower; /* the checkout's .git */
     enum wb_format fmt;
+    const char *head; /* "HEAD", or a worktree's "worktrees/NAME/HEAD" (refs are common) */
 };
 
 /* The merged file .git/path (path checked by the caller: components git
@@ -205,7 +208,7 @@ static void trim(char *s, size_t *len)
  * there is none to be had (unborn, malformed, packed beyond the cap). */
 static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *err)
 {
-    _cleanup_free_ char *name = strdup("HEAD");
+    _cleanup_free_ char *name = strdup(d->head);
 
     for (int hop = 0; hop < 5 && name != NULL; hop++) {
         _cleanup_free_ char *buf = NULL;
@@ -215,7 +218,7 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
             return err->errnum == E2BIG ? 0 : -1;
         if (r == 0) {
             _cleanup_free_ char *packed = NULL;
-            if (strcmp(name, "HEAD") == 0 ||
+            if (strcmp(name, d->head) == 0 ||
                 (r = read_git_file(d, "packed-refs", WB_PACKED_REFS_MAX, &packed, &len, err)) < 0)
                 return r < 0 && err->errnum != E2BIG ? -1 : 0;
             return r == 1 ? wb_git_packed_ref(packed, len, name, hex) : 0;
@@ -233,182 +236,9 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
     return name == NULL ? rr_fail(err, ENOMEM, "git") : 0;
 }
 
-/* ---- objects ---- */
+/* ---- the walk ---- */
 
-struct reader {
-    const struct wb_git2 *g2;
-    int upper_git;
-    git_odb *odb;
-    git_repository *repo;
-    int lower_git;
-    struct wb_packdir *packs;  /* the upper's, opened when a commit is first not loose */
-    struct wb_packdir *lpacks; /* the checkout's, opened when first asked */
-    struct wb_packset set;
-};
-
-/* dirfd's packs into a new *d (once): -1 (ENOMEM) or 0. */
-static int packs_once(int dirfd, struct wb_packdir **d, struct rr_error *err)
-{
-    if (*d != NULL)
-        return 0;
-    if ((*d = calloc(1, sizeof(**d))) == NULL)
-        return rr_fail(err, ENOMEM, "packs");
-    return wb_packdir_open(dirfd, *d, err);
-}
-
-/* The commit body the agent's store gave for hex, parsed by libgit2 once
- * the id of "commit <len>\0<body>" is checked to be hex: 1 and *c, or 0. */
-static int parse_commit(struct reader *rd, const char *hex, const char *body, size_t len,
-                        git_commit **c)
-{
-    git_oid want, got;
-
-    if (rd->g2->git_oid_fromstr(&want, hex) < 0 ||
-        rd->g2->git_odb_write(&got, rd->odb, body, len, GIT_OBJECT_COMMIT) < 0 ||
-        !rd->g2->git_oid_equal(&want, &got) || rd->g2->git_commit_lookup(c, rd->repo, &got) < 0)
-        return 0;
-    return 1;
-}
-
-/* The agent's loose commit hex, parsed by libgit2 once its id is checked.
- * 1 and *c, or 0 when it is not there as one (*loose: whether a loose file
- * was there at all; malformed, or packed or absent). */
-static int read_commit(struct reader *rd, const char *hex, git_commit **c, bool *loose,
-                       struct rr_error *err)
-{
-    char path[64];
-    _cleanup_free_ char *z = NULL, *raw = NULL;
-    size_t zlen, rawlen, hlen;
-    unsigned long long n;
-    int r;
-
-    snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
-    *loose = false;
-    if ((r = wb_git_read(rd->upper_git, path, WB_LOOSE_MAX, &z, &zlen, err)) <= 0) {
-        *loose = r < 0 && err->errnum == E2BIG;
-        return r < 0 && err->errnum != E2BIG ? -1 : 0;
-    }
-    *loose = true;
-    if ((r = wb_git_inflate(z, zlen, WB_COMMIT_MAX + 32, &raw, &rawlen, err)) <= 0)
-        return r;
-    hlen = strnlen(raw, rawlen);
-    if (hlen == rawlen || sscanf(raw, "commit %llu", &n) != 1 || n != rawlen - hlen - 1)
-        return 0;
-    return parse_commit(rd, hex, raw + hlen + 1, rawlen - hlen - 1, c);
-}
-
-/* The agent's commit hex out of the packs it wrote (gitpack.h: every cost
- * capped, the budget shared by the whole walk), its id checked as a loose
- * one's is: 1 and *c; 0 and *why when a pack holds it (or may: one was left
- * out) but it is not listed; 0 and *why NULL when no pack holds it. */
-static int read_packed(struct reader *rd, const char *hex, git_commit **c, const char **why,
-                       struct rr_error *err)
-{
-    _cleanup_free_ char *body = NULL;
-    enum wb_obj_type type;
-    git_oid id;
-    size_t len;
-    int r;
-
-    *why = NULL;
-    if (rd->packs == NULL) {
-        if (packs_once(rd->upper_git, &rd->packs, err) < 0)
-            return rr_wrap(err, "upper .git/objects/pack");
-        rd->set = (struct wb_packset){.p = rd->packs->p, .n = rd->packs->n};
-    }
-    if (rd->g2->git_oid_fromstr(&id, hex) < 0)
-        return 0;
-    if ((r = wb_packset_read(&rd->set, id.id, WB_COMMIT_MAX, &type, &body, &len, why, err)) <= 0) {
-        if (r == 0 && *why == NULL && rd->packs->skipped[0] != '\0')
-            *why = rd->packs->skipped;
-        return r;
-    }
-    if (type != WB_OBJ_COMMIT)
-        *why = "an object that is not a commit";
-    else if (parse_commit(rd, hex, body, len, c) == 0)
-        *why = "a packed commit whose content does not hash to its id";
-    return *why == NULL ? 1 : 0;
-}
-
-static int open_reader(struct reader *rd, struct rr_error *err)
-{
-    git_odb_backend *be = NULL;
-
-    if ((rd->g2 = wb_git2_acquire(err)) == NULL)
-        return -1;
-    if (rd->g2->git_odb_new(&rd->odb) < 0 || rd->g2->git_mempack_new(&be) < 0 ||
-        rd->g2->git_odb_add_backend(rd->odb, be, 1) < 0 ||
-        rd->g2->git_repository_wrap_odb(&rd->repo, rd->odb) < 0)
-        return rr_fail(err, 0, "libgit2: an in-memory object store: %s", wb_git2_error(rd->g2));
-    return 0;
-}
-
-static void close_reader(struct reader *rd)
-{
-    for (int i = 0; i < 2; i++) {
-        struct wb_packdir *d = i == 0 ? rd->packs : rd->lpacks;
-        if (d != NULL)
-            wb_packdir_close(d);
-        free(d);
-    }
-    if (rd->g2 == NULL)
-        return;
-    rd->g2->git_repository_free(rd->repo);
-    rd->g2->git_odb_free(rd->odb);
-    wb_git2_release(rd->g2);
-}
-
-/* One commit of the walk, loose or packed: 1 and *c, or 0 with the reason
- * it is not listed noted in gi. */
-static int read_any(struct reader *rd, const char *hex, git_commit **c, struct wb_gitinfo *gi,
-                    struct rr_error *err)
-{
-    const char *why = NULL;
-    bool loose;
-    int r;
-
-    if ((r = read_commit(rd, hex, c, &loose, err)) == 0 && !loose)
-        r = read_packed(rd, hex, c, &why, err);
-    if (r != 0)
-        return r;
-    if (why != NULL) {
-        gi->commits_packed = true;
-        snprintf(gi->packed_why, sizeof(gi->packed_why), "%s", why);
-    } else {
-        gi->commits_off_base = true; /* a commit the agent did not write */
-    }
-    return 0;
-}
-
-/* Does the checkout's own object store hold hex (a loose file there, or an
- * entry of one of its packs' indexes)? Then the agent did not make it:
- * once its pack holds the whole history (git gc repacks everything into
- * the upper), a HEAD moved onto an older checkout commit must not list the
- * checkout's history as the agent's work. */
-static int checkout_has(struct reader *rd, const char *hex, bool *has, struct rr_error *err)
-{
-    char path[64];
-    _cleanup_close_ int fd = -1;
-    git_oid id;
-    uint64_t off;
-    const char *why;
-
-    snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
-    if ((fd = wb_openat_beneath(rd->lower_git, path, O_PATH, 0)) >= 0) {
-        *has = true;
-        return 0;
-    }
-    *has = false;
-    if (packs_once(rd->lower_git, &rd->lpacks, err) < 0)
-        return rr_wrap(err, "checkout .git/objects/pack");
-    if (rd->g2->git_oid_fromstr(&id, hex) < 0)
-        return 0;
-    for (size_t i = 0; i < rd->lpacks->n && !*has; i++)
-        *has = wb_packidx_find(&rd->lpacks->p[i].ix, id.id, &off, &why) == 1;
-    return 0;
-}
-
-static int walk(struct reader *rd, const char *head, const char *base, struct wb_gitinfo *gi,
+static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct wb_gitinfo *gi,
                 struct rr_error *err)
 {
     char hex[41];
@@ -426,13 +256,20 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
             gi->commits_more = true;
             return 0;
         }
-        if (checkout_has(rd, hex, &theirs, err) < 0)
+        if (wb_gitobj_checkout_has(rd, hex, &theirs, err) < 0)
             return -1;
         if (theirs) {
             gi->commits_off_base = true; /* the agent's HEAD left the checkout's */
             return 0;
         }
-        if ((r = read_any(rd, hex, &c, gi, err)) <= 0)
+        if (!wb_gitobj_checkout_lacks(rd, hex)) {
+            gi->commits_packed = true;
+            snprintf(gi->packed_why, sizeof(gi->packed_why),
+                     "the checkout has packs revrun did not open (%s), so a packed commit could "
+                     "be the checkout's own", rd->lpacks->skipped);
+            return 0;
+        }
+        if ((r = wb_gitobj_commit(rd, hex, &c, gi, err)) <= 0)
             return r;
         s = rd->g2->git_commit_summary(c);
         r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, err);
@@ -447,14 +284,14 @@ static int walk(struct reader *rd, const char *head, const char *base, struct wb
     }
 }
 
-int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
-                   struct rr_error *err)
+/* The agent's commits from the merged head down to the checkout's: lg and
+ * ug the git directories (the checkout's, the upper's copy of it). */
+static int commits_in(int lg, int ug, const char *headpath, enum wb_format fmt,
+                      struct wb_gitinfo *gi, struct rr_error *err)
 {
-    _cleanup_close_ int lg = wb_openat_beneath(lower_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
-    _cleanup_close_ int ug = wb_openat_beneath(upper_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
-    struct gitdirs checkout = {.upper = -1, .lower = lg, .fmt = fmt};
-    struct gitdirs merged = {.upper = ug, .lower = lg, .fmt = fmt};
-    struct reader rd = {.upper_git = ug, .lower_git = lg};
+    struct gitdirs checkout = {.upper = -1, .lower = lg, .fmt = fmt, .head = headpath};
+    struct gitdirs merged = {.upper = ug, .lower = lg, .fmt = fmt, .head = headpath};
+    struct wb_gitobj rd;
     char base[41], head[41];
     int r;
 
@@ -463,11 +300,43 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
     if ((r = resolve_head(&checkout, base, err)) <= 0 ||
         (r = resolve_head(&merged, head, err)) <= 0 || strcmp(base, head) == 0)
         return r < 0 ? -1 : 0;
-    if (open_reader(&rd, err) < 0) {
-        close_reader(&rd);
+    if (wb_gitobj_open(&rd, ug, lg, err) < 0) {
+        wb_gitobj_close(&rd);
         return -1;
     }
     r = walk(&rd, head, base, gi, err);
-    close_reader(&rd);
+    wb_gitobj_close(&rd);
     return r;
+}
+
+int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
+                   struct rr_error *err)
+{
+    _cleanup_close_ int lg = wb_openat_beneath(lower_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
+    _cleanup_close_ int ug = wb_openat_beneath(upper_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
+
+    return commits_in(lg, ug, "HEAD", fmt, gi, err);
+}
+
+int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
+                        struct rr_error *err)
+{
+    struct rr_gitwt w;
+    char why[512], head[NAME_MAX + 32];
+    _cleanup_close_ int cd = -1, ud = -1;
+    int k = rr_gitwt_open(lower_fd, &w, why, sizeof(why), err);
+
+    if (k <= 0)
+        return k; /* not followed: C was not shown either (the profile asks the same) */
+    cd = openat(w.common_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    snprintf(head, sizeof(head), "worktrees/%s/HEAD", w.name);
+    rr_gitwt_close(&w);
+    if (cd < 0)
+        return rr_fail(err, errno, "the worktree's git directory");
+    if ((ud = openat(git_upper_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return rr_fail(err, errno, "the worktree's git directory: its upper");
+    if (wb_git_count(ud, WB_SCRATCH_CAP, &gi->scratch, &gi->scratch_more, err) < 0)
+        return -1;
+    /* C's view is always kernel overlayfs (the profile shows it only so) */
+    return commits_in(cd, ud, head, WB_FORMAT_OVERLAY_USERXATTR, gi, err);
 }
