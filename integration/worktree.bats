@@ -170,6 +170,33 @@ refused_by_token() {
     refused_by_token user "$MAIN/.git/config"
 }
 
+@test "worktree: a token in a file the main repository's config includes, or behind a symlinked config, refuses the review (root)" {
+    local url="https://x-access-token:$TAG@github.com/o/r"
+    # [include] path, relative to C
+    ugit -C "$MAIN" config --file "$MAIN/.git/creds.inc" remote.origin.url "$url"
+    ugit -C "$MAIN" config include.path creds.inc
+    refused_by_token root "$MAIN/.git/creds.inc"
+    assert_output_contains "(included from $MAIN/.git/config line "
+    # [includeIf "gitdir:..."] in the worktree's config.worktree
+    ugit -C "$MAIN" config --unset include.path
+    printf '[includeIf "gitdir:%s/"]\n\tpath = ../../creds.inc\n' "$MAIN" \
+        >"$MAIN/.git/worktrees/pr/config.worktree"
+    refused_by_token root "$MAIN/.git/worktrees/pr/../../creds.inc"
+    rm "$MAIN/.git/worktrees/pr/config.worktree"
+    # C/config a symlink to a file in C, absolute as C's place inside
+    mv "$MAIN/.git/config" "$MAIN/.git/config.real"
+    ugit -C "$MAIN" config --file "$MAIN/.git/config.real" remote.origin.url "$url"
+    ln -s "$MAIN/.git/config.real" "$MAIN/.git/config"
+    refused_by_token root "$MAIN/.git/config.real"
+    assert_output_contains "(linked from $MAIN/.git/config)"
+}
+
+@test "worktree: a token in a file the main repository's config includes refuses the review (rootless)" {
+    ugit -C "$MAIN" config --file "$MAIN/.git/creds.inc" http.extraheader "AUTHORIZATION: basic $TAG"
+    ugit -C "$MAIN" config include.path creds.inc
+    refused_by_token user "$MAIN/.git/creds.inc"
+}
+
 # Not followed: the review runs as before, git inside fails, and one line
 # (in the log and the summary) says why.
 not_followed() {
@@ -352,4 +379,25 @@ PY
     [ "$status" -ne 0 ]
     assert_output_contains 'revrun.git.worktree: "off" is not one of the accepted values'
     [[ "$output" != *"agent| ran"* ]]
+}
+
+@test "worktree: with fuse-overlayfs serving the checkout (revrun.overlay \"fuse\") C is not shown, and why" {
+    mkdir -p "$RR_TMP/bundle/rootfs"
+    "$RR_BIN/revrun" spec --lower "$CO" >"$RR_TMP/bundle/config.json"
+    python3 - "$RR_TMP/bundle/config.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["revrun"]["overlay"] = "fuse"
+json.dump(c, open(p, "w"))
+PY
+    run "$RR_BIN/revrun" --root "$RR_ROOT" review --bundle "$RR_TMP/bundle" --lower "$CO" \
+        --out "$OUT" -- sh -c "git status; echo \"rc \$?\"; $P/try read $MAIN/.git/HEAD; true"
+    assert_success
+    assert_output_contains "git will not work inside"
+    assert_output_contains "kernel overlayfs only"
+    grep -q '^agent| rc 128$' <<<"$output"
+    grep -qx 'agent| ENOENT' <<<"$output"
+    grep -qF "kernel overlayfs only" "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
 }
