@@ -327,7 +327,8 @@ static bool revrun_eq(const struct rr_config *a, const struct rr_config *b)
            x->max_total_bytes == y->max_total_bytes && x->max_depth == y->max_depth &&
            x->max_name_bytes == y->max_name_bytes && x->max_path_bytes == y->max_path_bytes &&
            egress_eq(&a->revrun.egress, &b->revrun.egress) && str_eq(a->revrun.home, b->revrun.home) &&
-           home_files_eq(a, b) && strv_eq(&a->revrun.artifacts, &b->revrun.artifacts);
+           home_files_eq(a, b) && strv_eq(&a->revrun.artifacts, &b->revrun.artifacts) &&
+           a->revrun.git_worktree_hide == b->revrun.git_worktree_hide;
 }
 
 /* memcmp of two arrays of n items; with n == 0 either may be NULL (a
@@ -442,6 +443,7 @@ TEST(a_full_config_round_trips_with_seccomp_and_uint64_max)
         {"revrun.home", "\"/srv/seed\""},
         {"revrun.homeFiles", "{\".x/config.toml\": \"a = 1\\n\", \"b\": \"\"}"},
         {"revrun.artifacts", "[\"~/.x/sessions\", \"~/log\"]"},
+        {"revrun.git", "{\"worktree\": \"hide\"}"},
     };
 
     for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
@@ -853,6 +855,16 @@ TEST(revrun_enums_and_names)
     CHECK(refused("revrun.bestEffort", "[\"Memory\"]", "revrun.bestEffort[0]: not one of"));
     CHECK(accepted("revrun.bestEffort",
                    "[\"memory\", \"pids\", \"cpu\", \"upperSize\", \"landlock\"]"));
+    /* revrun.git.worktree: a worktree checkout's main git directory */
+    CHECK(accepted(NULL, NULL) && !cfg.revrun.git_worktree_hide);
+    CHECK(accepted("revrun.git", "{\"worktree\": \"hide\"}") && cfg.revrun.git_worktree_hide);
+    CHECK(accepted("revrun.git", "{\"worktree\": \"show\"}") && !cfg.revrun.git_worktree_hide);
+    CHECK(accepted("revrun.git", "{}") && !cfg.revrun.git_worktree_hide);
+    CHECK(refused("revrun.git", "{\"worktree\": \"off\"}",
+                  "revrun.git.worktree: \"off\" is not one of the accepted values"));
+    CHECK(refused("revrun.git", "{\"worktree\": true}", "revrun.git.worktree"));
+    CHECK(refused("revrun.git", "{\"hooks\": \"hide\"}", "revrun.git"));
+    CHECK(refused("revrun.git", "\"hide\"", "revrun.git"));
 }
 
 TEST(revrun_sizes_and_caps)
