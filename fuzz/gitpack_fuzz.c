@@ -10,7 +10,7 @@
  *   - a refusal comes with no reason for an object the index holds while
  *     the index is sorted and the name lies in its fanout bucket (a binary
  *     search cannot miss there);
- *   - the walk's budget or its entry count passes its cap. */
+ *   - the walk's budget, its entry count or its lookups pass their cap. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +76,7 @@ static void read_all(struct wb_packset *s, const struct wb_packidx *ix)
         free(out);
         must(s->spent <= WB_PACK_BUDGET, "the walk's budget passed");
         must(s->entries <= WB_PACK_ENTRIES_MAX, "the walk's entry cap passed");
+        must(s->lookups <= WB_PACK_LOOKUPS_MAX, "the walk's lookup cap passed");
     }
 }
 

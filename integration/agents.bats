@@ -156,3 +156,49 @@ codex_review() {
     ag_expect_transcript .gemini/tmp
     grep -q '^POST /v1beta/models/[a-z0-9.-]*:streamGenerateContent 200$' "$AG/out/egress.log"
 }
+
+# ---- in a worktree checkout -------------------------------------------------
+
+@test "agents: claude in a git worktree checkout: git works inside, the main repository unchanged" {
+    ag_need claude
+    ag_worktree_lower
+    claude_review
+    assert_success
+    ag_expect_changeset
+    ag_expect_shell_ran
+    ag_expect_commit
+    ag_expect_worktree
+}
+
+@test "agents: claude in a git worktree checkout, rootless" {
+    ag_need claude
+    ag_worktree_lower
+    ag_review_rootless claude -- claude -p "$AG_PROMPT" --dangerously-skip-permissions
+    assert_success
+    ag_expect_changeset
+    ag_expect_shell_ran
+    ag_expect_commit
+    ag_expect_worktree
+}
+
+@test "agents: codex in a git worktree checkout: git works inside, the main repository unchanged" {
+    ag_need codex
+    ag_worktree_lower
+    codex_review -- --dangerously-bypass-approvals-and-sandbox
+    assert_success
+    ag_expect_changeset
+    ag_expect_shell_ran
+    ag_expect_commit
+    ag_expect_worktree
+}
+
+@test "agents: gemini in a git worktree checkout: git works inside, the main repository unchanged" {
+    ag_need gemini
+    ag_worktree_lower
+    ag_review gemini -- gemini --yolo -p "$AG_PROMPT"
+    assert_success
+    ag_expect_changeset
+    ag_expect_shell_ran
+    ag_expect_commit
+    ag_expect_worktree
+}

@@ -177,3 +177,30 @@ ag_expect_transcript() {
     grep -rlq "revrun-agent-test" "$AG/out/artifacts/$dir"
     ! grep -q 'artifacts\|\.claude\|\.codex\|\.gemini' "$AG/out/changeset/manifest.json"
 }
+
+# ag_worktree_lower: the checkout becomes a `git worktree add` checkout (as
+# review daemons make one per pull request) of the repository, now at
+# $AG/main, beside which a secret lies; AG_MAIN_SUM is its .git's checksum.
+ag_worktree_lower() {
+    mv "$AG/lower" "$AG/main"
+    printf 'SECRET=revrun-agents-main-%s\n' "$RANDOM" >"$AG/main/secret.env"
+    git -C "$AG/main" worktree add -q "$AG/lower" -b pr
+    chmod -R a+rX "$AG/main" "$AG/lower"
+    AG_MAIN_SUM=$(ag_main_sum)
+}
+
+ag_main_sum() {
+    (cd "$AG/main/.git" && find . -printf '%p %y %s %m\n' | LC_ALL=C sort &&
+        find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum
+}
+
+# After a review in a worktree checkout: git worked inside (what the shell
+# step's git printed reached the model, ag_expect_shell_ran/commit), the
+# main repository's git directory was shown and is unchanged on the host,
+# and its secret reached neither the model nor the results.
+ag_expect_worktree() {
+    grep -q 'its main git directory is shown inside at ' "$AG/out/summary.txt"
+    [ "$(ag_main_sum)" = "$AG_MAIN_SUM" ]
+    ! grep -q 'revrun-agents-main-' "$AG/up.rec"
+    ! grep -rq 'revrun-agents-main-' "$AG/out"
+}

@@ -314,6 +314,79 @@ assert_identity() {
     [ -e "$RR_TMP/out/marker" ]
 }
 
+# Refused before anything runs, naming the file and line, never the secret.
+refused_for() {
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_failure
+    assert_output_contains "persist-credentials: false"
+    assert_output_contains "$1"
+    [[ "$output" != *"$TAG"* ]]
+    [ ! -e "$RR_TMP/out/marker" ]
+}
+
+@test "secrets: a token in a symlinked .git/config or in a file it includes ([include], [includeIf]) is refused; nothing runs" {
+    local co="$RR_TMP/checkout" url="https://x-access-token:$TAG@github.com/o/r"
+    git -C "$co" init -q
+    # a symlinked config, leading to a file inside the checkout (git follows it)
+    git -C "$co" remote add origin "$url"
+    mv "$co/.git/config" "$co/.git/config.real"
+    ln -s config.real "$co/.git/config"
+    refused_for "$co/.git/config line "
+    # absolute, naming the checkout's place inside
+    ln -sfn /workspace/.git/config.real "$co/.git/config"
+    refused_for "$co/.git/config.real line "
+    rm "$co/.git/config"; mv "$co/.git/config.real" "$co/.git/config"
+    # an [include]d file, relative to the including config's directory
+    git -C "$co" remote remove origin
+    git config --file "$co/.git/creds.inc" remote.origin.url "$url"
+    git -C "$co" config include.path creds.inc
+    refused_for "$co/.git/creds.inc line 2 holds a URL with a user or password in it (included from $co/.git/config line "
+    # [includeIf "gitdir:/"], nested one include deeper, an extraheader
+    git -C "$co" config --unset include.path
+    git config --file "$co/.git/hdr.inc" include.path ../extra.inc
+    git config --file "$co/extra.inc" http.extraheader "AUTHORIZATION: basic $TAG"
+    git -C "$co" config 'includeIf.gitdir:/.path' hdr.inc
+    refused_for "$co/.git/../extra.inc line 2 holds an http.extraheader"
+    # without the token the same includes run
+    git config --file "$co/extra.inc" --unset http.extraheader
+    run rr_run sh -c "git -C /workspace config --get include.path; echo ran >/out/marker"
+    assert_success
+    [ -e "$RR_TMP/out/marker" ]
+}
+
+@test "secrets: a .git/config linked to a host file outside the checkout runs: inside the link leads nowhere" {
+    local co="$RR_TMP/checkout"
+    git -C "$co" init -q
+    echo "[remote \"origin\"] url = https://x-access-token:$TAG@github.com/o/r" >"$RR_TMP/host-config"
+    chmod 0644 "$RR_TMP/host-config"
+    ln -sfn "$RR_TMP/host-config" "$co/.git/config"
+    run rr_run sh -c "$P/try read /workspace/.git/config; echo ran >/out/marker"
+    assert_success
+    assert_output_contains "ENOENT"
+    [[ "$output" != *"$TAG"* ]]
+    [ -e "$RR_TMP/out/marker" ]
+    # one whose ".." leaves the checkout is refused: revrun cannot tell
+    rm -f "$RR_TMP/out/marker"
+    ln -sfn ../../host-config "$co/.git/config"
+    run rr_run sh -c "echo ran >/out/marker"
+    assert_failure
+    assert_output_contains "$co/.git/../../host-config: a symlink or \"..\" on its path leads out of $co"
+    [ ! -e "$RR_TMP/out/marker" ]
+}
+
+@test "secrets (rootless): a token in a file .git/config includes is refused; nothing runs" {
+    local co="$RR_TMP/checkout"
+    git -C "$co" init -q
+    git config --file "$co/.git/creds.inc" remote.origin.url "https://x-access-token:$TAG@github.com/o/r"
+    git -C "$co" config include.path creds.inc
+    rootless_checkout
+    run rr_run_rootless sh -c "echo ran >/out/marker"
+    assert_failure
+    assert_output_contains "$co/.git/creds.inc line 2 holds a URL"
+    [[ "$output" != *"$TAG"* ]]
+    [ ! -e "$RR_TMP/out/marker" ]
+}
+
 @test "secrets: canary files in \$HOME and /root are unreadable and a host /tmp canary is shadowed" {
     for f in "$HOME/.$TAG-home" "/root/.$TAG-root" "/tmp/$TAG-tmp"; do
         echo "secret-$TAG" >"$f"

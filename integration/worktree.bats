@@ -123,6 +123,12 @@ $P/try read $MAIN/secret.env; ls -A $MAIN; $P/try read $MAIN/.git/HEAD"
     [ "$(result '["verdict"]')" = accept ]
     [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt b.txt " ]
     grep -qF "its main git directory is shown inside at $MAIN/.git" "$OUT/summary.txt"
+    # the agent's commit, listed from that directory's scratch, never applied
+    grep -q "on top of the checkout's HEAD" "$OUT/summary.txt"
+    grep -qxF '    agent: fix the greeting' "$OUT/summary.txt"
+    [ "$(result '["git"]["commits"]["subjects"][0]')" = "agent: fix the greeting" ]
+    grep -Eq "^the agent changed [0-9]+ files under .git \(not part of the change set\)$" \
+        "$OUT/summary.txt"
     # the host's repository is as it was; no mount is left
     [ "$(git_sum)" = "$before" ]
     [ "$(ugit -C "$MAIN" log --oneline pr | wc -l)" = 1 ]
@@ -160,6 +166,33 @@ refused_by_token() {
 @test "worktree: a token in the main repository's config refuses the review (rootless)" {
     ugit -C "$MAIN" config remote.origin.url "https://x-access-token:$TAG@github.com/o/r"
     refused_by_token user "$MAIN/.git/config"
+}
+
+@test "worktree: a token in a file the main repository's config includes, or behind a symlinked config, refuses the review (root)" {
+    local url="https://x-access-token:$TAG@github.com/o/r"
+    # [include] path, relative to C
+    ugit -C "$MAIN" config --file "$MAIN/.git/creds.inc" remote.origin.url "$url"
+    ugit -C "$MAIN" config include.path creds.inc
+    refused_by_token root "$MAIN/.git/creds.inc"
+    assert_output_contains "(included from $MAIN/.git/config line "
+    # [includeIf "gitdir:..."] in the worktree's config.worktree
+    ugit -C "$MAIN" config --unset include.path
+    printf '[includeIf "gitdir:%s/"]\n\tpath = ../../creds.inc\n' "$MAIN" \
+        >"$MAIN/.git/worktrees/pr/config.worktree"
+    refused_by_token root "$MAIN/.git/worktrees/pr/../../creds.inc"
+    rm "$MAIN/.git/worktrees/pr/config.worktree"
+    # C/config a symlink to a file in C, absolute as C's place inside
+    mv "$MAIN/.git/config" "$MAIN/.git/config.real"
+    ugit -C "$MAIN" config --file "$MAIN/.git/config.real" remote.origin.url "$url"
+    ln -s "$MAIN/.git/config.real" "$MAIN/.git/config"
+    refused_by_token root "$MAIN/.git/config.real"
+    assert_output_contains "(linked from $MAIN/.git/config)"
+}
+
+@test "worktree: a token in a file the main repository's config includes refuses the review (rootless)" {
+    ugit -C "$MAIN" config --file "$MAIN/.git/creds.inc" http.extraheader "AUTHORIZATION: basic $TAG"
+    ugit -C "$MAIN" config include.path creds.inc
+    refused_by_token user "$MAIN/.git/creds.inc"
 }
 
 # Not followed: the review runs as before, git inside fails, and one line
@@ -210,4 +243,34 @@ not_followed() {
     [ "$status" -eq 2 ]
     [ "$(result '["verdict"]')" = refuse ]
     grep -q '\.git' "$OUT/summary.txt"
+}
+
+# A gitfile naming its git directory relative to the checkout (as
+# `git worktree add --relative-paths` writes it): inside, git resolves it
+# from the checkout's place (/workspace), so C is shown where that leads
+# (/main/.git, in the container's own root, writable there by Landlock).
+relative_gitfile() {
+    local name=$1
+    if [ "$name" != main ]; then
+        mv "$MAIN" "$RR_TMP/repos/$name"
+        MAIN="$RR_TMP/repos/$name"
+    fi
+    printf 'gitdir: ../%s/.git/worktrees/pr\n' "$name" >"$CO/.git"
+    chown -h "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
+}
+
+@test "worktree: a gitfile with a relative path: git works inside, C shown where it leads (rootless)" {
+    relative_gitfile main
+    review user "$AGENT_ID
+git status && echo more >> a.txt && git add -A && git commit -qm 'agent: relative' && git log --oneline && echo end"
+    assert_success
+    assert_output_contains "end"
+    assert_output_contains "agent: relative"
+    grep -qF "its main git directory is shown inside at /main/.git" "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "worktree: a git directory that would lie where revrun builds the container (/etc) is not shown, and why" {
+    relative_gitfile etc
+    not_followed root "it would lie in /etc, which revrun builds itself"
 }

@@ -648,6 +648,35 @@ git commit -qm 'agent: off the head'; git gc -q --prune=now; $NO_LOOSE"
     grep -q "its HEAD is not on top of the checkout's" "$OUT/summary.txt"
 }
 
+# A checkout that fetched or repacked often holds more packs than revrun
+# opens (WB_PACKS_MAX): a commit none of the opened ones holds may still be
+# the checkout's, once the agent's git gc has repacked the whole history.
+# The walk then stops and says so rather than list the checkout's work as
+# the agent's.
+@test "git: with more checkout packs than revrun opens, no checkout commit is listed as the agent's" {
+    local i last target o
+    for i in $(seq 40); do
+        printf '%s\n' "$i" >>"$CO/a.txt"
+        chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/a.txt"
+        ugit -C "$CO" commit -qam "checkout: commit $i"
+        ugit -C "$CO" repack -q
+    done
+    ugit -C "$CO" prune-packed
+    [ "$(find "$CO/.git/objects/pack" -name '*.pack' | wc -l)" -gt 32 ]
+    # a commit in the last index by name (past those opened)
+    last=$(LC_ALL=C ls "$CO/.git/objects/pack/" | grep '\.idx$' | tail -1)
+    for o in $(ugit -C "$CO" show-index <"$CO/.git/objects/pack/$last" | awk '{print $2}'); do
+        [ "$(ugit -C "$CO" cat-file -t "$o")" = commit ] && target=$o && break
+    done
+    [ -n "$target" ]
+    review root "set -e; $AGENT_ID; git reset -q --hard $target; printf 'z\n' > z.txt
+git add z.txt; git commit -qm 'agent: the only one'; git gc -q --prune=now; $NO_LOOSE"
+    assert_success
+    ! grep -q '^    checkout: commit' "$OUT/summary.txt"
+    [ "$(result '["git"]["commits"]["packed"]')" = True ]
+    grep -qF "so a packed commit could be the checkout's own" "$OUT/summary.txt"
+}
+
 @test "git: sweep removes the shadow a crashed vet left, never a live one or another user's" {
     export TMPDIR="$RR_TMP/tmp"
     mkdir -p "$TMPDIR" "$RR_TMP/upper"

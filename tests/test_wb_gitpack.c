@@ -470,6 +470,14 @@ TEST(a_walk_has_a_budget)
         reads++;
     CHECK(reads == WB_PACK_ENTRIES_MAX / (WB_PACK_DEPTH_MAX + 1));
     CHECK(why != NULL && strstr(why, "more pack entries") != NULL);
+
+    /* index lookups: an id no pack holds, asked again and again */
+    CHECK(one_open(&o, &pb, &idx) == NULL);
+    reads = 0;
+    while (reads < 100000 && get(&o.s, 999, WB_COMMIT_MAX, NULL, &why) == 0 && why == NULL)
+        reads++;
+    CHECK(reads == WB_PACK_LOOKUPS_MAX);
+    CHECK(why != NULL && strstr(why, "index lookups") != NULL);
     packb_free(&pb);
     free(idx.b);
 }

@@ -28,8 +28,8 @@
 #include "writeback/format.h"
 
 #define WB_GITIGNORE_MAX (1u << 20)      /* bytes of one ignore file */
-#define WB_GITIGNORE_TOTAL (16u << 20)   /* bytes of all of them */
-#define WB_GITIGNORE_FILES 10000u        /* ignore files read */
+#define WB_GITIGNORE_TOTAL (16u << 20)   /* bytes of all of them, per set */
+#define WB_GITIGNORE_FILES 10000u        /* ignore files read, per set */
 #define WB_GIT_INDEX_MAX (256ull << 20)  /* bytes of an index */
 
 struct wb_git;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/gitwt.h"
 #include "writeback/fsutil.h"
 #include "writeback/git2.h"
 #include "writeback/gitfile.h"
@@ -151,6 +153,7 @@ struct gitdirs {
     int upper; /* the upper's .git, or -1 (also -1 when reading the checkout alone) */
     int lower; /* the checkout's .git */
     enum wb_format fmt;
+    const char *head; /* "HEAD", or a worktree's "worktrees/NAME/HEAD" (refs are common) */
 };
 
 /* The merged file .git/path (path checked by the caller: components git
@@ -205,7 +208,7 @@ static void trim(char *s, size_t *len)
  * there is none to be had (unborn, malformed, packed beyond the cap). */
 static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *err)
 {
-    _cleanup_free_ char *name = strdup("HEAD");
+    _cleanup_free_ char *name = strdup(d->head);
 
     for (int hop = 0; hop < 5 && name != NULL; hop++) {
         _cleanup_free_ char *buf = NULL;
@@ -215,7 +218,7 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
             return err->errnum == E2BIG ? 0 : -1;
         if (r == 0) {
             _cleanup_free_ char *packed = NULL;
-            if (strcmp(name, "HEAD") == 0 ||
+            if (strcmp(name, d->head) == 0 ||
                 (r = read_git_file(d, "packed-refs", WB_PACKED_REFS_MAX, &packed, &len, err)) < 0)
                 return r < 0 && err->errnum != E2BIG ? -1 : 0;
             return r == 1 ? wb_git_packed_ref(packed, len, name, hex) : 0;
@@ -259,6 +262,13 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
             gi->commits_off_base = true; /* the agent's HEAD left the checkout's */
             return 0;
         }
+        if (!wb_gitobj_checkout_lacks(rd, hex)) {
+            gi->commits_packed = true;
+            snprintf(gi->packed_why, sizeof(gi->packed_why),
+                     "the checkout has packs revrun did not open (%s), so a packed commit could "
+                     "be the checkout's own", rd->lpacks->skipped);
+            return 0;
+        }
         if ((r = wb_gitobj_commit(rd, hex, &c, gi, err)) <= 0)
             return r;
         s = rd->g2->git_commit_summary(c);
@@ -274,13 +284,13 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
     }
 }
 
-int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
-                   struct rr_error *err)
+/* The agent's commits from the merged head down to the checkout's: lg and
+ * ug the git directories (the checkout's, the upper's copy of it). */
+static int commits_in(int lg, int ug, const char *headpath, enum wb_format fmt,
+                      struct wb_gitinfo *gi, struct rr_error *err)
 {
-    _cleanup_close_ int lg = wb_openat_beneath(lower_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
-    _cleanup_close_ int ug = wb_openat_beneath(upper_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
-    struct gitdirs checkout = {.upper = -1, .lower = lg, .fmt = fmt};
-    struct gitdirs merged = {.upper = ug, .lower = lg, .fmt = fmt};
+    struct gitdirs checkout = {.upper = -1, .lower = lg, .fmt = fmt, .head = headpath};
+    struct gitdirs merged = {.upper = ug, .lower = lg, .fmt = fmt, .head = headpath};
     struct wb_gitobj rd;
     char base[41], head[41];
     int r;
@@ -297,4 +307,36 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
     r = walk(&rd, head, base, gi, err);
     wb_gitobj_close(&rd);
     return r;
+}
+
+int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
+                   struct rr_error *err)
+{
+    _cleanup_close_ int lg = wb_openat_beneath(lower_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
+    _cleanup_close_ int ug = wb_openat_beneath(upper_fd, ".git", O_RDONLY | O_DIRECTORY, 0);
+
+    return commits_in(lg, ug, "HEAD", fmt, gi, err);
+}
+
+int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
+                        struct rr_error *err)
+{
+    struct rr_gitwt w;
+    char why[512], head[NAME_MAX + 32];
+    _cleanup_close_ int cd = -1, ud = -1;
+    int k = rr_gitwt_open(lower_fd, &w, why, sizeof(why), err);
+
+    if (k <= 0)
+        return k; /* not followed: C was not shown either (the profile asks the same) */
+    cd = openat(w.common_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    snprintf(head, sizeof(head), "worktrees/%s/HEAD", w.name);
+    rr_gitwt_close(&w);
+    if (cd < 0)
+        return rr_fail(err, errno, "the worktree's git directory");
+    if ((ud = openat(git_upper_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return rr_fail(err, errno, "the worktree's git directory: its upper");
+    if (wb_git_count(ud, WB_SCRATCH_CAP, &gi->scratch, &gi->scratch_more, err) < 0)
+        return -1;
+    /* C's view is always kernel overlayfs (the profile shows it only so) */
+    return commits_in(cd, ud, head, WB_FORMAT_OVERLAY_USERXATTR, gi, err);
 }

@@ -37,6 +37,15 @@ int wb_git_scratch(int upper_fd, struct wb_gitinfo *gi, struct rr_error *err);
 int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_gitinfo *gi,
                    struct rr_error *err);
 
+/* A worktree checkout (lower_fd, its .git a gitfile) whose main git
+ * directory C was shown inside: git_upper_fd is that view's upper (the
+ * agent's index, objects, refs). Its entries counted into gi->scratch, and
+ * the agent's commits from its worktree's HEAD (C/worktrees/NAME/HEAD, refs
+ * in C) down to the checkout's, as wb_git_commits. C is found again by
+ * common/gitwt.h: not followed, nothing is read. */
+int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
+                        struct rr_error *err);
+
 /* A ref name git could have written, checked strictly (refs/..., no "..",
  * no component starting with a dot or ending in ".lock"). Pure. */
 bool wb_git_refname_ok(const char *name);

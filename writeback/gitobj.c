@@ -174,3 +174,15 @@ int wb_gitobj_checkout_has(struct wb_gitobj *rd, const char *hex, bool *has,
         *has = wb_packidx_find(&rd->lpacks->p[i].ix, id.id, &off, &why) == 1;
     return 0;
 }
+
+bool wb_gitobj_checkout_lacks(const struct wb_gitobj *rd, const char *hex)
+{
+    char path[64];
+    _cleanup_close_ int fd = -1;
+
+    if (rd->lpacks == NULL || rd->lpacks->skipped[0] == '\0')
+        return true;
+    snprintf(path, sizeof(path), "objects/%.2s/%s", hex, hex + 2);
+    fd = wb_openat_beneath(rd->upper_git, path, O_PATH, 0);
+    return fd >= 0;
+}

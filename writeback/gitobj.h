@@ -40,4 +40,11 @@ int wb_gitobj_commit(struct wb_gitobj *o, const char *hex, git_commit **c, struc
  * pack indexes)? */
 int wb_gitobj_checkout_has(struct wb_gitobj *o, const char *hex, bool *has, struct rr_error *err);
 
+/* After wb_gitobj_checkout_has said no: is that proof that the checkout
+ * does not hold hex? Not when some of its packs were left out (more than
+ * WB_PACKS_MAX, or one unreadable) and hex is not loose in the upper: once
+ * git gc repacks the whole history into the agent's pack, a checkout
+ * commit in a pack revrun did not open would read as the agent's. */
+bool wb_gitobj_checkout_lacks(const struct wb_gitobj *o, const char *hex);
+
 #endif

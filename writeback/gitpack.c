@@ -122,12 +122,18 @@ static const char *read_header(struct wb_packset *s, size_t pi, uint64_t off, st
 }
 
 /* id in the set, pack first first: 1, 0 (in none), -1 and *why. */
-static int locate(const struct wb_packset *s, const unsigned char id[WB_OID_LEN], size_t first,
+static int locate(struct wb_packset *s, const unsigned char id[WB_OID_LEN], size_t first,
                   size_t *pi, uint64_t *off, const char **why)
 {
     for (size_t k = 0; k < s->n; k++) {
         size_t i = (first + k) % s->n;
-        int r = wb_packidx_find(&s->p[i].ix, id, off, why);
+        int r;
+        if (s->lookups == WB_PACK_LOOKUPS_MAX) {
+            *why = "more pack index lookups than one walk makes (8192)";
+            return -1;
+        }
+        s->lookups++;
+        r = wb_packidx_find(&s->p[i].ix, id, off, why);
         if (r != 0) {
             *pi = i;
             return r;

@@ -13,8 +13,8 @@
  *   first) is followed with an explicit stack of WB_PACK_DEPTH_MAX links,
  *   headers first, then applied from the base up: no recursion, and a
  *   cycle of REF_DELTA bases ends at the depth cap;
- * - a set carries a budget across one walk: entry headers read, bytes read
- *   and inflated.
+ * - a set carries a budget across one walk: index lookups, entry headers
+ *   read, bytes read and inflated.
  * What fails a bound is "not read", with the reason; never a crash. Pure
  * over spans: the files are opened elsewhere (gitpackdir.h). */
 #ifndef REVRUN_WB_GITPACK_H
@@ -31,6 +31,7 @@
 #define WB_PACK_OBJ_MAX (1u << 20)      /* bytes of a delta or of a base, inflated */
 #define WB_PACK_BUDGET (64ull << 20)    /* bytes read and inflated in one walk */
 #define WB_PACK_ENTRIES_MAX 4096u       /* entry headers read in one walk */
+#define WB_PACK_LOOKUPS_MAX 8192u       /* index lookups (<= 32 reads each) in one walk */
 
 enum wb_obj_type { WB_OBJ_COMMIT = 1, WB_OBJ_TREE = 2, WB_OBJ_BLOB = 3, WB_OBJ_TAG = 4 };
 
@@ -44,6 +45,7 @@ struct wb_packset {
     size_t n;
     uint64_t spent;   /* bytes read and inflated so far */
     unsigned entries; /* entry headers read so far */
+    unsigned lookups; /* index lookups made so far */
 };
 
 /* NULL when pack agrees with its index; else why not. */

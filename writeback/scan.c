@@ -740,8 +740,11 @@ static int git_after(struct scanner *sc)
     struct wb_gitinfo *gi = &sc->out->cs.git;
 
     snprintf(gi->problem, sizeof(gi->problem), "%s", wb_git_problem(sc->git));
+    if (sc->gitfile && sc->in->has_git_upper &&
+        wb_git_worktree_log(sc->out->lower_fd, sc->in->git_upper_fd, gi, sc->err) < 0)
+        return rr_wrap(sc->err, "the agent's writes to the worktree's git directory");
     if (sc->gitfile)
-        return 0; /* no .git directory of the agent's to look into */
+        return 0; /* no .git directory of the agent's in the upper */
     if (wb_git_scratch(sc->out->upper_fd, gi, sc->err) < 0 ||
         wb_git_commits(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, gi, sc->err) < 0)
         return rr_wrap(sc->err, "the agent's .git");

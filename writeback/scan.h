@@ -33,6 +33,11 @@ struct wb_scan_input {
     enum wb_format format;
     const struct rr_writeback_policy *pol;
     const struct wb_deny *deny; /* NULL: no canary */
+    /* a worktree checkout whose main git directory was shown inside: that
+     * view's upper, read only to count the agent's churn and list its
+     * commits (wb_git_worktree_log), never part of the change set */
+    bool has_git_upper;
+    int git_upper_fd;
 };
 
 enum wb_upper_kind { WB_U_DIR, WB_U_FILE, WB_U_SYMLINK, WB_U_WHITEOUT };

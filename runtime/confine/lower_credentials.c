@@ -5,10 +5,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -164,33 +168,427 @@ bool git_config_has_credential(const char *text, size_t len, unsigned *line, con
     return found;
 }
 
-struct scan {
-    const char *lower;
-    char path[4096]; /* relative to the lower, for the message */
-    unsigned dirs;
+/* The section name of a header, lowercase, up to a space, quote, dot or
+ * "]": "include" for [include], "includeif" for [includeIf "gitdir:x"]. */
+static void section_base(const char *p, const char *end, char *out, size_t cap)
+{
+    size_t o = 0;
+
+    while (p < end && (isalnum((unsigned char)*p) || *p == '-') && o + 1 < cap)
+        out[o++] = (char)tolower((unsigned char)*p++);
+    out[o] = '\0';
+}
+
+int git_config_next_include(const char *text, size_t len, struct git_include_cursor *cur,
+                            unsigned *line, char *out, size_t cap)
+{
+    const char *p = text + cur->pos, *end = text + len;
+
+    if (cur->line == 0)
+        cur->line = 1;
+    while (p < end) {
+        char key[16];
+        size_t k = 0, o = 0, spaces = 0;
+        bool quote = false, over = false;
+        unsigned key_line;
+
+        if (*p == '\n') {
+            cur->line++;
+            p++;
+            continue;
+        }
+        if (isspace((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        if (*p == '#' || *p == ';') {
+            while (p < end && *p != '\n')
+                p++;
+            continue;
+        }
+        if (*p == '[') {
+            const char *close = p;
+            char base[16];
+            while (close < end && *close != ']' && *close != '\n')
+                close++;
+            if (close >= end || *close != ']') { /* git refuses the file; so is the line */
+                p = close;
+                continue;
+            }
+            section_base(p + 1, close, base, sizeof(base));
+            cur->in_include = strcmp(base, "include") == 0 || strcmp(base, "includeif") == 0;
+            p = close + 1; /* a key may follow on the header's line */
+            continue;
+        }
+        if (!isalpha((unsigned char)*p)) {
+            while (p < end && *p != '\n')
+                p++;
+            continue;
+        }
+        key_line = cur->line;
+        while (p < end && (isalnum((unsigned char)*p) || *p == '-')) {
+            if (k + 1 < sizeof(key))
+                key[k++] = (char)tolower((unsigned char)*p);
+            p++;
+        }
+        key[k] = '\0';
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p >= end || *p != '=')
+            continue; /* a bare key (true), or not one: the rest of the line is skipped above */
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        /* the value as git's parse_value makes it */
+        while (p < end) {
+            char c = *p;
+            if (c == '\n' && !quote)
+                break;
+            p++;
+            if (c == '\n') /* a newline inside quotes: git refuses the file */
+                break;
+            if (c == '\\' && p < end) {
+                c = *p++;
+                if (c == '\n') {
+                    cur->line++;
+                    continue;
+                }
+                c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
+            } else if (c == '"') {
+                quote = !quote;
+                continue;
+            } else if ((c == ';' || c == '#') && !quote) {
+                while (p < end && *p != '\n')
+                    p++;
+                break;
+            } else if (isspace((unsigned char)c) && !quote) {
+                if (o > 0)
+                    spaces++;
+                continue;
+            }
+            for (; spaces > 0; spaces--)
+                if (o + 1 < cap)
+                    out[o++] = ' ';
+                else
+                    over = true;
+            if (o + 1 < cap)
+                out[o++] = c;
+            else
+                over = true;
+        }
+        out[o] = '\0';
+        if (cur->in_include && strcmp(key, "path") == 0) {
+            cur->pos = (size_t)(p - text);
+            *line = key_line;
+            return over ? -1 : 1;
+        }
+    }
+    cur->pos = len;
+    return 0;
+}
+
+/* git's own include depth limit (config.c MAX_INCLUDE_DEPTH): past it git
+ * stops with an error, and so does this check (fail closed). */
+#define INCLUDE_DEPTH 10
+/* included files checked for one configuration, every one counted once */
+#define INCLUDE_FILES 64
+
+/* A tree the agent sees: its dir fd on the host, the host path (for the
+ * messages) and its place inside. */
+struct root {
+    int fd;
+    const char *host;
+    const char *inside; /* NULL: not known, nothing is mapped into it */
 };
 
-static int check_file(struct scan *s, int dirfd, const char *name, struct rr_error *err)
-{
-    _cleanup_free_ char *text = NULL;
-    struct rr_error why;
-    const char *what;
-    unsigned line;
-    size_t len;
+/* One file to read: roots[root]/path, reached through an include of
+ * work[from] at line `line` (from < 0: a configuration git reads itself). */
+struct item {
+    char path[PATH_MAX];
+    unsigned root, depth, line;
+    int from;
+    dev_t dev;
+    ino_t ino;
+};
 
-    if (rr_read_file(dirfd, name, CONFIG_MAX, &text, &len, &why) < 0) {
-        if (why.errnum == ENOENT || why.errnum == ELOOP || why.errnum == EINVAL)
-            return 0; /* none, a symlink, not a regular file */
-        return rr_fail(err, why.errnum, "revrun.lower: %s/%s%s%s (%s)", s->lower, s->path,
-                       s->path[0] ? "/" : "", name, why.msg);
+struct scan {
+    const char *lower;
+    char path[4096]; /* relative to roots[0], for the message */
+    unsigned dirs;
+    struct root roots[2];
+    unsigned n_roots;
+    const char *home; /* the agent's HOME inside, or NULL */
+    struct item *work; /* INCLUDE_FILES + 1 of them, reused per configuration */
+};
+
+/* roots[r]/path, as the messages show it */
+static const char *shown(const struct scan *s, const struct item *it, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s", s->roots[it->root].host, it->path[0] ? "/" : "", it->path);
+    return buf;
+}
+
+/* openat2 beneath the root: a symlink (or "..") is followed while it stays
+ * in the tree, EXDEV when it leads out; magic links never. */
+static int open_beneath(int rootfd, const char *path)
+{
+    struct open_how how = {
+        .flags = O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    };
+    int fd;
+
+    do
+        fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+    while (fd < 0 && errno == EAGAIN);
+    return fd;
+}
+
+/* Read a regular file from fd, at most CONFIG_MAX bytes. 0, 1 when it is no
+ * regular file (a FIFO or a device holds no configuration git keeps), or -1
+ * with errno. */
+static int read_config(int fd, struct stat *st, char **out, size_t *len)
+{
+    _cleanup_free_ char *buf = NULL;
+    size_t used = 0;
+
+    if (fstat(fd, st) < 0)
+        return -1;
+    if (!S_ISREG(st->st_mode))
+        return 1;
+    if ((buf = malloc(CONFIG_MAX + 1)) == NULL)
+        return -1;
+    for (;;) {
+        ssize_t n = read(fd, buf + used, CONFIG_MAX + 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        used += (size_t)n;
+        if (used > CONFIG_MAX)
+            return errno = EFBIG, -1;
     }
-    if (!git_config_has_credential(text, len, &line, &what))
+    buf[used] = '\0';
+    *out = rr_steal_ptr(&buf);
+    *len = used;
+    return 0;
+}
+
+/* Queue roots[root]/path, reached from work[from] (through an include at
+ * `line`, or, line 0, a symlink), `depth` includes deep. */
+static int queue(struct scan *s, unsigned *n, unsigned from, unsigned root, const char *dir,
+                 const char *path, unsigned depth, unsigned line, struct rr_error *err)
+{
+    char buf[PATH_MAX + 64];
+    struct item *it;
+
+    if (*n > INCLUDE_FILES)
+        return rr_fail(err, E2BIG, "revrun.lower: %s leads to more than %u included or linked "
+                       "files to check for a credential (includes and symlinks counted)",
+                       shown(s, &s->work[0], buf, sizeof(buf)), INCLUDE_FILES);
+    it = &s->work[*n];
+    memset(it, 0, sizeof(*it));
+    if ((size_t)snprintf(it->path, sizeof(it->path), "%s%s%s", dir, dir[0] ? "/" : "", path) >=
+        sizeof(it->path))
+        return 0; /* longer than a path: git cannot open it either */
+    it->root = root;
+    it->depth = depth;
+    it->line = line;
+    it->from = (int)from;
+    (*n)++;
+    return 0;
+}
+
+/* An absolute path inside (an include's, or a symlink's target): in a tree
+ * the agent sees, queued there; outside them nothing (0): what lies there
+ * inside is the container's own tree (its root and the mounts its config
+ * names, which the agent reads with or without this path), never the host
+ * file of that name. With ".." revrun cannot tell where it leads: refused. */
+static int queue_absolute(struct scan *s, unsigned *n, unsigned from, char *abs, unsigned depth,
+                          unsigned line, struct rr_error *err)
+{
+    char buf[PATH_MAX + 64], *o = abs;
+
+    /* repeated slashes and "." components go; ".." stays for openat2 */
+    for (const char *p = abs; *p != '\0';) {
+        if (*p == '/' && (p[1] == '/' || (p[1] == '.' && (p[2] == '/' || p[2] == '\0')))) {
+            p += p[1] == '/' ? 1 : 2;
+            continue;
+        }
+        *o++ = *p++;
+    }
+    *o = '\0';
+    for (unsigned r = 0; r < s->n_roots; r++) {
+        const char *in = s->roots[r].inside;
+        size_t k = in ? strlen(in) : 0;
+        while (k > 1 && in[k - 1] == '/')
+            k--;
+        if (in == NULL || strncmp(abs, in, k) != 0 || (abs[k] != '\0' && abs[k] != '/'))
+            continue;
+        return queue(s, n, from, r, "", abs[k] == '/' ? abs + k + 1 : abs + k, depth, line, err);
+    }
+    for (const char *p = strstr(abs, "/.."); p != NULL; p = strstr(p + 1, "/.."))
+        if (p[3] == '/' || p[3] == '\0')
+            return rr_fail(err, EACCES, "revrun.lower: %s%s leads to %s, whose \"..\" revrun "
+                           "cannot tell leads outside what the agent sees; name it without \"..\"",
+                           shown(s, &s->work[from], buf, sizeof(buf)),
+                           line ? " (an include)" : "", abs);
+    return 0;
+}
+
+/* Where an include's value leads, as git inside resolves it: relative to
+ * the including file's directory (beneath the same tree: ".." or a symlink
+ * leading out of it is judged when it is opened), "~/" in the agent's HOME,
+ * an absolute path as it is (queue_absolute). */
+static int queue_include(struct scan *s, unsigned *n, unsigned at, const char *v, unsigned line,
+                         struct rr_error *err)
+{
+    const struct item *cur = &s->work[at];
+    char abs[PATH_MAX];
+    const char *slash;
+
+    if (v[0] == '\0' || strncmp(v, "%(prefix)/", 10) == 0)
+        return 0; /* git's own install, in the container */
+    if (v[0] != '/' && v[0] != '~') {
+        slash = strrchr(cur->path, '/');
+        snprintf(abs, sizeof(abs), "%.*s", slash ? (int)(slash - cur->path) : 0, cur->path);
+        return queue(s, n, at, cur->root, abs, v, cur->depth + 1, line, err);
+    }
+    if (v[0] == '~') {
+        if (v[1] != '/' || s->home == NULL)
+            return 0; /* ~user/, or no HOME inside: a home outside the checkout */
+        if ((size_t)snprintf(abs, sizeof(abs), "%s%s", s->home, v + 1) >= sizeof(abs))
+            return 0;
+    } else if ((size_t)snprintf(abs, sizeof(abs), "%s", v) >= sizeof(abs)) {
         return 0;
+    }
+    return queue_absolute(s, n, at, abs, cur->depth + 1, line, err);
+}
+
+/* work[at] leads out of its tree (EXDEV from openat2). Its directory must
+ * not (else refused); its last component is then a symlink, followed as
+ * git inside would: a relative target beneath the same directory (queued:
+ * leaving the tree is refused when it is opened), an absolute one by
+ * queue_absolute. Symlink chains count against INCLUDE_FILES. */
+static int follow_out(struct scan *s, unsigned *n, unsigned at, struct rr_error *err)
+{
+    struct item *it = &s->work[at];
+    struct open_how how = {
+        .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    };
+    char dir[PATH_MAX], target[PATH_MAX], buf[PATH_MAX + 64];
+    const char *slash = strrchr(it->path, '/'), *base = slash ? slash + 1 : it->path;
+    _cleanup_close_ int dfd = -1;
+    ssize_t len;
+
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - it->path) : 0, it->path);
+    do
+        dfd = (int)syscall(SYS_openat2, s->roots[it->root].fd, dir[0] ? dir : ".", &how,
+                           sizeof(how));
+    while (dfd < 0 && errno == EAGAIN);
+    if (dfd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    if (dfd < 0 && errno != EXDEV)
+        return rr_fail(err, errno, "revrun.lower: %s", shown(s, it, buf, sizeof(buf)));
+    if (dfd < 0 || (len = readlinkat(dfd, base, target, sizeof(target) - 1)) < 0 ||
+        (size_t)len >= sizeof(target) - 1)
+        return rr_fail(err, EACCES, "revrun.lower: %s: a symlink or \"..\" on its path leads out "
+                       "of %s, which revrun does not follow to check it for a credential; make "
+                       "it a regular file inside", shown(s, it, buf, sizeof(buf)),
+                       s->roots[it->root].host);
+    target[len] = '\0';
+    if (target[0] == '/')
+        return queue_absolute(s, n, at, target, it->depth, 0, err);
+    return queue(s, n, at, it->root, dir, target, it->depth, 0, err);
+}
+
+/* The refusal for a credential at work[at] line `line`, with the includes
+ * that led there. */
+static int refuse_credential(struct scan *s, unsigned at, unsigned line, const char *what,
+                             struct rr_error *err)
+{
+    char file[PATH_MAX + 64], via[1024] = "", b[PATH_MAX + 64];
+    size_t o = 0;
+
+    shown(s, &s->work[at], file, sizeof(file));
+    for (int i = (int)at; s->work[i].from >= 0 && o < sizeof(via); i = s->work[i].from) {
+        const struct item *up = &s->work[s->work[i].from];
+        int k = s->work[i].line ? snprintf(via + o, sizeof(via) - o, " (included from %s line %u)",
+                                           shown(s, up, b, sizeof(b)), s->work[i].line)
+                                : snprintf(via + o, sizeof(via) - o, " (linked from %s)",
+                                           shown(s, up, b, sizeof(b)));
+        o = k < 0 ? sizeof(via) : o + (size_t)k;
+    }
     return rr_fail(err, EACCES,
-                   "revrun.lower: %s/%s%s%s line %u holds %s, which the agent could read; check "
+                   "revrun.lower: %s line %u holds %s%s, which the agent could read; check "
                    "out without persisting credentials (actions/checkout: persist-credentials: "
                    "false) or remove it (git config --unset-all KEY)",
-                   s->lower, s->path, s->path[0] ? "/" : "", name, line, what);
+                   file, line, what, via);
+}
+
+/* One configuration file git reads (roots[0]/s->path/name), and every file
+ * it includes, through an explicit worklist: each file read once (a cycle
+ * ends), INCLUDE_DEPTH deep and INCLUDE_FILES many at most. */
+static int check_file(struct scan *s, int dirfd, const char *name, struct rr_error *err)
+{
+    char buf[PATH_MAX + 64];
+    unsigned n = 1;
+
+    (void)dirfd; /* opened again beneath the root, so that a symlink is judged there */
+    memset(&s->work[0], 0, sizeof(s->work[0]));
+    s->work[0].from = -1;
+    if ((size_t)snprintf(s->work[0].path, sizeof(s->work[0].path), "%s%s%s", s->path,
+                         s->path[0] ? "/" : "", name) >= sizeof(s->work[0].path))
+        return rr_fail(err, ENAMETOOLONG, "revrun.lower: %s/%s", s->lower, s->path);
+    for (unsigned at = 0; at < n; at++) {
+        struct item *it = &s->work[at];
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
+        struct git_include_cursor cur = {0};
+        size_t len;
+        const char *what;
+        char value[PATH_MAX];
+        unsigned line;
+        struct stat st;
+        bool seen = false;
+        int k;
+
+        fd = open_beneath(s->roots[it->root].fd, it->path[0] ? it->path : ".");
+        if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+            continue; /* none: git skips a missing include too */
+        if (fd < 0 && errno == EXDEV) {
+            if (follow_out(s, &n, at, err) < 0)
+                return -1;
+            continue;
+        }
+        if (fd < 0)
+            return rr_fail(err, errno, "revrun.lower: %s", shown(s, it, buf, sizeof(buf)));
+        k = read_config(fd, &st, &text, &len);
+        if (k < 0)
+            return rr_fail(err, errno, "revrun.lower: %s", shown(s, it, buf, sizeof(buf)));
+        if (k > 0)
+            continue; /* not a regular file */
+        it->dev = st.st_dev;
+        it->ino = st.st_ino;
+        for (unsigned j = 0; j < at && !seen; j++)
+            seen = s->work[j].dev == st.st_dev && s->work[j].ino == st.st_ino;
+        if (seen)
+            continue; /* read already (an include cycle, or two names of one file) */
+        if (it->depth > INCLUDE_DEPTH)
+            return rr_fail(err, ELOOP, "revrun.lower: %s line %u: includes nest deeper than %u "
+                           "(git's own limit), not checked further for a credential",
+                           shown(s, &s->work[it->from], buf, sizeof(buf)), it->line,
+                           INCLUDE_DEPTH);
+        if (git_config_has_credential(text, len, &line, &what))
+            return refuse_credential(s, at, line, what, err);
+        while ((k = git_config_next_include(text, len, &cur, &line, value, sizeof(value))) != 0)
+            if (k > 0 && queue_include(s, &n, at, value, line, err) < 0)
+                return -1;
+    }
+    return 0;
 }
 
 /* config and config.worktree of one git directory */
@@ -253,11 +651,33 @@ static int check_modules(struct scan *s, int dirfd, unsigned depth, struct rr_er
     return r;
 }
 
-int lower_refuse_credentials(const char *lower, struct rr_error *err)
+/* A scan over roots[0] (and roots[1], where an absolute include may lead),
+ * with its worklist. */
+static int scan_begin(struct scan *s, const char *lower, const struct lower_view *v,
+                      struct rr_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    s->lower = lower;
+    s->home = v != NULL ? v->home : NULL;
+    s->roots[0].fd = s->roots[1].fd = -1;
+    s->work = calloc(INCLUDE_FILES + 1, sizeof(*s->work));
+    if (s->work == NULL)
+        return rr_fail(err, ENOMEM, "revrun.lower: %s", lower);
+    return 0;
+}
+
+static void scan_end(struct scan *s)
+{
+    free(s->work);
+    s->work = NULL;
+}
+
+int lower_refuse_credentials(const char *lower, const struct lower_view *v, struct rr_error *err)
 {
     _cleanup_close_ int root = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     _cleanup_close_ int git = -1, modules = -1;
-    struct scan s = {.lower = lower, .path = ".git"};
+    struct scan s;
+    int r;
 
     if (root < 0)
         return rr_fail(err, errno, "revrun.lower: %s", lower);
@@ -268,15 +688,25 @@ int lower_refuse_credentials(const char *lower, struct rr_error *err)
         return errno == ENOENT || errno == ENOTDIR
                    ? 0 /* no repository here, or .git is a file (a worktree's pointer) */
                    : rr_fail(err, errno, "revrun.lower: %s/.git", lower);
-    if (check_gitdir(&s, git, err) < 0)
+    if (scan_begin(&s, lower, v, err) < 0)
         return -1;
-    modules = openat(git, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (modules < 0)
-        return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
-                   ? 0
-                   : rr_fail(err, errno, "revrun.lower: %s/.git/modules", lower);
-    snprintf(s.path, sizeof(s.path), ".git/modules");
-    return check_modules(&s, modules, 0, err);
+    s.roots[0] = (struct root){root, lower, v != NULL ? v->checkout_inside : NULL};
+    s.n_roots = 1;
+    snprintf(s.path, sizeof(s.path), ".git");
+    r = check_gitdir(&s, git, err);
+    if (r == 0) {
+        modules = openat(git, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (modules < 0)
+            r = errno == ENOENT || errno == ENOTDIR || errno == ELOOP
+                    ? 0
+                    : rr_fail(err, errno, "revrun.lower: %s/.git/modules", lower);
+        else {
+            snprintf(s.path, sizeof(s.path), ".git/modules");
+            r = check_modules(&s, modules, 0, err);
+        }
+    }
+    scan_end(&s);
+    return r;
 }
 
 /* dirfd/modules, when there: every submodule's configs below it. */
@@ -336,14 +766,29 @@ static int check_worktrees(struct scan *s, int common, struct rr_error *err)
     return r;
 }
 
-int lower_refuse_git_common(const char *common_path, int common_fd, struct rr_error *err)
+int lower_refuse_git_common(const char *common_path, int common_fd, const char *lower,
+                            const struct lower_view *v, struct rr_error *err)
 {
     _cleanup_close_ int c = openat(common_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    struct scan s = {.lower = common_path, .path = ""};
+    _cleanup_close_ int l = -1;
+    struct scan s;
+    int r;
 
     if (c < 0)
         return rr_fail(err, errno, "revrun.lower: %s", common_path);
-    if (check_gitdir(&s, c, err) < 0 || check_modules_of(&s, c, err) < 0)
+    if (scan_begin(&s, common_path, v, err) < 0)
         return -1;
-    return check_worktrees(&s, c, err);
+    s.roots[0] = (struct root){c, common_path, v != NULL ? v->common_inside : NULL};
+    s.n_roots = 1;
+    /* an absolute include in C may name a file of the checkout inside */
+    if (lower != NULL && (l = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+        s.roots[s.n_roots++] = (struct root){l, lower, v != NULL ? v->checkout_inside : NULL};
+    else if (lower != NULL)
+        r = rr_fail(err, errno, "revrun.lower: %s", lower);
+    if (lower == NULL || l >= 0)
+        r = check_gitdir(&s, c, err) < 0 || check_modules_of(&s, c, err) < 0
+                ? -1
+                : check_worktrees(&s, c, err);
+    scan_end(&s);
+    return r;
 }

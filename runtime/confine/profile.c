@@ -1092,7 +1092,9 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
     p->idmap_lower = !p->rootless;
     /* Everything in the lower is the agent's to read: no credential may be
      * in it. */
-    return lower_refuse_credentials(p->lower, err);
+    return lower_refuse_credentials(
+        p->lower,
+        &(struct lower_view){p->checkout_path, NULL, env_value(&c->process.env, "HOME")}, err);
 }
 
 /* ---- a worktree's git directories ---- */
@@ -1226,7 +1228,11 @@ static int judge_git_common(const struct rr_config *c, struct profile *p, struct
                      "overlayfs only");
             k = 0;
         }
-        if (k && lower_refuse_git_common(p->git_common.host, w.common_fd, err) < 0) {
+        if (k && lower_refuse_git_common(p->git_common.host, w.common_fd, p->lower,
+                                         &(struct lower_view){p->checkout_path,
+                                                              p->git_common.dest,
+                                                              env_value(&c->process.env, "HOME")},
+                                         err) < 0) {
             rr_gitwt_close(&w);
             return -1;
         }
@@ -2251,7 +2257,9 @@ static int engine_checkout(const struct rr_config *c, const struct rr_policy *po
                              pol->export_root, c->ann.export_name) >= sizeof(p->eng.export_dir))
             return rr_fail(err, ENAMETOOLONG, RR_ANN_EXPORT);
     }
-    return lower_refuse_credentials(p->lower, err);
+    return lower_refuse_credentials(
+        p->lower,
+        &(struct lower_view){p->checkout_path, NULL, env_value(&c->process.env, "HOME")}, err);
 }
 
 /* linux.cgroupsPath: components only, none empty, "." or "..". A ".."

@@ -44,6 +44,20 @@ static int open_in_monitor(const struct rr_ctx *ctx, const struct rr_state *s, c
     return fd;
 }
 
+/* A worktree checkout's main git directory was shown: its upper is in the
+ * store beside the checkout's (none there: it was not). */
+static int open_git_upper(const struct rr_ctx *ctx, const struct rr_state *s,
+                          struct container_upper *out, struct rr_error *err)
+{
+    struct rr_error why;
+
+    out->git_upper_fd = open_in_monitor(ctx, s, STORE_DIR "/" STORE_GIT_UPPER, &why);
+    if (out->git_upper_fd >= 0 || why.errnum == ENOENT)
+        return 0;
+    *err = why;
+    return -1;
+}
+
 static int load_policy(int dirfd, struct rr_writeback_policy *out, struct rr_error *err)
 {
     struct rr_config cfg;
@@ -70,7 +84,7 @@ int container_open_upper(const struct rr_ctx *ctx, const char *id, struct contai
     struct rr_state s;
     int r = -1;
 
-    *out = (struct container_upper){.lower_fd = -1, .upper_fd = -1};
+    *out = (struct container_upper){.lower_fd = -1, .upper_fd = -1, .git_upper_fd = -1};
     rootfd = container_root(ctx, false, err);
     if (rootfd < 0 || (dir = statedir_open(rootfd, id, err)) < 0)
         return rr_wrap(err, "container %s", id);
@@ -86,6 +100,8 @@ int container_open_upper(const struct rr_ctx *ctx, const char *id, struct contai
     out->upper_fd = engine_state_is_engine(&s) ? engine_checkout_open_upper(dir, err)
                                                : open_in_monitor(ctx, &s, STORE_DIR "/upper", err);
     if (out->upper_fd < 0)
+        goto out;
+    if (!engine_state_is_engine(&s) && open_git_upper(ctx, &s, out, err) < 0)
         goto out;
     if (s.lower == NULL) {
         rr_fail(err, ENOENT, "no checkout recorded");
@@ -141,6 +157,8 @@ void container_upper_release(struct container_upper *cu)
         close(cu->lower_fd);
     if (cu->upper_fd >= 0)
         close(cu->upper_fd);
-    cu->lower_fd = cu->upper_fd = -1;
+    if (cu->git_upper_fd >= 0)
+        close(cu->git_upper_fd);
+    cu->lower_fd = cu->upper_fd = cu->git_upper_fd = -1;
     writeback_policy_free(&cu->policy);
 }

@@ -11,6 +11,7 @@
 struct container_upper {
     int lower_fd; /* O_PATH|O_DIRECTORY of the checkout */
     int upper_fd; /* O_PATH|O_DIRECTORY of the upper */
+    int git_upper_fd; /* a worktree checkout's main git directory's upper, or -1: not shown */
     enum wb_format format;
     struct rr_writeback_policy policy; /* from the bundle's config.json */
 };

@@ -314,7 +314,9 @@ static int vet_and_export(struct review *r, struct rr_error *err)
     if (container_open_upper(r->ctx, r->id, &cu, err) < 0)
         return -1;
     in = (struct wb_scan_input){.lower_fd = cu.lower_fd, .upper_fd = cu.upper_fd,
-                                .format = cu.format, .pol = &cu.policy};
+                                .format = cu.format, .pol = &cu.policy,
+                                .has_git_upper = cu.git_upper_fd >= 0,
+                                .git_upper_fd = cu.git_upper_fd};
     if (wb_vet(&in, &scan, err) < 0)
         goto out;
     r->vetted = true;
@@ -442,9 +444,7 @@ static void ns_summary(const struct review *r)
     log_msg(LOG_WARN, "review: %s", line);
 }
 
-/* A worktree checkout: create's line (escaped there) in summary.txt, and
- * that the agent's commits live in the main git directory's scratch,
- * which the summary does not list. */
+/* A worktree checkout: create's line (escaped there) in summary.txt. */
 static void git_summary(const struct review *r)
 {
     _cleanup_close_ int fd = -1;
@@ -455,10 +455,7 @@ static void git_summary(const struct review *r)
         return;
     fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
                 0600);
-    n = snprintf(line, sizeof(line), "%s%s\n", r->git_note,
-                 strstr(r->git_note, "is shown inside") != NULL
-                     ? "; commits the agent made there are not listed for a worktree checkout"
-                     : "");
+    n = snprintf(line, sizeof(line), "%s\n", r->git_note);
     if (fd >= 0 && n > 0)
         (void)rr_write_all(fd, line, strlen(line));
 }

@@ -60,7 +60,7 @@ int wb_job_vet(struct rr_ctx *ctx, const char *cmd, const struct wb_job_source *
     struct rr_error err;
     int r;
 
-    *run = (struct wb_job){.cu = {.lower_fd = -1, .upper_fd = -1}};
+    *run = (struct wb_job){.cu = {.lower_fd = -1, .upper_fd = -1, .git_upper_fd = -1}};
     if (o->deny && wb_deny_load(o->deny, &run->deny, &err) < 0) {
         rr_wrap(&err, "%s: --deny-content", cmd);
         log_error(&err);
@@ -76,7 +76,9 @@ int wb_job_vet(struct rr_ctx *ctx, const char *cmd, const struct wb_job_source *
                                 .upper_fd = run->cu.upper_fd,
                                 .format = run->cu.format,
                                 .pol = &run->cu.policy,
-                                .deny = o->deny ? &run->deny : NULL};
+                                .deny = o->deny ? &run->deny : NULL,
+                                .has_git_upper = run->cu.git_upper_fd >= 0,
+                                .git_upper_fd = run->cu.git_upper_fd};
     run->scanned = true;
     crash_point("diff:opened");
     if (wb_vet(&in, &run->scan, &err) < 0) {
