@@ -1,6 +1,7 @@
 #!/bin/sh
 # Build the libFuzzer harnesses with clang (ASan + UBSan + libFuzzer).
-#   fuzz/build.sh            -> build/fuzz/json_config_fuzz, build/fuzz/gitpack_fuzz
+#   fuzz/build.sh            -> build/fuzz/json_config_fuzz, build/fuzz/gitpack_fuzz,
+#                               build/fuzz/gitindex_fuzz
 # Needs clang and its fuzzer runtime (Debian: clang, libclang-rt-14-dev).
 # Only bundle/ and common/ are compiled in (and, for gitpack_fuzz, the pure
 # pack reader of writeback/): the harnesses never touch runtime/.
@@ -22,3 +23,6 @@ $CC $flags $(pkg-config --cflags zlib) -o "$out/gitpack_fuzz" fuzz/gitpack_fuzz.
     writeback/gitspan.c writeback/gitidx.c writeback/gitpack.c writeback/gitdelta.c \
     writeback/gitinflate.c common/error.c $(pkg-config --libs zlib) "$@"
 echo "built $out/gitpack_fuzz"
+# shellcheck disable=SC2086
+$CC $flags -o "$out/gitindex_fuzz" fuzz/gitindex_fuzz.c writeback/gitindex.c common/error.c "$@"
+echo "built $out/gitindex_fuzz"

@@ -274,3 +274,24 @@ git status && echo more >> a.txt && git add -A && git commit -qm 'agent: relativ
     relative_gitfile etc
     not_followed root "it would lie in /etc, which revrun builds itself"
 }
+
+@test "worktree: with fuse-overlayfs serving the checkout (revrun.overlay \"fuse\") C is not shown, and why" {
+    mkdir -p "$RR_TMP/bundle/rootfs"
+    "$RR_BIN/revrun" spec --lower "$CO" >"$RR_TMP/bundle/config.json"
+    python3 - "$RR_TMP/bundle/config.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["revrun"]["overlay"] = "fuse"
+json.dump(c, open(p, "w"))
+PY
+    run "$RR_BIN/revrun" --root "$RR_ROOT" review --bundle "$RR_TMP/bundle" --lower "$CO" \
+        --out "$OUT" -- sh -c "git status; echo \"rc \$?\"; $P/try read $MAIN/.git/HEAD; true"
+    assert_success
+    assert_output_contains "git will not work inside"
+    assert_output_contains "kernel overlayfs only"
+    grep -q '^agent| rc 128$' <<<"$output"
+    grep -qx 'agent| ENOENT' <<<"$output"
+    grep -qF "kernel overlayfs only" "$OUT/summary.txt"
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}

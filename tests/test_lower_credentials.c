@@ -220,6 +220,14 @@ TEST(include_and_includeif_files_are_checked)
     /* absolute, naming the checkout's place inside */
     put(".git/config", "[include]\n\tpath = /src/.git/creds.inc\n");
     CHECK(judged(".git/creds.inc line 4"));
+    /* "~/" where the agent's HOME is the checkout's place inside: read */
+    {
+        struct rr_error e = {0};
+        put(".git/config", "[include]\n\tpath = ~/.git/creds.inc\n");
+        CHECK(lower_refuse_credentials(co, &(struct lower_view){"/src", NULL, "/src"}, &e) < 0 &&
+              strstr(e.msg, ".git/creds.inc line 4") != NULL);
+        CHECK(judged(NULL)); /* HOME elsewhere */
+    }
     /* a path key outside an include section is no include */
     put(".git/config", "[core]\n\tpath = creds.inc\n[include \"x\"]\n");
     CHECK(judged(NULL));

@@ -24,10 +24,6 @@
     X(git_repository_wrap_odb)                                                                     \
     X(git_repository_free)                                                                         \
     X(git_ignore_path_is_ignored)                                                                  \
-    X(git_index_open)                                                                              \
-    X(git_index_find)                                                                              \
-    X(git_index_find_prefix)                                                                       \
-    X(git_index_free)                                                                              \
     X(git_odb_new)                                                                                 \
     X(git_odb_add_backend)                                                                         \
     X(git_odb_write)                                                                               \

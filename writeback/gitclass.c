@@ -15,6 +15,7 @@
 #include "writeback/fsutil.h"
 #include "writeback/git2.h"
 #include "writeback/gitfile.h"
+#include "writeback/gitindex.h"
 #include "writeback/gitrules.h"
 #include "writeback/gitshadow.h"
 #include "writeback/gitworktree.h"
@@ -65,8 +66,9 @@ struct wb_git {
     const struct wb_git2 *g2; /* loaded on the first question a rule may answer */
     bool worktree;            /* a gitfile followed (gitworktree.h) */
     int wt_index_fd;          /* then its index (O_PATH), or -1 */
-    bool indexes_read, index_failed;
-    git_index *lower_idx, *upper_idx;
+    bool indexes_read;
+    bool lower_failed; /* the checkout's index could not be read (the agent's never sets it) */
+    struct wb_gitindex *lower_idx, *upper_idx;
     struct wb_ignore_budget budget; /* both sets' questions, this vet's */
     char problem[WB_GIT_PROBLEM_MAX];
 };
@@ -153,7 +155,7 @@ static int open_worktree(struct wb_git *g, struct rr_error *err)
     if (k < 0)
         return rr_wrap(err, "the checkout's worktree git directory");
     if (k == 0) {
-        g->indexes_read = g->index_failed = true; /* in_lower then counts as tracked */
+        g->indexes_read = g->lower_failed = true; /* in_lower then counts as tracked */
         snprintf(g->problem, sizeof(g->problem),
                  "the checkout's .git is a gitfile (a worktree's) whose git directory was not "
                  "read (%s): every changed checkout file counts, and only the checkout's "
@@ -243,10 +245,8 @@ void wb_git_close(struct wb_git *g)
 {
     if (g == NULL)
         return;
-    if (g->g2 != NULL) {
-        g->g2->git_index_free(g->lower_idx);
-        g->g2->git_index_free(g->upper_idx);
-    }
+    wb_gitindex_free(g->lower_idx);
+    wb_gitindex_free(g->upper_idx);
     rules_free(g->g2, &g->merged);
     rules_free(g->g2, &g->lower);
     if (g->g2 != NULL)
@@ -524,70 +524,86 @@ static void charge_lib(struct wb_git *g, const struct rules *rs, const char *pat
 
 /* ---- the indexes ---- */
 
-static void set_problem(struct wb_git *g, const char *which, const char *why)
+/* The checkout's index could not be read: every changed checkout file then
+ * counts as tracked (nothing of the checkout is left out on a guess). */
+static void lower_failed(struct wb_git *g, const char *why)
 {
-    g->index_failed = true;
+    g->lower_failed = true;
     if (g->problem[0] == '\0')
-        snprintf(g->problem, sizeof(g->problem), "%s index could not be read (%s)", which, why);
+        snprintf(g->problem, sizeof(g->problem), "the checkout's index could not be read (%s)",
+                 why);
 }
 
-/* The index fd holds (O_PATH of a regular file, or -1: none) into *out. */
-static void load_index_fd(struct wb_git *g, int fd, const char *which, git_index **out)
+/* The index fd holds (O_PATH, or -1: none) into *out, by revrun's own reader
+ * (gitindex.h): no index reaches libgit2. 0, or -1 with why. A file that is
+ * not a regular one is no index. */
+static int read_index_fd(int fd, struct wb_gitindex **out, char *why, size_t why_len)
 {
-    char proc[64];
-    struct stat st;
+    struct rr_error err = {0};
+    char *buf = NULL;
+    size_t len;
+    int r;
 
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-        return;
-    if ((uint64_t)st.st_size > WB_GIT_INDEX_MAX) {
-        set_problem(g, which, "larger than 256 MiB");
-        return;
+    *out = NULL;
+    if (fd < 0)
+        return 0;
+    if ((r = wb_git_read_fd(fd, WB_GIT_INDEX_MAX, &buf, &len, &err)) <= 0) {
+        if (r < 0)
+            snprintf(why, why_len, "%s", err.errnum == E2BIG ? "larger than 256 MiB"
+                                                              : strerror(err.errnum));
+        return r;
     }
-    /* The inode opened beneath the tree, not a path libgit2 would resolve. */
-    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-    if (g->g2->git_index_open(out, proc) < 0) {
-        *out = NULL;
-        set_problem(g, which, wb_git2_error(g->g2));
-    }
+    if ((r = wb_gitindex_parse(buf, len, out, why, why_len, &err)) < 0)
+        snprintf(why, why_len, "%s", strerror(err.errnum));
+    return r == 1 ? 0 : -1;
 }
 
 /* root/.git/index into *out; a tree without one (or, in the upper, with the
  * whiteout of one) leaves *out NULL. */
-static void load_index(struct wb_git *g, int root, const char *which, git_index **out)
+static int read_index(int root, struct wb_gitindex **out, char *why, size_t why_len)
 {
     _cleanup_close_ int fd = wb_openat_beneath(root, ".git/index", O_PATH, 0);
 
-    if (fd < 0 && errno != ENOENT)
-        set_problem(g, which, strerror(errno));
-    load_index_fd(g, fd, which, out);
+    *out = NULL;
+    if (fd < 0 && errno != ENOENT) {
+        snprintf(why, why_len, "%s", strerror(errno));
+        return -1;
+    }
+    return read_index_fd(fd, out, why, why_len);
 }
 
 static void load_indexes(struct wb_git *g)
 {
+    char why[200];
+
     g->indexes_read = true;
     if (g->worktree) {
         /* The agent has no git directory of its own there. */
-        load_index_fd(g, g->wt_index_fd, "the worktree's", &g->lower_idx);
+        if (read_index_fd(g->wt_index_fd, &g->lower_idx, why, sizeof(why)) < 0)
+            lower_failed(g, why);
         return;
     }
-    load_index(g, g->lower_fd, "the checkout's", &g->lower_idx);
-    load_index(g, g->upper_fd, "the agent's", &g->upper_idx);
+    if (read_index(g->lower_fd, &g->lower_idx, why, sizeof(why)) < 0)
+        lower_failed(g, why);
+    /* The agent's index only ever adds: a new path it force-added counts as
+     * tracked. Unread, it adds nothing; the checkout's answers still hold. */
+    if (read_index(g->upper_fd, &g->upper_idx, why, sizeof(why)) < 0 && g->problem[0] == '\0')
+        snprintf(g->problem, sizeof(g->problem),
+                 "the agent's index was not read (%s): a file it force-added (git add -f) "
+                 "that an ignore rule matches is left out like any ignored file",
+                 why);
 }
 
-static bool in_index(const struct wb_git *g, git_index *idx, const char *q, bool dir)
+static bool in_index(const struct wb_gitindex *ix, const char *path, size_t len, bool dir)
 {
-    size_t pos;
-
-    if (idx == NULL)
-        return false;
-    return dir ? g->g2->git_index_find_prefix(&pos, idx, q) == 0
-               : g->g2->git_index_find(&pos, idx, q) == 0;
+    return dir ? wb_gitindex_has_below(ix, path, len) : wb_gitindex_has(ix, path, len);
 }
 
 static int ask(struct wb_git *g, struct rules *rs, const char *path, size_t len, bool dir,
                bool in_lower, bool *ignored, struct rr_error *err)
 {
     _cleanup_free_ char *q = NULL;
+    size_t qlen = len;
     int ign = 0;
 
     *ignored = false;
@@ -605,17 +621,23 @@ static int ask(struct wb_git *g, struct rules *rs, const char *path, size_t len,
         return rr_fail(err, ENOMEM, "git");
     memcpy(q, path, len);
     if (dir)
-        q[len++] = '/';
-    q[len] = '\0';
+        q[qlen++] = '/';
+    q[qlen] = '\0';
     if (g->g2->git_ignore_path_is_ignored(&ign, rs->repo, q) < 0)
         return rr_fail(err, 0, "libgit2: ignore rules for %s: %s", q, wb_git2_error(g->g2));
     if (!ign)
         return 0;
     if (!g->indexes_read)
         load_indexes(g);
-    if (g->index_failed && in_lower)
-        return 0; /* no index to ask: a changed checkout file counts */
-    *ignored = !in_index(g, g->lower_idx, q, dir) && !in_index(g, g->upper_idx, q, dir);
+    if (in_lower) {
+        /* What the checkout has is the checkout's index's to call tracked:
+         * the agent's own index (git add -f of an operator's ignored file,
+         * or a garbage one) never makes an ignored checkout file count
+         * (review3 R2). Unread, everything of the checkout counts. */
+        *ignored = !g->lower_failed && !in_index(g->lower_idx, path, len, dir);
+        return 0;
+    }
+    *ignored = !in_index(g->lower_idx, path, len, dir) && !in_index(g->upper_idx, path, len, dir);
     return 0;
 }
 

@@ -14,9 +14,11 @@
  * when a rule may match a changed path (gitmatch.h): most reviews never
  * need either. So no hook, filter, fsmonitor or config-named program of the
  * checkout runs, and no config of the checkout is read at all. The index
- * (the checkout's, and the agent's if it wrote one) is opened through
- * /proc/self/fd of a regular file opened beneath the tree without following
- * a symlink, and capped in size. */
+ * (the checkout's, and the agent's if it wrote one) is a regular file opened
+ * beneath the tree without following a symlink, capped in size, and read by
+ * revrun's own bounded reader (gitindex.h), never by libgit2. For a path the
+ * checkout has, only the checkout's index says tracked; the agent's can only
+ * make a new path count (a file it force-added). */
 #ifndef REVRUN_WB_GITCLASS_H
 #define REVRUN_WB_GITCLASS_H
 
@@ -64,9 +66,9 @@ int wb_git_enter_lower(struct wb_git *g, const char *dir, size_t len, int lfd,
 void wb_git_leave_lower(struct wb_git *g);
 
 /* Is path[0..len) (a directory when dir) left out of the change: matched by
- * an ignore rule and tracked by neither the checkout's index nor the
- * agent's? in_lower: the checkout has something there (when no index can be
- * read, that counts as tracked). */
+ * an ignore rule and not tracked? in_lower: the checkout has something
+ * there; then only the checkout's index is asked (when it cannot be read,
+ * that counts as tracked), else the agent's too. */
 int wb_git_ignored(struct wb_git *g, const char *path, size_t len, bool dir, bool in_lower,
                    bool *ignored, struct rr_error *err);
 

@@ -447,15 +447,22 @@ static void ns_summary(const struct review *r)
 /* A worktree checkout: create's line (escaped there) in summary.txt. */
 static void git_summary(const struct review *r)
 {
+    static const char not_shown[] = "git: a worktree checkout, and git will not work inside";
     _cleanup_close_ int fd = -1;
+    const char *note = r->git_note;
     char line[2560];
     int n;
 
-    if (r->git_note[0] == '\0')
+    /* the monitor may still have dropped it (auto fell back to
+     * fuse-overlayfs): its line, logged and escaped, is then the truth */
+    for (size_t i = 0; i < r->warnings.n; i++)
+        if (strncmp(r->warnings.v[i], not_shown, sizeof(not_shown) - 1) == 0)
+            note = r->warnings.v[i];
+    if (note[0] == '\0')
         return;
     fd = openat(r->out_fd, "summary.txt", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
                 0600);
-    n = snprintf(line, sizeof(line), "%s\n", r->git_note);
+    n = snprintf(line, sizeof(line), "%s\n", note);
     if (fd >= 0 && n > 0)
         (void)rr_write_all(fd, line, strlen(line));
 }
