@@ -269,6 +269,10 @@ struct rr_config {
         char *lower;         /* host path of the checkout (absolute) */
         char *checkout_path; /* where it appears inside (absolute) */
         enum rr_backend overlay;
+        /* revrun.git.worktree "hide" (true): a worktree checkout's main git
+         * directory is not shown, git fails inside; "show" (false, the
+         * default): shown with the other checkouts' state masked */
+        bool git_worktree_hide;
         uint64_t upper_size;      /* bytes the agent may write into the upper */
         char *out;                /* host directory handed the agent's /out at its exit, or NULL */
         char *results;            /* host directory a job writes its results to, or NULL */

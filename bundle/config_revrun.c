@@ -63,6 +63,19 @@ static int parse_writeback(const struct json_node *wb, struct rr_writeback_polic
     return 0;
 }
 
+static int parse_git(const struct json_node *g, struct rr_config *cfg, struct rr_error *err)
+{
+    static const char *const keys[] = {"worktree", NULL};
+    static const char *const worktree[] = {"show", "hide", NULL};
+    int v = cfg->revrun.git_worktree_hide;
+
+    if (jf_only_keys(g, "revrun.git", keys, err) < 0 ||
+        parse_enum(g, "worktree", "revrun.git", worktree, &v, err) < 0)
+        return -1;
+    cfg->revrun.git_worktree_hide = v == 1;
+    return 0;
+}
+
 static int parse_egress(const struct json_node *eg, struct rr_egress *e, struct rr_error *err)
 {
     static const char *const keys[] = {"mode",   "upstream",     "allow", "credentialFile",
@@ -215,7 +228,7 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     static const char *const keys[] = {"lower",   "checkoutPath", "overlay",    "upperSize",
                                        "timeout", "nestedSandboxes", "ptrace", "network",
                                        "bestEffort", "writeback", "egress", "minFreeSpace",
-                                       "home", "homeFiles", "artifacts", "out", "results", NULL};
+                                       "home", "homeFiles", "artifacts", "out", "results", "git", NULL};
     static const char *const backends[] = {"auto", "native", "fuse", NULL};
     static const char *const networks[] = {"none", "host", NULL};
     const char *path = "revrun";
@@ -257,6 +270,8 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         parse_writeback(n, &cfg->revrun.writeback, err) < 0)
         return -1;
     if ((n = json_get(rv, "egress")) != NULL && parse_egress(n, &cfg->revrun.egress, err) < 0)
+        return -1;
+    if ((n = json_get(rv, "git")) != NULL && parse_git(n, cfg, err) < 0)
         return -1;
     return apply_defaults(cfg, err);
 }

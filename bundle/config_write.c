@@ -284,6 +284,10 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_string(w, "network", c->revrun.network == RR_NET_HOST ? "host" : "none");
     w_strv(w, "bestEffort", &c->revrun.best_effort);
     w_writeback(w, &c->revrun.writeback);
+    json_w_key(w, "git");
+    json_w_begin_object(w);
+    json_w_kv_string(w, "worktree", c->revrun.git_worktree_hide ? "hide" : "show");
+    json_w_end_object(w);
     w_egress(w, &c->revrun.egress);
     if (c->revrun.home != NULL)
         json_w_kv_string(w, "home", c->revrun.home);

@@ -67,9 +67,11 @@ git_sum() {
 review() {
     local mode=$1 script=$2
     if [ "$mode" = root ]; then
-        run "$RR_BIN/revrun" --root "$RR_ROOT" review --lower "$CO" --out "$OUT" -- sh -c "$script"
+        run "$RR_BIN/revrun" --root "$RR_ROOT" review ${BUNDLE:+--bundle "$BUNDLE"} \
+            --lower "$CO" --out "$OUT" -- sh -c "$script"
     else
-        run as_user "$RR_BIN/revrun" review --lower "$CO" --out "$OUT" -- sh -c "$script"
+        run as_user "$RR_BIN/revrun" review ${BUNDLE:+--bundle "$BUNDLE"} \
+            --lower "$CO" --out "$OUT" -- sh -c "$script"
     fi
 }
 
@@ -273,6 +275,116 @@ git status && echo more >> a.txt && git add -A && git commit -qm 'agent: relativ
 @test "worktree: a git directory that would lie where revrun builds the container (/etc) is not shown, and why" {
     relative_gitfile etc
     not_followed root "it would lie in /etc, which revrun builds itself"
+}
+
+# The other checkouts' uncommitted work (review3 R6). Another worktree,
+# hotfix, has a staged, uncommitted file; the main checkout has a stash and
+# a staged file of its own. Inside, C/worktrees holds only pr, and C/index,
+# C/refs/stash, C/logs/refs/stash are absent: no name, blob id, content or
+# host path of that work reaches the agent through them, and git still
+# works (the agent's own stash lands in scratch). Objects are not filtered
+# (THREAT_MODEL: anything ever staged or stashed is in the object store):
+# the agent here names the files, it does not list every object.
+others_hidden() {
+    local mode=$1 other="$RR_TMP/repos/hotfix" C="$MAIN/.git" ids before
+    ugit -C "$MAIN" worktree add -q "$other" -b hotfix
+    printf 'DB_PASSWORD=staged-in-hotfix-%s\n' "$TAG" >"$other/prod.env"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$other/prod.env"
+    ugit -C "$other" add prod.env
+    printf 'API_KEY=stashed-in-main-%s\n' "$TAG" >>"$MAIN/a.txt"
+    ugit -C "$MAIN" stash -q
+    printf 'TOKEN=staged-in-main-%s\n' "$TAG" >"$MAIN/main.env"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$MAIN/main.env"
+    ugit -C "$MAIN" add main.env
+    # what would name that work: the staged blobs, the stash commit
+    ids="$(ugit -C "$other" rev-parse :prod.env) $(ugit -C "$MAIN" rev-parse :main.env)
+$(ugit -C "$MAIN" rev-parse stash)"
+    before=$(git_sum)
+    # (read before the session: the agent's own stash and pop rewrite refs/stash)
+    review "$mode" "echo \"stashes before: \$(git stash list | wc -l)\"
+echo \"worktrees: \$(ls -A $C/worktrees | tr '\n' ' ')\"
+for f in index refs/stash logs/refs/stash worktrees/hotfix/gitdir worktrees/hotfix/index; do
+    printf '%s ' \$f; $P/try read $C/\$f
+done
+GIT_INDEX_FILE=$C/worktrees/hotfix/index git ls-files -s
+GIT_INDEX_FILE=$C/index git ls-files -s
+git show stash@{0} refs/stash; git log -g --oneline refs/stash
+$SESSION
+echo \"stashes after: \$(git stash list | wc -l)\"; true"
+    assert_success
+    assert_output_contains "end"
+    [ "$(grep -c '^agent| rc git ' <<<"$output")" = 7 ]
+    [ "$(grep '^agent| rc git ' <<<"$output" | grep -vc ' 0$')" = 0 ]
+    assert_output_contains "agent: fix the greeting"
+    grep -qx 'agent| stashes before: 0' <<<"$output"
+    grep -qx 'agent| stashes after: 0' <<<"$output"
+    grep -qx 'agent| worktrees: pr ' <<<"$output"
+    for f in index refs/stash logs/refs/stash worktrees/hotfix/gitdir worktrees/hotfix/index; do
+        grep -qx "agent| $f ENOENT" <<<"$output" || { echo "$f readable: $output" >&2; return 1; }
+    done
+    [[ "$output" != *"staged-in-hotfix-$TAG"* ]]
+    [[ "$output" != *"stashed-in-main-$TAG"* ]]
+    [[ "$output" != *"staged-in-main-$TAG"* ]]
+    [[ "$output" != *"$other"* ]]
+    [[ "$output" != *"prod.env"* && "$output" != *"main.env"* ]]
+    for id in $ids; do
+        [[ "$output" != *"$id"* ]] || { echo "$id shown: $output" >&2; return 1; }
+    done
+    # the summary says what is shown and what is not
+    grep -qF "anything ever staged or stashed in any worktree is readable" "$OUT/summary.txt"
+    [ "$(result '["verdict"]')" = accept ]
+    [ "$(manifest_paths | sort | tr '\n' ' ')" = "a.txt b.txt " ]
+    # the host's repository is as it was (its stash, both indexes); no mount is left
+    [ "$(git_sum)" = "$before" ]
+    [ "$(ugit -C "$MAIN" stash list | wc -l)" = 1 ]
+    [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
+}
+
+@test "worktree: other worktrees, the main checkout's index and stash are not readable inside; git works (root)" {
+    others_hidden root
+}
+
+@test "worktree: other worktrees, the main checkout's index and stash are not readable inside; git works (rootless)" {
+    others_hidden user
+}
+
+# revrun.git.worktree "hide": C is not shown at all, as before worktree
+# support: git fails inside and the log and summary say why.
+# hide_bundle VALUE [root|user]: a bundle whose config sets it.
+hide_bundle() {
+    BUNDLE="$RR_TMP/bundle"
+    mkdir -p "$BUNDLE"
+    if [ "${2:-root}" = user ]; then # the rootless spec (no cgroup limits it cannot set)
+        as_user "$RR_BIN/revrun" spec --lower "$CO" >"$BUNDLE/config.json"
+    else
+        "$RR_BIN/revrun" spec --lower "$CO" >"$BUNDLE/config.json"
+    fi
+    python3 - "$BUNDLE/config.json" "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["revrun"]["git"] = {"worktree": sys.argv[2]}
+c["linux"].pop("cgroupsPath", None)  # review names the container's group itself
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    chmod -R a+rX "$BUNDLE"
+}
+
+@test "worktree: revrun.git.worktree \"hide\" shows no git directory of the main repository (root)" {
+    hide_bundle hide
+    not_followed root 'revrun.git.worktree is "hide"'
+}
+
+@test "worktree: revrun.git.worktree \"hide\" shows no git directory of the main repository (rootless)" {
+    hide_bundle hide user
+    not_followed user 'revrun.git.worktree is "hide"'
+}
+
+@test "worktree: revrun.git.worktree other than show or hide is refused" {
+    hide_bundle off
+    review root "echo ran"
+    [ "$status" -ne 0 ]
+    assert_output_contains 'revrun.git.worktree: "off" is not one of the accepted values'
+    [[ "$output" != *"agent| ran"* ]]
 }
 
 @test "worktree: with fuse-overlayfs serving the checkout (revrun.overlay \"fuse\") C is not shown, and why" {

@@ -1199,6 +1199,13 @@ static int git_common_same(struct profile *p, const struct rr_gitwt *w)
  * no credential is in its configuration (a token there refuses the
  * review, as in a plain checkout's .git). Not shown: the container is made
  * as before, and why says why git will not work inside. */
+/* What of C git in a linked worktree never reads (it has its own index,
+ * HEAD and per-worktree refs in G) and that holds the other checkouts'
+ * uncommitted work: the main checkout's index (names and blob ids of what
+ * is staged there) and its stash (the tip and every entry's reflog line).
+ * Absent inside, git stash there makes the agent's own, in scratch. */
+static const char *const git_common_hidden[] = {"index", "refs/stash", "logs/refs/stash", NULL};
+
 static int judge_git_common(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     _cleanup_close_ int lower = -1;
@@ -1212,6 +1219,11 @@ static int judge_git_common(const struct rr_config *c, struct profile *p, struct
         return rr_fail(err, errno, "revrun.lower: %s", p->lower);
     if (!rr_gitwt_is_gitfile(lower))
         return 0;
+    if (c->revrun.git_worktree_hide) {
+        snprintf(p->git_common.why, sizeof(p->git_common.why),
+                 "revrun.git.worktree is \"hide\"");
+        return 0;
+    }
     k = rr_gitwt_open(lower, &w, p->git_common.why, sizeof(p->git_common.why), err);
     if (k < 0)
         return -1;
@@ -1236,6 +1248,8 @@ static int judge_git_common(const struct rr_config *c, struct profile *p, struct
             rr_gitwt_close(&w);
             return -1;
         }
+        snprintf(p->git_common.keep, sizeof(p->git_common.keep), "%s", w.name);
+        p->git_common.hidden = git_common_hidden;
         rr_gitwt_close(&w);
     }
     p->git_common.shown = k > 0;

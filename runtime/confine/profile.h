@@ -197,9 +197,15 @@ struct profile {
      * as an overlay of its own: C read-only (idmapped like the checkout),
      * the upper scratch in the store, never applied; nothing else of the
      * main repository. Not shown: why says why git will not work inside
-     * ("" for a checkout whose .git is no gitfile). */
+     * ("" for a checkout whose .git is no gitfile, or revrun.git.worktree
+     * "hide"). Shown, C is not shown whole: of C/worktrees only keep (this
+     * checkout's G) is there, and hidden (C-relative paths, NULL-ended)
+     * are absent: what git in a linked worktree never reads and only the
+     * other checkouts' uncommitted work is in (their index, the stash). */
     struct {
         bool shown;
+        char keep[NAME_MAX + 1];
+        const char *const *hidden;
         char dest[PATH_MAX]; /* inside the container */
         char host[PATH_MAX]; /* on the host: reopened there, identity checked */
         dev_t dev;

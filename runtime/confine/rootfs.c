@@ -287,6 +287,74 @@ static int overlay_view(int stage_parent, const struct profile *p, struct rootfs
                          fds->work_fd, what, err);
 }
 
+/* The paths of C the profile hides (git_common.hidden), made absent in the
+ * overlay ovl before the agent runs: unlinked through it, so overlayfs
+ * leaves a whiteout in the scratch upper and C is untouched. Each parent
+ * is reached without a symlink or a step out of C (C is the operator's,
+ * shaped by anyone who wrote in the repository). A path that is not there
+ * is fine; anything else that keeps it visible refuses the review. */
+static int git_common_hide(int ovl, const struct profile *p, struct rr_error *err)
+{
+    for (const char *const *h = p->git_common.hidden; h != NULL && *h != NULL; h++) {
+        char dir[PATH_MAX];
+        const char *slash = strrchr(*h, '/'), *name = slash != NULL ? slash + 1 : *h;
+        _cleanup_close_ int dfd = -1;
+
+        snprintf(dir, sizeof(dir), "%.*s", slash != NULL ? (int)(slash - *h) : 1,
+                 slash != NULL ? *h : ".");
+        dfd = rr_open_in_root(ovl, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, true);
+        if (dfd < 0) {
+            if (errno == ENOENT)
+                continue;
+            return rr_fail(err, errno, "hide %s", *h);
+        }
+        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+            return rr_fail(err, errno, "hide %s", *h);
+    }
+    return 0;
+}
+
+/* C/worktrees holds every checkout's G (their index, HEAD, rebase state
+ * and host paths): inside, it is an empty read-only tmpfs with only this
+ * checkout's G (git_common.keep) bound back in from the overlay, so what
+ * git writes there still lands in scratch. Bound by fd, before the agent
+ * runs; a worktree the operator adds meanwhile never shows. */
+static int git_common_worktrees(int ovl, const struct profile *p, struct rr_error *err)
+{
+    static const char *const opts[] = {"mode=0755", "size=64k", "nr_inodes=8"};
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    _cleanup_close_ int wt = -1, self = -1, clone = -1, tmp = -1, slot = -1;
+
+    if (p->git_common.keep[0] == '\0' || strchr(p->git_common.keep, '/') != NULL ||
+        strcmp(p->git_common.keep, ".") == 0 || strcmp(p->git_common.keep, "..") == 0)
+        return rr_fail(err, EINVAL, "worktrees: no name of this checkout's own");
+    wt = rr_open_in_root(ovl, "worktrees", O_PATH | O_DIRECTORY | O_CLOEXEC, true);
+    if (wt < 0)
+        return rr_fail(err, errno, "worktrees");
+    self = rr_open_in_root(wt, p->git_common.keep, O_PATH | O_DIRECTORY | O_CLOEXEC, true);
+    if (self < 0)
+        return rr_fail(err, errno, "worktrees/%s", p->git_common.keep);
+    clone = rr_clone_tree(self, "", false, 0, err);
+    if (clone < 0)
+        return rr_wrap(err, "worktrees/%s", p->git_common.keep);
+    tmp = rr_make_fs("tmpfs", opts, 3, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                     err);
+    if (tmp < 0)
+        return rr_wrap(err, "worktrees: the tmpfs over it");
+    if (mkdirat(tmp, p->git_common.keep, 0755) < 0)
+        return rr_fail(err, errno, "worktrees: the tmpfs over it: %s", p->git_common.keep);
+    slot = openat(tmp, p->git_common.keep, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (slot < 0)
+        return rr_fail(err, errno, "worktrees: the tmpfs over it: %s", p->git_common.keep);
+    if (rr_mount_setattr(tmp, "", AT_EMPTY_PATH, &ro) < 0)
+        return rr_fail(err, errno, "worktrees: the tmpfs over it read-only");
+    if (rr_attach(tmp, wt, err) < 0)
+        return rr_wrap(err, "worktrees: the tmpfs over it");
+    if (rr_attach(clone, slot, err) < 0)
+        return rr_wrap(err, "worktrees/%s: bound back", p->git_common.keep);
+    return 0;
+}
+
 /* A worktree's main git directory, at the place the profile gave it (made
  * in this root, or in a tmpfs of the config: git_common_place), as an
  * overlay of its own: what git inside writes there lands in the store.
@@ -308,6 +376,8 @@ static int mount_git_common(int root, const struct profile *p, struct rootfs_fds
     }
     dst = rr_mkdir_p_in_root(root, p->git_common.dest, 0755, err);
     if (dst < 0 || (ovl >= 0 && rr_attach(ovl, dst, err) < 0))
+        return rr_wrap(err, "the worktree's git directory at %s", p->git_common.dest);
+    if (ovl >= 0 && (git_common_hide(ovl, p, err) < 0 || git_common_worktrees(ovl, p, err) < 0))
         return rr_wrap(err, "the worktree's git directory at %s", p->git_common.dest);
     return 0;
 }

@@ -432,8 +432,10 @@ static void note_git_common(struct creation *c)
         rr_escape(p->git_common.dest, strlen(p->git_common.dest), esc, sizeof(esc));
         snprintf(line, sizeof(line),
                  "git: a worktree checkout: its main git directory is shown inside at %s "
-                 "(read-only; what git writes there is scratch, never applied; nothing else of "
-                 "the main repository)",
+                 "(read-only; what git writes there is scratch, never applied; the other "
+                 "worktrees and the main checkout's index and stash hidden; its object store is "
+                 "shown whole: anything ever staged or stashed in any worktree is readable; "
+                 "revrun.git.worktree \"hide\" shows none of it)",
                  esc);
         log_msg(LOG_INFO, "%s", line);
     } else if (p->git_common.why[0] != '\0') {
