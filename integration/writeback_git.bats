@@ -176,6 +176,29 @@ ignored_output() {
     ignored_output user
 }
 
+# review3 R8: the agent writes both the ignore rules and the paths, so the
+# vet's CPU is rules x paths x depth. Five levels of 10,000 rules no index
+# skips (a*q0000001 ...) over 3,000 files 60 directories down: minutes of
+# root CPU without the budget; with it a refusal of its own class.
+ignore_cost() {
+    review "$1" 'set -e; d=.; l=0
+while [ $l -lt 60 ]; do d=$d/d$l; mkdir $d
+  [ $l -ge 5 ] || awk "BEGIN{for(i=0;i<10000;i++) printf(\"a*q%07d\\n\", i)}" > $d/.gitignore
+  l=$((l+1)); done
+cd $d; awk "BEGIN{for(i=0;i<3000;i++) printf(\"f%d.c\\n\", i)}" | xargs touch'
+    [ "$status" -eq 2 ]
+    [ "$(result '["verdict"]')" = refuse ]
+    grep -q "^REFUSED (change set): the agent's ignore rules are too costly to evaluate: [0-9]* checks, past the budget of 134217728 \[ignore-cost\]" "$OUT/summary.txt"
+}
+
+@test "git: the agent's ignore rules past the vet's budget refuse the set (root)" {
+    ignore_cost root
+}
+
+@test "git: the agent's ignore rules past the vet's budget refuse the set (rootless)" {
+    ignore_cost user
+}
+
 @test "git: an ignore rule the agent writes counts; one it deletes does not" {
     review root "set -e
 printf 'gen.o\n' > .gitignore

@@ -16,7 +16,7 @@
 #include "writeback/git2.h"
 #include "writeback/gitfile.h"
 #include "writeback/gitindex.h"
-#include "writeback/gitmatch.h"
+#include "writeback/gitrules.h"
 #include "writeback/gitshadow.h"
 #include "writeback/gitworktree.h"
 #include "writeback/gitinfo.h"
@@ -36,7 +36,8 @@ struct ignore_file {
     size_t dlen;
     char *text;
     size_t len;
-    bool written; /* copied into the shadow */
+    struct wb_rules *rules; /* parsed once: the quick answers (gitrules.h) */
+    bool written;           /* copied into the shadow */
 };
 
 /* One set of rules and the shadow repository libgit2 evaluates them in. */
@@ -47,6 +48,8 @@ struct rules {
     size_t depth, cap_stack;
     char *exclude; /* .git/info/exclude, or NULL */
     size_t exclude_len;
+    struct wb_rules *exclude_rules;
+    uint32_t n_rules; /* of the files kept and the exclude: capped in all */
     char shadow[PATH_MAX];
     int shadow_fd;
     bool shadow_made;
@@ -66,6 +69,7 @@ struct wb_git {
     bool indexes_read;
     bool lower_failed; /* the checkout's index could not be read (the agent's never sets it) */
     struct wb_gitindex *lower_idx, *upper_idx;
+    struct wb_ignore_budget budget; /* both sets' questions, this vet's */
     char problem[WB_GIT_PROBLEM_MAX];
 };
 
@@ -92,6 +96,32 @@ static void exclude_over_cap(struct wb_git *g)
              WB_GITIGNORE_MAX);
 }
 
+/* A set's exclude, parsed; one of too many rules is dropped as one too
+ * large is. */
+static int parse_exclude(struct wb_git *g, struct rules *rs, struct rr_error *err)
+{
+    if (rs->exclude == NULL)
+        return 0;
+    if (wb_rules_parse(rs->exclude, rs->exclude_len, WB_IGNORE_RULES_FILE, &rs->exclude_rules,
+                       err) == 0) {
+        rs->n_rules = wb_rules_count(rs->exclude_rules);
+        return 0;
+    }
+    if (err->errnum != E2BIG)
+        return rr_wrap(err, ".git/info/exclude");
+    snprintf(g->problem, sizeof(g->problem), ".git/info/exclude of over %u rules was not read",
+             WB_IGNORE_RULES_FILE);
+    free(rs->exclude);
+    rs->exclude = NULL;
+    rs->exclude_len = 0;
+    return 0;
+}
+
+static int parse_excludes(struct wb_git *g, struct rr_error *err)
+{
+    return parse_exclude(g, &g->merged, err) < 0 || parse_exclude(g, &g->lower, err) < 0 ? -1 : 0;
+}
+
 /* .git/info/exclude of the merged view and of the checkout, in memory. */
 static int read_excludes(struct wb_git *g, struct rr_error *err)
 {
@@ -105,13 +135,13 @@ static int read_excludes(struct wb_git *g, struct rr_error *err)
                         err);
     if (r < 0 && err->errnum == E2BIG) {
         exclude_over_cap(g);
-        return 0;
+        return parse_excludes(g, err); /* the one that was read, if any */
     }
     if (r < 0)
         return rr_wrap(err, ".git/info/exclude");
     g->merged.bytes += g->merged.exclude_len;
     g->lower.bytes += g->lower.exclude_len;
-    return 0;
+    return parse_excludes(g, err);
 }
 
 /* A worktree's gitfile: its git directory when it is provably this
@@ -150,7 +180,7 @@ static int open_worktree(struct wb_git *g, struct rr_error *err)
         g->merged.exclude = rr_steal_ptr(&wt.exclude);
     }
     wb_gitwt_free(&wt);
-    return 0;
+    return parse_excludes(g, err);
 }
 
 int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, struct wb_git **out,
@@ -166,7 +196,8 @@ int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, st
                          .fmt = fmt,
                          .merged = {.shadow_fd = -1},
                          .lower = {.shadow_fd = -1},
-                         .wt_index_fd = -1};
+                         .wt_index_fd = -1,
+                         .budget = {.max = WB_IGNORE_BUDGET}};
     r = gitfile ? open_worktree(g, err) : read_excludes(g, err);
     if (r < 0) {
         wb_git_close(g);
@@ -202,9 +233,11 @@ static void rules_free(const struct wb_git2 *g2, struct rules *rs)
     for (size_t i = 0; i < rs->n_files; i++) {
         free(rs->files[i].dir);
         free(rs->files[i].text);
+        wb_rules_free(rs->files[i].rules);
     }
     free(rs->files);
     free(rs->stack);
+    wb_rules_free(rs->exclude_rules);
     free(rs->exclude);
 }
 
@@ -334,9 +367,9 @@ static int push(struct rules *rs, size_t file, struct rr_error *err)
 
 /* On failure nothing is kept: the caller still owns text. */
 static int keep_file(struct rules *rs, const char *dir, size_t len, char *text, size_t tlen,
-                     struct rr_error *err)
+                     struct wb_rules *rules, struct rr_error *err)
 {
-    struct ignore_file f = {.dlen = len, .text = text, .len = tlen};
+    struct ignore_file f = {.dlen = len, .text = text, .len = tlen, .rules = rules};
 
     if (rs->n_files == rs->cap_files) {
         size_t ncap = rs->cap_files ? rs->cap_files * 2 : 16;
@@ -356,11 +389,35 @@ static int keep_file(struct rules *rs, const char *dir, size_t len, char *text, 
     return 0;
 }
 
+/* An ignore file's rules into *out: 1, or 0 when past a cap on rules (it is
+ * then not read, as one past the byte caps). */
+static int parse_rules(struct wb_git *g, struct rules *rs, const char *text, size_t len,
+                       struct wb_rules **out, struct rr_error *err)
+{
+    if (wb_rules_parse(text, len, WB_IGNORE_RULES_FILE, out, err) < 0) {
+        if (err->errnum != E2BIG)
+            return -1;
+        snprintf(g->problem, sizeof(g->problem), "an ignore file of over %u rules was not read",
+                 WB_IGNORE_RULES_FILE);
+        return 0;
+    }
+    if (rs->n_rules + wb_rules_count(*out) > WB_IGNORE_RULES_TOTAL) {
+        snprintf(g->problem, sizeof(g->problem),
+                 "ignore files of over %u rules in all: the rest were not read",
+                 WB_IGNORE_RULES_TOTAL);
+        wb_rules_free(*out);
+        *out = NULL;
+        return 0;
+    }
+    return 1;
+}
+
 /* The directory dir[0..len) of one set: its ignore file, read by rd (the
  * merged view's answer, or the checkout's), joins the rules. */
 static int enter(struct wb_git *g, struct rules *rs, const char *dir, size_t len, int ufd, int lfd,
                  bool merged, struct rr_error *err)
 {
+    struct wb_rules *rules;
     char *buf = NULL;
     size_t blen;
     int r;
@@ -385,11 +442,17 @@ static int enter(struct wb_git *g, struct rules *rs, const char *dir, size_t len
         free(buf);
         return push(rs, SIZE_MAX, err);
     }
+    if ((r = parse_rules(g, rs, buf, blen, &rules, err)) <= 0) {
+        free(buf);
+        return r < 0 ? rr_wrap(err, "%.*s/.gitignore", (int)len, dir) : push(rs, SIZE_MAX, err);
+    }
     rs->bytes += blen;
-    if (keep_file(rs, dir, len, buf, blen, err) < 0) {
+    if (keep_file(rs, dir, len, buf, blen, rules, err) < 0) {
+        wb_rules_free(rules);
         free(buf);
         return -1;
     }
+    rs->n_rules += wb_rules_count(rules);
     return 0;
 }
 
@@ -426,10 +489,11 @@ void wb_git_leave_lower(struct wb_git *g)
 }
 
 /* Could any rule on the way down to path ignore it? The walk's stack holds
- * exactly the directories above it. */
-static bool may_be_ignored(const struct rules *rs, const char *path, size_t len)
+ * exactly the directories above it. Each answer is charged to the budget;
+ * past it the answer is meaningless (the caller checks). */
+static bool may_be_ignored(struct wb_git *g, const struct rules *rs, const char *path, size_t len)
 {
-    if (rs->exclude && wb_ignore_may_match(rs->exclude, rs->exclude_len, path, len))
+    if (rs->exclude_rules && wb_rules_may_match(rs->exclude_rules, path, len, &g->budget))
         return true;
     for (size_t i = 0; i < rs->depth; i++) {
         const struct ignore_file *f;
@@ -438,10 +502,24 @@ static bool may_be_ignored(const struct rules *rs, const char *path, size_t len)
             continue;
         f = &rs->files[rs->stack[i]];
         skip = f->dlen ? f->dlen + 1 : 0;
-        if (len > skip && wb_ignore_may_match(f->text, f->len, path + skip, len - skip))
+        if (len > skip && wb_rules_may_match(f->rules, path + skip, len - skip, &g->budget))
             return true;
     }
     return false;
+}
+
+/* What libgit2 will do for path: every rule on the way, for each directory
+ * above it and for it. */
+static void charge_lib(struct wb_git *g, const struct rules *rs, const char *path, size_t len)
+{
+    uint64_t rules = rs->exclude_rules ? wb_rules_count(rs->exclude_rules) : 0, comps = 1;
+
+    for (size_t i = 0; i < rs->depth; i++)
+        if (rs->stack[i] != SIZE_MAX)
+            rules += wb_rules_count(rs->files[rs->stack[i]].rules);
+    for (size_t i = 0; i < len; i++)
+        comps += path[i] == '/';
+    g->budget.used += rules * comps * WB_GIT2_RULE_STEPS;
 }
 
 /* ---- the indexes ---- */
@@ -529,7 +607,13 @@ static int ask(struct wb_git *g, struct rules *rs, const char *path, size_t len,
     int ign = 0;
 
     *ignored = false;
-    if (len == 0 || wb_path_has_dotgit(path, len) || !may_be_ignored(rs, path, len))
+    if (wb_ignore_over(&g->budget))
+        return 0; /* the scan refuses the set (wb_git_over_budget) */
+    if (len == 0 || wb_path_has_dotgit(path, len) || !may_be_ignored(g, rs, path, len) ||
+        wb_ignore_over(&g->budget))
+        return 0;
+    charge_lib(g, rs, path, len);
+    if (wb_ignore_over(&g->budget))
         return 0;
     if (need_lib(g, rs, err) < 0)
         return rr_wrap(err, "the checkout's ignore rules");
@@ -572,4 +656,11 @@ int wb_git_deleted_ignored(struct wb_git *g, const char *path, size_t len, bool 
 const char *wb_git_problem(const struct wb_git *g)
 {
     return g->problem;
+}
+
+bool wb_git_over_budget(const struct wb_git *g, uint64_t *used, uint64_t *max)
+{
+    *used = g->budget.used;
+    *max = g->budget.max;
+    return wb_ignore_over(&g->budget);
 }

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "writeback/format.h"
@@ -79,5 +80,10 @@ int wb_git_deleted_ignored(struct wb_git *g, const char *path, size_t len, bool 
 /* Why an index could not be read ("" when it could, or was not needed):
  * without it a changed checkout file counts as tracked. */
 const char *wb_git_problem(const struct wb_git *g);
+
+/* Have the questions so far cost more than this vet's budget (gitrules.h)?
+ * Then every later answer is "not ignored" without asking, and the caller
+ * must refuse the change set: past the budget no answer is trusted. */
+bool wb_git_over_budget(const struct wb_git *g, uint64_t *used, uint64_t *max);
 
 #endif

@@ -52,14 +52,17 @@ static bool step(const char *p, size_t plen, size_t *pi, char c, bool *malformed
     }
 }
 
-bool wb_glob_may_match(const char *p, size_t plen, const char *s, size_t slen)
+bool wb_glob_may_match_n(const char *p, size_t plen, const char *s, size_t slen, uint64_t *steps)
 {
     size_t pi = 0, si = 0, star_p = (size_t)-1, star_s = 0;
     bool malformed = false;
 
     /* The classic one-backtrack-point match: right for a '*' that may take
-     * any string, which ours may. */
+     * any string, which ours may. A call is four steps (what it costs
+     * beside its turns), and every turn one more. */
+    *steps += 4;
     while (si < slen || pi < plen) {
+        (*steps)++;
         if (pi < plen && p[pi] == '*') {
             while (pi < plen && p[pi] == '*')
                 pi++;
@@ -83,9 +86,14 @@ bool wb_glob_may_match(const char *p, size_t plen, const char *s, size_t slen)
     return true;
 }
 
-/* A line of an ignore file as a positive pattern, or false (a comment, a
- * blank, a negation: those never make a path ignored). */
-static bool pattern_of(const char *line, size_t len, const char **p, size_t *plen, bool *slash)
+bool wb_glob_may_match(const char *p, size_t plen, const char *s, size_t slen)
+{
+    uint64_t steps = 0;
+
+    return wb_glob_may_match_n(p, plen, s, slen, &steps);
+}
+
+bool wb_ignore_pattern(const char *line, size_t len, const char **p, size_t *plen, bool *slash)
 {
     while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\r' || line[len - 1] == '\t'))
         len--;
@@ -107,19 +115,16 @@ static bool pattern_of(const char *line, size_t len, const char **p, size_t *ple
     return len > 0;
 }
 
-/* Against each component of rel (a pattern without a slash matches a name),
- * or each leading run of components (one with a slash matches the path
- * relative to its file). */
-static bool pattern_may_match(const char *p, size_t plen, bool slash, const char *rel,
-                              size_t rlen)
+bool wb_pattern_may_match(const char *p, size_t plen, bool slash, const char *rel, size_t rlen,
+                          uint64_t *steps)
 {
     size_t start = 0;
 
     for (size_t i = 0; i <= rlen; i++) {
         if (i < rlen && rel[i] != '/')
             continue;
-        if (slash ? wb_glob_may_match(p, plen, rel, i)
-                  : wb_glob_may_match(p, plen, rel + start, i - start))
+        if (slash ? wb_glob_may_match_n(p, plen, rel, i, steps)
+                  : wb_glob_may_match_n(p, plen, rel + start, i - start, steps))
             return true;
         start = i + 1;
     }
@@ -128,6 +133,7 @@ static bool pattern_may_match(const char *p, size_t plen, bool slash, const char
 
 bool wb_ignore_may_match(const char *text, size_t len, const char *rel, size_t rlen)
 {
+    uint64_t steps = 0;
     size_t pos = 0;
 
     while (pos < len) {
@@ -135,8 +141,8 @@ bool wb_ignore_may_match(const char *text, size_t len, const char *rel, size_t r
         size_t llen = nl ? (size_t)(nl - line) : len - pos, plen;
         bool slash;
         pos += llen + 1;
-        if (pattern_of(line, llen, &p, &plen, &slash) &&
-            pattern_may_match(p, plen, slash, rel, rlen))
+        if (wb_ignore_pattern(line, llen, &p, &plen, &slash) &&
+            wb_pattern_may_match(p, plen, slash, rel, rlen, &steps))
             return true;
     }
     return false;

@@ -4,6 +4,7 @@
  * checked before it is read. A refusal is recorded and the walk goes on, so
  * the operator sees every offending path; only a cap stops it. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,21 @@ static bool git_rules(const struct scanner *sc)
     return sc->git != NULL && !sc->pol->include_ignored;
 }
 
+/* Past the ignore rules' budget no answer is trusted: the set is refused
+ * (once) and the walk stops, so the cost stays bounded. */
+static int git_budget(struct scanner *sc)
+{
+    uint64_t used, max;
+
+    if (!wb_git_over_budget(sc->git, &used, &max) || sc->out->stopped)
+        return 0;
+    sc->out->stopped = true;
+    return sc_refuse(sc, 0, "ignore-cost",
+                     "the agent's ignore rules are too costly to evaluate: %" PRIu64
+                     " checks, past the budget of %" PRIu64,
+                     used, max);
+}
+
 /* Is sc->path[0..len) left out? Then it is counted (and its directory knows
  * something below was), and only indexed for the merged lookups. */
 static int git_ignored(struct scanner *sc, struct uframe *f, size_t len, bool in_lower,
@@ -148,7 +164,8 @@ static int git_ignored(struct scanner *sc, struct uframe *f, size_t len, bool in
     *ignored = false;
     if (!git_rules(sc))
         return 0;
-    if (wb_git_ignored(sc->git, sc->path, len, false, in_lower, ignored, sc->err) < 0)
+    if (wb_git_ignored(sc->git, sc->path, len, false, in_lower, ignored, sc->err) < 0 ||
+        git_budget(sc) < 0)
         return -1;
     if (!*ignored)
         return 0;
@@ -169,7 +186,8 @@ static int git_ignored_dir(struct scanner *sc, struct uframe *f, int fd, size_t 
     *ignored = false;
     if (!git_rules(sc))
         return 0;
-    if (wb_git_ignored(sc->git, sc->path, len, true, false, ignored, sc->err) < 0)
+    if (wb_git_ignored(sc->git, sc->path, len, true, false, ignored, sc->err) < 0 ||
+        git_budget(sc) < 0)
         return -1;
     if (!*ignored)
         return 0;
@@ -195,7 +213,8 @@ int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t
     if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
         return 0; /* a special file is refused, ignored or not */
     dir = S_ISDIR(st.st_mode);
-    if (wb_git_deleted_ignored(sc->git, sc->path, len, dir, ignored, sc->err) < 0)
+    if (wb_git_deleted_ignored(sc->git, sc->path, len, dir, ignored, sc->err) < 0 ||
+        git_budget(sc) < 0)
         return -1;
     if (!*ignored)
         return 0;
