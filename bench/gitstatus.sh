@@ -40,8 +40,20 @@
 # first one inside is overlayfs looking up every file for the first time
 # through a fresh mount (the second one shows what a warm mount costs):
 # kernel time in the lstat of each file (strace -c: the same 102,118
-# newfstatat, 290 us against 216 us each), which the warmer takes on in
-# the agent's idle start-up instead.
+# newfstatat, 290 us against 216 us each), which the warmers take on in
+# the agent's idle start-up instead. Even warm, overlayfs itself costs more
+# than the plain checkout: the "plain overlayfs, warm" row, with no revrun
+# at all, is the floor, and it is above 1.1x on this kernel.
+#
+# Measured on 2026-12-02 (kernel 6.18, 2 cores, quiet, 100,000 files, 5
+# runs): outside 326.9 ms; inside first 658.9 ms (2.02x) as the agent's very
+# first command, 391.4 ms (1.20x) after a 1 s start-up and 395.5 ms (1.21x)
+# after 2 s; the second 404.7 ms (1.24x); plain overlayfs warm 375.1 ms
+# (1.15x); the warm walk 1.0 s of idle CPU; without revrun's git settings
+# 2606.8 ms (7.97x) and the index rewritten. With perf stat -r 8 under the
+# same quiet conditions: outside 0.34 s and 475 ms CPU against 0.38-0.43 s
+# and 556-614 ms CPU on a warm plain overlay, whatever its options (xino,
+# uuid, redirect_dir, or a read-only two-lower overlay).
 #
 #   bench/gitstatus.sh [FILES] [RUNS]        REVRUN=path/to/revrun to pick a build
 set -euo pipefail
