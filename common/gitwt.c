@@ -74,18 +74,24 @@ const char *rr_gitwt_path_problem(const char *p, size_t len)
     return NULL;
 }
 
-/* Owned by the checkout's owner, of this type, and, a directory, written
- * by no one else (they could change what git reads there). */
+int rr_gitwt_owned(uid_t uid, const char *what, const struct stat *st, mode_t type, char *why,
+                   size_t whylen)
+{
+    struct resolver r = {.uid = uid, .why = why, .wl = whylen};
+
+    if ((st->st_mode & S_IFMT) != type)
+        return refuse(&r, "%s is not a %s", what, type == S_IFDIR ? "directory" : "regular file");
+    if (st->st_uid != uid)
+        return refuse(&r, "%s is owned by uid %u, not by the checkout's owner (uid %u)", what,
+                      (unsigned)st->st_uid, (unsigned)uid);
+    if (type == S_IFDIR && (st->st_mode & S_IWOTH))
+        return refuse(&r, "%s may be written by anyone", what);
+    return 1;
+}
+
 static int owned(struct resolver *r, const char *what, const struct stat *st, mode_t type)
 {
-    if ((st->st_mode & S_IFMT) != type)
-        return refuse(r, "%s is not a %s", what, type == S_IFDIR ? "directory" : "regular file");
-    if (st->st_uid != r->uid)
-        return refuse(r, "%s is owned by uid %u, not by the checkout's owner (uid %u)", what,
-                      (unsigned)st->st_uid, (unsigned)r->uid);
-    if (type == S_IFDIR && (st->st_mode & S_IWOTH))
-        return refuse(r, "%s may be written by anyone", what);
-    return 1;
+    return rr_gitwt_owned(r->uid, what, st, type, r->why, r->wl);
 }
 
 /* dirfd/path (O_PATH for a directory, O_RDONLY for a file): 1 with *fd and

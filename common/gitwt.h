@@ -57,6 +57,12 @@ int rr_gitwt_open(int lower_fd, struct rr_gitwt *out, char *why, size_t whylen,
                   struct rr_error *err);
 void rr_gitwt_close(struct rr_gitwt *w);
 
+/* st is owned by uid (the checkout's owner), of this type (S_IFDIR or
+ * S_IFREG), and, a directory, written by no one else (they could change
+ * what git reads there): 1, or 0 with why[] saying which is not so. */
+int rr_gitwt_owned(uid_t uid, const char *what, const struct stat *st, mode_t type, char *why,
+                   size_t whylen);
+
 /* Why the text of a gitdir or commondir file may not be followed, or NULL.
  * Pure. */
 const char *rr_gitwt_path_problem(const char *p, size_t len);

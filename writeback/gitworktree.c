@@ -55,19 +55,13 @@ const char *wb_gitwt_path_problem(const char *p, size_t len)
 }
 
 /* The checkout's owner owns it, it is of this type, and, a directory, no
- * one else may write it (they could write the rules that hide a file). */
+ * one else may write it (they could write the rules that hide a file):
+ * the resolver's own check, after the symlink an O_PATH open may land on. */
 static int owned(struct resolver *r, const char *what, const struct stat *st, mode_t type)
 {
     if (S_ISLNK(st->st_mode))
         return refuse(r, "%s is a symlink", what);
-    if ((st->st_mode & S_IFMT) != type)
-        return refuse(r, "%s is not a %s", what, type == S_IFDIR ? "directory" : "regular file");
-    if (st->st_uid != r->uid)
-        return refuse(r, "%s is owned by uid %u, not by the checkout's owner (uid %u)", what,
-                      (unsigned)st->st_uid, (unsigned)r->uid);
-    if (type == S_IFDIR && (st->st_mode & S_IWOTH))
-        return refuse(r, "%s may be written by anyone", what);
-    return 1;
+    return rr_gitwt_owned(r->uid, what, st, type, r->why, r->wl);
 }
 
 /* Open dirfd/path as O_PATH beneath dirfd, without a symlink. 1 with *fd,
