@@ -95,8 +95,9 @@ unit: $(TEST_BIN)
 
 # The suites test the binary of this build ($(BUILD)/revrun): with
 # SANITIZE=1 that is the sanitized one, whatever ./revrun holds.
+# `make integration SUITES="integration/review.bats ..."` runs only those.
 integration: $(BUILD)/revrun probes
-	@REVRUN=$(CURDIR)/$(BUILD)/revrun REVRUN_PROBES=$(CURDIR)/$(BUILD)/probes integration/run.sh
+	@REVRUN=$(CURDIR)/$(BUILD)/revrun REVRUN_PROBES=$(CURDIR)/$(BUILD)/probes integration/run.sh $(SUITES)
 
 layout-check:
 	@tests/layout-check.sh
