@@ -293,3 +293,35 @@ EOF
     as_user "$RR_BIN/revrun" destroy u1
     [ ! -e "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun/u1" ]
 }
+
+# A fresh node: containerd's shim passes --root /run/containerd/runc/NAMESPACE
+# before anything made its parents (statedir.c make_root).
+@test "a missing state root and its missing parents are made 0700 and the caller's" {
+    run "$RR_BIN/revrun" --root "$RR_TMP/new/a/b/state" run --lower "$RR_TMP/checkout" -- true
+    assert_success
+    for d in new new/a new/a/b new/a/b/state; do
+        [ "$(stat -c '%a %u' "$RR_TMP/$d")" = "700 0" ]
+    done
+}
+
+@test "rootless: a missing state root and its parents are made 0700 and the user's" {
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/checkout"
+    mkdir "$RR_TMP/u"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/u"
+    run as_user "$RR_BIN/revrun" --root "$RR_TMP/u/x/y/state" run --lower "$RR_TMP/checkout" -- true
+    assert_success
+    for d in u/x u/x/y u/x/y/state; do
+        [ "$(stat -c '%a %u' "$RR_TMP/$d")" = "700 $REVRUN_TEST_UID" ]
+    done
+}
+
+# Whoever can write a parent could otherwise steer the root (and the
+# state revrun acts on) into a directory of their choosing.
+@test "a symlink on the way to a missing state root is refused and nothing is made through it" {
+    mkdir "$RR_TMP/elsewhere"
+    ln -s "$RR_TMP/elsewhere" "$RR_TMP/link"
+    run "$RR_BIN/revrun" --root "$RR_TMP/link/a/state" run --lower "$RR_TMP/checkout" -- true
+    assert_failure
+    assert_output_contains "link on the way is a symlink or not a directory"
+    [ -z "$(ls -A "$RR_TMP/elsewhere")" ]
+}

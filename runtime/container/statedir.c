@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -13,14 +14,88 @@
 
 #define STATE_MAX (64 * 1024)
 
+/* The next component of *p (skipping slashes) into name; 0 at the end. */
+static int next_component(const char **p, char *name, size_t len)
+{
+    size_t n;
+
+    while (**p == '/')
+        (*p)++;
+    n = strcspn(*p, "/");
+    if (n == 0)
+        return 0;
+    if (n >= len)
+        return -1;
+    memcpy(name, *p, n);
+    name[n] = '\0';
+    *p += n;
+    return 1;
+}
+
+/* One step down from dirfd, making `name` (0700) when missing. O_NOFOLLOW: a
+ * symlink on the way is refused (ELOOP/ENOTDIR), not followed, so nobody who
+ * can write a parent steers the root somewhere else. */
+static int step_down(int dirfd, const char *name, const char *root, struct rr_error *err)
+{
+    int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd < 0 && errno == ENOENT) {
+        if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+            return rr_fail(err, errno, "state root %s: create %s", root, name);
+        fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+        return rr_fail(err, errno,
+                       "state root %s: %s on the way is a symlink or not a directory (give a "
+                       "path without symlinks)",
+                       root, name);
+    if (fd < 0)
+        return rr_fail(err, errno, "state root %s: %s", root, name);
+    return fd;
+}
+
+/* mkdir -p of a missing state root, as runc does for --root (containerd's
+ * shim passes /run/containerd/runc/NAMESPACE, absent on a fresh node): each
+ * missing component 0700 and the caller's, walked from "/" (or the working
+ * directory) one component at a time without following a symlink. */
+static int make_root(const char *root, struct rr_error *err)
+{
+    char name[NAME_MAX + 1];
+    const char *p = root;
+    int fd = open(root[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int r;
+
+    if (fd < 0)
+        return rr_fail(err, errno, "state root %s", root);
+    while ((r = next_component(&p, name, sizeof(name))) > 0) {
+        int next;
+        if (strcmp(name, ".") == 0)
+            continue;
+        if (strcmp(name, "..") == 0) {
+            close(fd);
+            return rr_fail(err, EINVAL, "state root %s: \"..\" on the way", root);
+        }
+        next = step_down(fd, name, root, err);
+        close(fd);
+        if (next < 0)
+            return -1;
+        fd = next;
+    }
+    close(fd);
+    return r < 0 ? rr_fail(err, ENAMETOOLONG, "state root %s", root) : 0;
+}
+
 int statedir_root(const char *root, bool create, struct rr_error *err)
 {
     struct stat st;
     int fd;
 
-    if (create && mkdir(root, 0700) < 0 && errno != EEXIST)
-        return rr_fail(err, errno, "state root %s", root);
     fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && create) {
+        if (make_root(root, err) < 0)
+            return -1;
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    }
     if (fd < 0)
         return rr_fail(err, errno, "state root %s", root);
     if (fstat(fd, &st) < 0) {

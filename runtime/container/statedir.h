@@ -22,7 +22,8 @@
 #define ROOTFS_DIR "rootfs" /* where the container's root tmpfs is attached */
 #define HOME_DIR "home"     /* the agent's HOME tmpfs, in the monitor's namespace (home_store) */
 
-/* Open the state root, creating it (0700) when asked. Refused when another
+/* Open the state root, creating it and its missing parents (0700, the
+ * caller's, no symlink followed on the way) when asked. Refused when another
  * user owns it or others may write into it. */
 int statedir_root(const char *root, bool create, struct rr_error *err);
 
