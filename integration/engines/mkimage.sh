@@ -24,15 +24,4 @@ printf 'root:x:0:\ntty:x:5:\nnogroup:x:65534:\n' >"$out/rootfs/etc/group"
 find "$out/rootfs" -exec touch -h -d @0 {} +
 tar --numeric-owner --owner=0 --group=0 --sort=name --mtime=@0 \
     -C "$out/rootfs" -cf "$out/rootfs.tar" .
-mkdir -p "$out/archive"
-layer=$(sha256sum "$out/rootfs.tar" | cut -d' ' -f1)
-cp "$out/rootfs.tar" "$out/archive/$layer.tar"
-cat >"$out/archive/config.json.tmp" <<JSON
-{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":["/bin/sh"]},"rootfs":{"type":"layers","diff_ids":["sha256:$layer"]},"history":[{"created_by":"revrun mkimage.sh"}]}
-JSON
-cfg=$(sha256sum "$out/archive/config.json.tmp" | cut -d' ' -f1)
-mv "$out/archive/config.json.tmp" "$out/archive/$cfg.json"
-printf '[{"Config":"%s.json","RepoTags":["docker.io/library/rrbusybox:test"],"Layers":["%s.tar"]}]\n' \
-    "$cfg" "$layer" >"$out/archive/manifest.json"
-tar --numeric-owner --owner=0 --group=0 --mtime=@0 -C "$out/archive" -cf "$out/image.tar" .
-rm -rf "$out/archive"
+"$(dirname "$0")/archive.sh" "$out/rootfs" docker.io/library/rrbusybox:test "$out/image.tar" /bin/sh
