@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "writeback/gitdelta.h"
-#include "writeback/gitidx.h"
-#include "writeback/gitpack.h"
+#include "writeback/git/gitdelta.h"
+#include "writeback/git/gitidx.h"
+#include "writeback/git/gitpack.h"
 
 #define COMMIT_MAX (256u << 10) /* WB_COMMIT_MAX (gitlog.h, which needs libgit2) */
 
