@@ -50,7 +50,7 @@ ALL_LDFLAGS := $(BASE_LDFLAGS) $(LDSAN) $(LDFLAGS)
 
 # Every part's sources are picked up by directory, so adding a file to a part
 # needs no edit here.
-RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/check
+RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/confine/profile runtime/check
 PARTS := common bundle overlay writeback $(RUNTIME_PARTS) egress
 LIB_SRC := $(filter-out runtime/cli/main.c,$(wildcard $(addsuffix /*.c,$(PARTS))))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))

@@ -23,7 +23,7 @@
  * Anything short of that: not followed, and why[] says why in words an
  * operator acts on. Users: write-back's ignore rules (writeback/
  * gitworktree.c) and the profile's decision to show C to the agent
- * (runtime/confine/profile.c). Nothing found here is run or configured. */
+ * (runtime/confine/profile/gitdirs.c). Nothing found here is run or configured. */
 #ifndef REVRUN_GITWT_H
 #define REVRUN_GITWT_H
 
