@@ -5,7 +5,10 @@
 # Each part lists the parts it may include, all below it: a new arrow is a
 # diff to this file, which a reviewer sees. Every include is repo-relative
 # ("writeback/git/gitpack.h"), so the folder it names is the part it reaches;
-# a file of writeback/ sits in a stage. Run by `make check` before any test.
+# a file of writeback/ sits in a stage. runtime/confine/profile/ is of
+# confine's rank (it uses the mechanisms' headers, they use its profile.h),
+# and its internal.h is included by no file outside that folder. Run by
+# `make check` before any test.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -76,5 +79,11 @@ for f in $(find common bundle overlay writeback egress runtime -name '*.[ch]' | 
         *) echo "layout: $f includes $inc ($part may not use $to: upward or sideways)"; bad=1 ;;
         esac
     done
+    case "$(dirname "$f")" in
+    runtime/confine/profile) ;;
+    *) if grep -q '^#include "runtime/confine/profile/internal.h"' "$f"; then
+           echo "layout: $f includes runtime/confine/profile/internal.h (call profile.h)"; bad=1
+       fi ;;
+    esac
 done
 exit $bad
