@@ -36,29 +36,15 @@
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_ids.h"
 #include "runtime/container/engine_init.h"
+#include "runtime/container/engine_ns.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
 #include "common/proc.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 
-#ifndef NSFS_MAGIC
-#define NSFS_MAGIC 0x6e736673
-#endif
-
 #define ENGINE_BACKEND "engine"
 #define NOTES_FILE "tightened.txt"
-
-/* The namespaces that may be joined, by RR_NS_* bit index. */
-static const struct {
-    int index;
-    int flag;
-    const char *proc_name; /* ours, to come back to after the clone */
-} joinable[] = {{2, CLONE_NEWPID, "pid_for_children"},
-                {3, CLONE_NEWNET, "net"},
-                {4, CLONE_NEWIPC, "ipc"},
-                {5, CLONE_NEWUTS, "uts"}};
-#define N_JOINABLE (sizeof(joinable) / sizeof(joinable[0]))
 
 struct engine {
     const struct rr_ctx *ctx;
@@ -73,8 +59,10 @@ struct engine {
     int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
     int *bind_fds;
     struct engine_checkout ck; /* io.revrun.checkout: the store and the lower */
-    int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
+    struct engine_ns ns;  /* namespaces joined by path; the pod's (engine_ns.h) */
+    struct profile_pod pod;
     pid_t child;
+    int child_pidfd; /* when child is not ours (in a pod, a grandchild): its pidfd */
     int sync_fd;
     struct engine_ids ids; /* its host id block (review2 F5) */
 };
@@ -305,80 +293,6 @@ static int open_sources(struct engine *e, struct rr_error *err)
     return 0;
 }
 
-/* Sysctls of a joined namespace are written by revrun as root of the host
- * (engine_write_sysctls in spawn): when that namespace is revrun's own (the
- * host's: a path such as /proc/1/ns/net), they would change the host, so
- * they are refused, as runc refuses them in the host's network namespace. */
-static int joined_sysctls_refused(const struct engine *e, size_t i, struct rr_error *err)
-{
-    const struct rr_strv *kvs = &e->p.eng.sysctl_joined;
-    struct stat joined, own;
-
-    if (kvs->n == 0)
-        return 0;
-    if (fstat(e->join_fd[i], &joined) < 0 || fstat(e->back_fd[i], &own) < 0)
-        return rr_fail(err, errno, "linux.namespaces: %s", e->p.eng.ns_path[joinable[i].index]);
-    if (joined.st_dev != own.st_dev || joined.st_ino != own.st_ino)
-        return 0;
-    for (size_t k = 0; k < kvs->n; k++) {
-        const char *kv = kvs->v[k];
-        int flag = strncmp(kv, "net.", 4) == 0 ? CLONE_NEWNET
-                   : strncmp(kv, "kernel.hostname=", 16) == 0 ||
-                           strncmp(kv, "kernel.domainname=", 18) == 0
-                       ? CLONE_NEWUTS
-                       : CLONE_NEWIPC;
-        if (flag == joinable[i].flag)
-            return rr_fail(err, 0,
-                           "linux.sysctl.%.*s: refused: the %s namespace %s is the host's "
-                           "(revrun's own); the sysctl would change the host",
-                           (int)strcspn(kv, "="), kv, joinable[i].proc_name,
-                           e->p.eng.ns_path[joinable[i].index]);
-    }
-    return 0;
-}
-
-/* runc's checks on a namespace path: a namespace file (nsfs) of the type
- * the config names. */
-static int open_namespaces(struct engine *e, struct rr_error *err)
-{
-    for (size_t i = 0; i < N_JOINABLE; i++) {
-        const char *path = e->p.eng.ns_path[joinable[i].index];
-        struct statfs sf;
-        char own[64];
-        int type;
-
-        if (path == NULL)
-            continue;
-        e->join_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
-        if (e->join_fd[i] < 0)
-            return rr_fail(err, errno, "linux.namespaces: %s", path);
-        if (fstatfs(e->join_fd[i], &sf) < 0 || sf.f_type != NSFS_MAGIC)
-            return rr_fail(err, EINVAL, "linux.namespaces: %s is not a namespace file", path);
-        type = ioctl(e->join_fd[i], NS_GET_NSTYPE);
-        if (type != joinable[i].flag)
-            return rr_fail(err, EINVAL, "linux.namespaces: %s is not a %s namespace", path,
-                           joinable[i].proc_name);
-        snprintf(own, sizeof(own), "/proc/self/ns/%s", joinable[i].proc_name);
-        e->back_fd[i] = open(own, O_RDONLY | O_CLOEXEC);
-        if (e->back_fd[i] < 0)
-            return rr_fail(err, errno, "%s", own);
-        if (joined_sysctls_refused(e, i, err) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int switch_namespaces(struct engine *e, bool join, struct rr_error *err)
-{
-    for (size_t i = 0; i < N_JOINABLE; i++) {
-        int fd = join ? e->join_fd[i] : e->back_fd[i];
-        if (fd >= 0 && setns(fd, joinable[i].flag) < 0)
-            return rr_fail(err, errno, "%s the %s namespace %s", join ? "join" : "leave",
-                           joinable[i].proc_name, e->p.eng.ns_path[joinable[i].index]);
-    }
-    return 0;
-}
-
 /* ---- the container's process ---- */
 
 static int write_proc(pid_t pid, const char *file, const char *text, struct rr_error *err)
@@ -426,6 +340,24 @@ static void idmap_root(struct engine *e)
                       "host owners", strerror(errno));
 }
 
+/* In a pod: the child is in (its namespaces made); when it forked the
+ * container's pid 1, that is the container's process from here on. */
+static int pod_entered(struct engine *e, struct rr_error *err)
+{
+    struct sync_msg m;
+    int r = sync_expect(e->sync_fd, SYNC_ENTERED, &m, err);
+
+    if (r == 0 && m.value > 0) {
+        while (waitpid(e->child, NULL, 0) < 0 && errno == EINTR)
+            ;
+        e->child = (pid_t)m.value;
+        e->child_pidfd = rr_pidfd_open(e->child);
+        if (e->child_pidfd < 0)
+            return rr_fail(err, errno, "the container's pid 1 (%d)", (int)e->child);
+    }
+    return r;
+}
+
 /* What the host side sets on the process before it takes a step: its id
  * maps, its cgroup, its rlimits (root may raise a hard limit, the
  * container may not), its OOM score. */
@@ -434,9 +366,14 @@ static int place_child(struct engine *e, struct rr_error *err)
     const struct profile *p = &e->p;
     char text[32];
 
-    if (write_map(e->child, "uid_map", p->eng.uid_map, p->eng.n_uid_map, err) < 0 ||
-        write_map(e->child, "gid_map", p->eng.gid_map, p->eng.n_gid_map, err) < 0)
+    /* in a pod the maps are the pod's user namespace's, written already */
+    if (e->ns.pod.joined) {
+        if (pod_entered(e, err) < 0)
+            return -1;
+    } else if (write_map(e->child, "uid_map", p->eng.uid_map, p->eng.n_uid_map, err) < 0 ||
+               write_map(e->child, "gid_map", p->eng.gid_map, p->eng.n_gid_map, err) < 0) {
         return rr_wrap(err, "user namespace");
+    }
     if (cgroup_join(&e->cg, e->child, err) < 0)
         return -1;
     if (p->eng.device_rules.n > 0 &&
@@ -500,32 +437,65 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     engine_init_main(&a);
 }
 
+/* The child of a pod's container: into the pod's user namespace first,
+ * then namespaces of its own made there; create hears when it is in. A pid
+ * namespace of its own has its pid 1 in the next process: this one forks
+ * the container's process, says its pid (this one's pid namespace is the
+ * host's) and ends; create reaps it, the container's process goes to the
+ * engine's subreaper as runc's does (its init is a grandchild too). */
+static void enter_pod(struct engine *e, int sync_fd)
+{
+    struct rr_error err = {0};
+    pid_t c = 0;
+
+    if (engine_ns_child_pod(&e->ns, e->p.clone_flags, &err) < 0) {
+        sync_send_error(sync_fd, &err);
+        _exit(1);
+    }
+    if ((e->p.clone_flags & CLONE_NEWPID) && (c = fork()) < 0) {
+        rr_fail(&err, errno, "fork the container's pid 1 in the pod's user namespace");
+        sync_send_error(sync_fd, &err);
+        _exit(1);
+    }
+    if (c == 0 && !(e->p.clone_flags & CLONE_NEWPID) &&
+        sync_send(sync_fd, SYNC_ENTERED, 0, 0, NULL) < 0)
+        _exit(1);
+    if (c == 0)
+        return;
+    _exit(sync_send(sync_fd, SYNC_ENTERED, c, 0, NULL) < 0 ? 1 : 0);
+}
+
 static int spawn(struct engine *e, struct rr_error *err)
 {
+    bool pod = e->ns.pod.joined;
     int sp[2];
 
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
         return rr_fail(err, errno, "socketpair");
     e->sync_fd = sp[0];
-    if (switch_namespaces(e, true, err) < 0) {
+    if (engine_ns_enter(&e->ns, err) < 0) {
         close(sp[1]);
+        engine_ns_leave(&e->ns, err);
         return -1;
     }
     /* Sysctls of a joined namespace, from inside it, as root of the host. */
     if (e->p.eng.sysctl_joined.n > 0 && engine_write_sysctls(&e->p.eng.sysctl_joined, err) < 0) {
         close(sp[1]);
-        switch_namespaces(e, false, err);
+        engine_ns_leave(&e->ns, err);
         return -1;
     }
-    e->child = engine_clone_owned(e->p.clone_flags, e->p.eng.ns_owner);
+    e->child = pod ? engine_clone_owned(0, 0)
+                   : engine_clone_owned(e->p.clone_flags, e->p.eng.ns_owner);
     if (e->child == 0) {
         close(sp[0]);
+        if (pod)
+            enter_pod(e, sp[1]);
         child_main(e, sp[1]);
     }
     int saved = errno;
     close(sp[1]);
     /* The hooks and everything after run in revrun's own namespaces. */
-    if (switch_namespaces(e, false, err) < 0)
+    if (engine_ns_leave(&e->ns, err) < 0)
         return -1;
     if (e->child < 0)
         return rr_fail(err, saved, "clone the container (namespaces)");
@@ -576,12 +546,24 @@ static int steps(struct engine *e, struct rr_error *err)
         if (realpath(e->ctx->root, root) == NULL)
             return rr_fail(err, errno, "state root %s", e->ctx->root);
     }
-    /* held (flock) until the state directory exists, which holds it then */
-    if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
-                        err) < 0 ||
-        profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base, &e->p,
-                                err) < 0)
+    /* The namespaces it joins, opened once: a pod's user namespace and ids
+     * are joined with them (engine_pod.h), else it gets its own block,
+     * held (flock) until the state directory exists, which holds it then. */
+    if (!e->ctx->rootless && engine_ns_open(&e->ns, e->cfg, e->root_fd, e->o->id, err) < 0)
         return -1;
+    if (e->ns.pod.joined) {
+        e->pod = (struct profile_pod){e->ns.pod.owner,       e->ns.pod.uid_map,
+                                      e->ns.pod.gid_map,     e->ns.pod.n_uid_map,
+                                      e->ns.pod.n_gid_map,   e->ns.pod.net_host_owned};
+        if (profile_build_engine_pod(e->cfg, e->bundle, PROFILE_POLICY_FILE, 0, &e->pod, &e->p,
+                                     err) < 0)
+            return -1;
+    } else if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id,
+                               &e->ids, err) < 0 ||
+               profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base,
+                                       &e->p, err) < 0) {
+        return -1;
+    }
     /* --systemd-cgroup: slice:prefix:name, placed where systemd would */
     if (e->ctx->systemd_cgroup && e->cfg->linux.cgroups_path != NULL &&
         strchr(e->cfg->linux.cgroups_path, ':') != NULL) {
@@ -604,7 +586,7 @@ static int steps(struct engine *e, struct rr_error *err)
         return -1;
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
         engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
-        open_namespaces(e, err) < 0 ||
+        engine_ns_check_sysctls(&e->ns, &e->p.eng.sysctl_joined, err) < 0 ||
         spawn(e, err) < 0)
         return -1;
     if (place_child(e, err) < 0)
@@ -632,7 +614,9 @@ static void abandon(struct engine *e)
 {
     struct rr_error ignored;
 
-    if (e->child > 0) {
+    if (e->child_pidfd >= 0) {
+        rr_pidfd_send_signal(e->child_pidfd, SIGKILL);
+    } else if (e->child > 0) {
         kill(e->child, SIGKILL);
         while (waitpid(e->child, NULL, 0) < 0 && errno == EINTR)
             ;
@@ -663,12 +647,12 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
 {
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
-                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1,
+                       .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .child_pidfd = -1,
+                       .sync_fd = -1,
                        .ids = {.held = -1}};
     int r;
 
-    for (size_t i = 0; i < N_JOINABLE; i++)
-        e.join_fd[i] = e.back_fd[i] = -1;
+    engine_ns_init(&e.ns);
     engine_checkout_init(&e.ck);
     if (o->attached) {
         r = rr_fail(err, EINVAL, "an engine's bundle (no `revrun` section) is run by its engine "
@@ -682,6 +666,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     }
     engine_ids_close(&e.ids);
     close_fd(&e.sync_fd);
+    close_fd(&e.child_pidfd);
     close_fd(&e.root_mfd);
     close_fd(&e.mountpoint);
     close_fd(&e.fifo);
@@ -689,10 +674,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     for (size_t i = 0; e.bind_fds != NULL && i < e.p.n_mounts; i++)
         close_fd(&e.bind_fds[i]);
     free(e.bind_fds);
-    for (size_t i = 0; i < N_JOINABLE; i++) {
-        close_fd(&e.join_fd[i]);
-        close_fd(&e.back_fd[i]);
-    }
+    engine_ns_close(&e.ns);
     engine_checkout_close(&e.ck, r == 0);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);

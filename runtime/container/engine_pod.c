@@ -26,9 +26,9 @@ struct ns_id {
 
 struct scan {
     const struct engine_joins *joins;
-    struct ns_id userns;   /* the pod's, as the joined namespaces name it */
+    struct ns_id userns; /* the pod's, as the joined namespaces name it */
     bool matched[4];
-    int owner_dir;         /* /proc/PID of the first container of the pod found */
+    int owner_dir; /* /proc/PID of the first container of the pod found */
     struct engine_pod *pod;
 };
 
@@ -104,7 +104,8 @@ static int open_init(const struct rr_state *s)
  * the pod's; then each joined namespace it has is matched. */
 static void look_at(struct scan *sc, int root_fd, const char *cid)
 {
-    _cleanup_close_ int sdir = openat(root_fd, cid, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    _cleanup_close_ int sdir =
+        openat(root_fd, cid, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct rr_state s = {0};
     struct rr_error ignored;
     struct ns_id user, ns;
@@ -175,12 +176,15 @@ static int read_map(int dir, const char *name, struct rr_id_mapping *m, size_t *
     return *n > 0 ? 0 : rr_fail(err, EINVAL, "the pod's %s is empty", name);
 }
 
-/* All joined namespaces owned by one user namespace, not the host's (1);
- * all the host's (0); refused otherwise. */
-static int classify(const struct engine_joins *j, struct ns_id *pod_user, struct rr_error *err)
+/* The joined namespaces not owned by the host's user namespace all owned
+ * by one (1, *pod_user: it); none (0); refused when two differ. Which are
+ * the host's own goes to host_owned[]: in a pod too, one may be (a CNI's
+ * network namespace, made by the engine and joined by the pod's first
+ * container), and is then the pod's only if a container of the pod has it. */
+static int classify(const struct engine_joins *j, struct ns_id *pod_user, bool host_owned[],
+                    struct rr_error *err)
 {
     struct ns_id host, owner;
-    size_t host_owned = 0;
     bool have_pod = false;
 
     if (id_at(AT_FDCWD, "/proc/self/ns/user", &host) < 0)
@@ -188,52 +192,54 @@ static int classify(const struct engine_joins *j, struct ns_id *pod_user, struct
     for (size_t i = 0; i < j->n; i++) {
         if (owner_of(j->fd[i], &owner) < 0)
             return rr_fail(err, errno, "linux.namespaces: the owner of %s", j->path[i]);
-        if (same(&owner, &host)) {
-            host_owned++;
+        host_owned[i] = same(&owner, &host);
+        if (host_owned[i])
             continue;
-        }
         if (have_pod && !same(&owner, pod_user))
-            return rr_fail(err, EPERM, "linux.namespaces: %s belongs to another user namespace "
-                                       "than the others named (a container joins the "
-                                       "namespaces of one pod)",
+            return rr_fail(err, EPERM,
+                           "linux.namespaces: %s belongs to another user namespace "
+                           "than the others named (a container joins the "
+                           "namespaces of one pod)",
                            j->path[i]);
         *pod_user = owner;
         have_pod = true;
     }
-    if (host_owned == j->n)
-        return 0;
-    if (host_owned > 0)
-        return rr_fail(err, EPERM, "linux.namespaces: the host's namespaces and a container's "
-                                   "are named together (%s ...): a container joins the "
-                                   "namespaces of the host or of one pod, not both",
-                       j->path[0]);
-    return 1;
+    return have_pod ? 1 : 0;
 }
 
 int engine_pod_resolve(int root_fd, const char *self, const struct engine_joins *joins,
                        struct engine_pod *pod, struct rr_error *err)
 {
     struct scan sc = {.joins = joins, .owner_dir = -1, .pod = pod};
+    bool host_owned[4] = {false};
     int r;
 
     *pod = (struct engine_pod){.userns_fd = -1};
-    if (joins->n == 0 || (r = classify(joins, &sc.userns, err)) == 0)
+    if (joins->n == 0 || (r = classify(joins, &sc.userns, host_owned, err)) == 0)
         return 0;
     if (r < 0 || scan_root(&sc, root_fd, self, err) < 0)
         return -1;
     if (sc.owner_dir < 0)
-        return rr_fail(err, EPERM, "linux.namespaces: %s belongs to a user namespace that no "
-                                   "live revrun container of this state root has (revrun joins "
-                                   "the namespaces of the host or of its own containers' pod)",
+        return rr_fail(err, EPERM,
+                       "linux.namespaces: %s belongs to a user namespace that no "
+                       "live revrun container of this state root has (revrun joins "
+                       "the namespaces of the host or of its own containers' pod)",
                        joins->path[0]);
-    for (size_t i = 0; i < joins->n; i++)
+    for (size_t i = 0; i < joins->n; i++) {
         if (!sc.matched[i]) {
             close(sc.owner_dir);
-            return rr_fail(err, EPERM, "linux.namespaces: %s is not a namespace of a revrun "
-                                       "container of the pod (container %s's): a namespace a "
-                                       "process of the pod made is never joined",
-                           joins->path[i], pod->owner);
+            return rr_fail(err, EPERM,
+                           "linux.namespaces: %s is not a namespace of a revrun "
+                           "container of the pod (container %s's): %s",
+                           joins->path[i], pod->owner,
+                           host_owned[i] ? "the host's namespaces are joined with a pod's only "
+                                           "when the pod has them"
+                                         : "a namespace a process of the pod made is never "
+                                           "joined");
         }
+        if (host_owned[i] && joins->flag[i] == CLONE_NEWNET)
+            pod->net_host_owned = true;
+    }
     pod->userns_fd = openat(sc.owner_dir, "ns/user", O_RDONLY | O_CLOEXEC);
     if (pod->userns_fd < 0)
         r = rr_fail(err, errno, "the user namespace of container %s", pod->owner);

@@ -9,13 +9,15 @@
  * - Every joined namespace owned by the host's user namespace (a netns
  *   `ip netns add` made, the host's own): not a pod; the container gets a
  *   user namespace and id block of its own, as before.
- * - Every joined namespace one of a live revrun container's, all of them
- *   owned by that pod's user namespace: the container joins that user
- *   namespace, with its id mapping (the pod's block), so that its root may
- *   mount proc, mqueue and sysfs for the pod's namespaces.
- * - Anything else (a namespace no revrun container of this state root has,
- *   one owned by another user namespace, the host's mixed with a pod's) is
- *   refused, naming the path and why. */
+ * - Some owned by another user namespace: a pod's. That user namespace must
+ *   be a live revrun container's of the state root, and every joined
+ *   namespace one of its containers' (the host-owned ones too: containerd
+ *   makes a pod's network namespace itself and its pause container joins
+ *   it). The container joins that user namespace, with its id maps (the
+ *   pod's block), so that its root may mount proc and mqueue for the pod's
+ *   namespaces (and sysfs, unless the network namespace is the host's).
+ * - Anything else (a namespace no revrun container of the pod has, two
+ *   user namespaces) is refused, naming the path and why. */
 #ifndef REVRUN_ENGINE_POD_H
 #define REVRUN_ENGINE_POD_H
 
@@ -27,9 +29,11 @@
 #include "common/error.h"
 
 struct engine_pod {
-    bool joined;                 /* the namespaces are a revrun pod's */
-    int userns_fd;               /* its user namespace (joined), or -1 */
-    char owner[RR_ID_MAX + 1];   /* a container of the pod whose namespaces they are */
+    bool joined;               /* the namespaces are a revrun pod's */
+    int userns_fd;             /* its user namespace (joined), or -1 */
+    char owner[RR_ID_MAX + 1]; /* a container of the pod whose namespaces they are */
+    bool net_host_owned;       /* the network namespace joined is owned by the host's
+                                * user namespace (containerd's CNI netns): no sysfs */
     struct rr_id_mapping uid_map[8], gid_map[8]; /* the pod's, as the kernel has them */
     size_t n_uid_map, n_gid_map;
 };

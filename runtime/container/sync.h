@@ -21,6 +21,8 @@ enum sync_type {
     SYNC_NOTIFY_FD,  /* the agent's process -> monitor: its seccomp listener, as SCM_RIGHTS */
     SYNC_HOOKS,      /* engine init -> create: mounts made, before pivot_root: run prestart
                       * and createRuntime now (answered by SYNC_ACK) */
+    SYNC_ENTERED,    /* engine init -> create: in the pod's user namespace, its own
+                      * namespaces made there (engine_ns_child_pod) */
 };
 
 #define SYNC_TEXT_MAX 2048

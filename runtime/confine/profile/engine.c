@@ -33,8 +33,11 @@ static const struct {
 /* Every namespace, always; a missing one is added (user with revrun's
  * mapping). network, ipc, uts and pid may be joined by path (a pod's pause
  * container, podman's netns): the path is checked when it is opened (nsfs,
- * the right type: runc's checks). user, mount and cgroup are the container's
- * own. */
+ * the right type: runc's checks). mount and cgroup are the container's own;
+ * so is user, except in a pod: when the joined namespaces are a revrun
+ * container's (engine_pod.c, by identity), their user namespace is joined
+ * too, so that the container's root is theirs and may mount proc, mqueue
+ * and sysfs for them; the config cannot name a user namespace itself. */
 static int engine_namespaces(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     unsigned bit_index = 0;
@@ -62,6 +65,13 @@ static int engine_namespaces(const struct rr_config *c, struct profile *p, struc
             p->clone_flags |= (unsigned)engine_ns[i].clone_flag;
     }
     p->net_host = false;
+    if (p->eng.pod == NULL)
+        return 0;
+    p->clone_flags &= ~(unsigned)CLONE_NEWUSER;
+    p->eng.join_flags |= CLONE_NEWUSER;
+    if (pf_note(p, "linux.namespaces: \"user\" is the pod's (container %s's), whose namespaces "
+                   "are joined; its ids are the pod's", p->eng.pod->owner) < 0)
+        return rr_fail(err, ENOMEM, "notes");
     return 0;
 }
 /* no_new_privs: forced on, unless the host policy says "config"; then the
@@ -237,10 +247,19 @@ int profile_build_engine_at(const struct rr_config *c, const char *bundle,
                             const char *policy_file, uint32_t host_base, struct profile *p,
                             struct rr_error *err)
 {
+    return profile_build_engine_pod(c, bundle, policy_file, host_base, NULL, p, err);
+}
+
+int profile_build_engine_pod(const struct rr_config *c, const char *bundle,
+                             const char *policy_file, uint32_t host_base,
+                             const struct profile_pod *pod, struct profile *p,
+                             struct rr_error *err)
+{
     struct rr_policy pol;
 
     memset(p, 0, sizeof(*p));
     p->eng.host_base = host_base;
+    p->eng.pod = pod;
     p->cfg = c;
     p->rootless = geteuid() != 0;
     p->engine = true;

@@ -210,6 +210,43 @@ static bool host_flag(const char *path, char want)
     return c == want;
 }
 
+static bool maps_equal(const struct rr_id_mapping *a, size_t na, const struct rr_id_mapping *b,
+                       size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].container_id != b[i].container_id || a[i].host_id != b[i].host_id ||
+            a[i].size != b[i].size)
+            return false;
+    return true;
+}
+
+/* In a pod the maps are the pod's user namespace's (the kernel's, read
+ * from its container): mappings the config gives must be exactly those. */
+static int pod_maps(const struct rr_config *c, const struct profile_pod *pod, struct profile *p,
+                    struct rr_error *err)
+{
+    struct engine_plan *e = &p->eng;
+
+    if (pod->n_uid_map > 8 || pod->n_gid_map > 8)
+        return rr_fail(err, E2BIG, "the pod's id maps: more than 8 ranges");
+    if ((c->linux.n_uid_mappings > 0 &&
+         !maps_equal(c->linux.uid_mappings, c->linux.n_uid_mappings, pod->uid_map,
+                     pod->n_uid_map)) ||
+        (c->linux.n_gid_mappings > 0 &&
+         !maps_equal(c->linux.gid_mappings, c->linux.n_gid_mappings, pod->gid_map,
+                     pod->n_gid_map)))
+        return rr_fail(err, 0, "linux.uidMappings/gidMappings: not those of the pod's user "
+                               "namespace (container %s's), which this container joins",
+                       pod->owner);
+    memcpy(e->uid_map, pod->uid_map, pod->n_uid_map * sizeof(*e->uid_map));
+    memcpy(e->gid_map, pod->gid_map, pod->n_gid_map * sizeof(*e->gid_map));
+    e->n_uid_map = pod->n_uid_map;
+    e->n_gid_map = pod->n_gid_map;
+    return 0;
+}
+
 int pf_engine_identity(const struct rr_config *c, const char *policy_file, struct profile *p,
                            struct rr_error *err)
 {
@@ -222,11 +259,15 @@ int pf_engine_identity(const struct rr_config *c, const char *policy_file, struc
     if (policy_load_host_ids(policy_file, &ranges[0], err) < 0 ||
         policy_load_engine_ids(policy_file, &ranges[1], err) < 0)
         return -1;
-    if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", ranges, e->uid_map,
-                   &e->n_uid_map, p, err) < 0 ||
-        engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", ranges, e->gid_map,
-                   &e->n_gid_map, p, err) < 0)
+    if (e->pod != NULL) {
+        if (pod_maps(c, e->pod, p, err) < 0)
+            return -1;
+    } else if (engine_map(c->linux.uid_mappings, c->linux.n_uid_mappings, "uid", ranges,
+                          e->uid_map, &e->n_uid_map, p, err) < 0 ||
+               engine_map(c->linux.gid_mappings, c->linux.n_gid_mappings, "gid", ranges,
+                          e->gid_map, &e->n_gid_map, p, err) < 0) {
         return -1;
+    }
     /* The namespace's owner: the container root's host uid, else the first
      * mapped (never 0: engine_map refuses it) */
     e->ns_owner = e->uid_map[0].host_id;

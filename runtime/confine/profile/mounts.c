@@ -354,7 +354,12 @@ static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp,
                                 struct profile *p, struct rr_error *err)
 {
     bool sysfs = strcmp(m->type, "sysfs") == 0;
-    bool placeholder = sysfs ? (p->eng.join_flags & CLONE_NEWNET) != 0 : !pf_host_cgroup_v2();
+    /* a joined network namespace is the container's user namespace's only
+     * in a pod (its user namespace joined with it), and only when the pod
+     * made it (containerd makes a CNI pod's itself, in the host's) */
+    bool net_foreign = (p->eng.join_flags & CLONE_NEWNET) &&
+                       (p->eng.pod == NULL || p->eng.pod->net_host_owned);
+    bool placeholder = sysfs ? net_foreign : !pf_host_cgroup_v2();
 
     if (!strv_contains(&m->options, "ro") &&
         pf_note(p, "mounts[%zu]: %s at %s tightened to read-only", i, m->type, m->destination) < 0)

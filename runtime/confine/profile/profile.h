@@ -115,6 +115,17 @@ struct mount_plan {
 /* Where the host's policy for engine configs lives. */
 #define PROFILE_POLICY_FILE "/etc/revrun/policy.json"
 
+/* A pod's user namespace, which runtime/container/engine_pod.c found by the
+ * identity of the namespaces the config joins (a revrun container's of the
+ * same state root): the container joins it, with its id maps, instead of
+ * a user namespace and id block of its own. */
+struct profile_pod {
+    const char *owner; /* a container of the pod (for the note) */
+    const struct rr_id_mapping *uid_map, *gid_map;
+    size_t n_uid_map, n_gid_map;
+    bool net_host_owned; /* its network namespace is the host user namespace's (no sysfs) */
+};
+
 /* What an engine's config becomes (profile_build_engine). */
 struct engine_plan {
     const char *root_path;          /* absolute: the image, the container's root */
@@ -126,7 +137,9 @@ struct engine_plan {
     mode_t umask;
     bool has_oom_score_adj;
     int oom_score_adj;
-    unsigned join_flags;            /* CLONE_NEW* joined by path (ns_path) */
+    unsigned join_flags;            /* CLONE_NEW* joined by path (ns_path); CLONE_NEWUSER:
+                                     * the pod's user namespace (pod) */
+    const struct profile_pod *pod;  /* NULL: the user namespace is the container's own */
     const char *ns_path[7];         /* by RR_NS_* bit index */
     struct rr_strv sysctl_inside;   /* "key=value" written by the container's init */
     struct rr_strv sysctl_joined;   /* written host side, in a joined namespace */
@@ -312,6 +325,12 @@ int profile_build_engine(const struct rr_config *cfg, const char *bundle, const 
 int profile_build_engine_at(const struct rr_config *cfg, const char *bundle,
                             const char *policy_file, uint32_t host_base, struct profile *p,
                             struct rr_error *err);
+/* The same in a pod (pod != NULL): the pod's user namespace joined with the
+ * namespaces the config names, its maps the container's. */
+int profile_build_engine_pod(const struct rr_config *cfg, const char *bundle,
+                             const char *policy_file, uint32_t host_base,
+                             const struct profile_pod *pod, struct profile *p,
+                             struct rr_error *err);
 
 /* The default hardened config.json (`revrun spec`). lower may be NULL (the
  * current directory). */
