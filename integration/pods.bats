@@ -47,6 +47,10 @@ setup() {
 teardown() {
     local p
     [ -n "${FRESH_NODE:-}" ] && node_down
+    if [ -f "$NODE_DIR/kill.list" ]; then
+        while read -r p; do pkill -9 -P "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done <"$NODE_DIR/kill.list"
+        rm -f "$NODE_DIR/kill.list"
+    fi
     [ -n "${NODE_DIR:-}" ] && [ -f "$NODE_DIR/pods.list" ] || return 0
     while read -r p; do
         cri stopp "$p" >/dev/null 2>&1
@@ -124,5 +128,146 @@ pod_basics() {
     done
     cri stop "$c" 0
     cri rm "$c"
+    down_clean "$POD"
+}
+
+# The host pid of a container (c) or a pod's sandbox (p), from the CRI's
+# verbose info.
+pid_of() {
+    local verb=inspect
+    [ "$1" = p ] && verb=inspectp
+    cri "$verb" "$2" | python3 -c 'import json,sys
+print(json.loads(json.load(sys.stdin)["info"]["info"])["pid"])'
+}
+
+# ---- one user namespace per pod ----
+
+# kubelet's default: the pod's network, ipc and uts namespaces, a pid
+# namespace of the container's own. mqueue needs the ipc namespace's owner,
+# proc the pid namespace's: the pod's user namespace, joined.
+@test "revrun: a pod's containers share its user namespace and ids; mqueue and proc mount in them" {
+    local c1 c2 sb a1 a2
+    up userns revrun
+    c1=$(ctr_run "$POD" userns one -- sleep 1000)
+    c2=$(ctr_run "$POD" userns two -- sleep 1000)
+    sb=$(pid_of p "$POD")
+    a1=$(pid_of c "$c1")
+    a2=$(pid_of c "$c2")
+    for p in "$a1" "$a2"; do
+        [ "$(readlink "/proc/$p/ns/user")" = "$(readlink "/proc/$sb/ns/user")" ]
+        [ "$(cat "/proc/$p/uid_map")" = "$(cat "/proc/$sb/uid_map")" ]
+        [ "$(readlink "/proc/$p/ns/ipc")" = "$(readlink "/proc/$sb/ns/ipc")" ]
+        [ "$(readlink "/proc/$p/ns/pid")" != "$(readlink "/proc/$sb/ns/pid")" ]
+    done
+    # the pod's block: not root's, one of revrun's engine ids
+    read -r _ host _ <"/proc/$sb/uid_map"
+    [ "$host" -ge 100000 ]
+    run cri exec-sync "$c1" -- sh -c 'grep -E " /dev/mqueue | /proc " /proc/mounts | cut -d" " -f2,3'
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"/proc proc"* ]]
+    [[ "$output" == *"/dev/mqueue mqueue"* ]]
+    # ipc shared: a queue made in one is seen in the other
+    cri exec-sync "$c1" -- touch /dev/mqueue/rrq
+    [ "$(cri exec-sync "$c2" -- ls /dev/mqueue)" = rrq ]
+    down_clean "$POD"
+}
+
+shared_pid() {
+    local h=$1 c1 c2
+    up "spn$h" "$h" 'linux.security_context.namespace_options.pid="POD"'
+    c1=$(ctr_run "$POD" "spn$h" one 'linux.security_context.namespace_options.pid="POD"' \
+        -- sleep 1001)
+    c2=$(ctr_run "$POD" "spn$h" two 'linux.security_context.namespace_options.pid="POD"' \
+        -- sleep 1002)
+    run cri exec-sync "$c2" -- ps -o pid,args
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *"1 /pause"* ]]
+    [[ "$output" == *"sleep 1001"* ]]
+    [[ "$output" == *"sleep 1002"* ]]
+    # the pause process reaps what the pod's containers leave
+    cri exec-sync "$c1" -- sh -c 'sleep 0.1 & exit 0'
+    cri stop "$c1" 0
+    run cri exec-sync "$c2" -- ps -o stat,args
+    [[ "$output" != *"sleep 1001"* ]]
+    down_clean "$POD"
+}
+
+@test "runc: shareProcessNamespace: each container sees the others' processes" {
+    shared_pid runc
+}
+
+@test "revrun: shareProcessNamespace: each container sees the others' processes, proc mounted in the pod's pid namespace" {
+    shared_pid revrun
+}
+
+# A bundle as containerd's shim sends it, the busybox image as its root,
+# its namespaces given as NS=PATH (network=..., ipc=..., pid=...); created
+# by revrun on the revrun handler's state root, as the shim would.
+rr_create() {
+    local id=$1 b=$NODE_DIR/bundles/$1
+    shift
+    mkdir -p "$b"
+    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$b" \
+        "$NODE_DIR/img/busybox/rootfs" "$NODE_TAG" "$@" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"]["path"] = sys.argv[3]
+c["linux"]["cgroupsPath"] = "/kubepods/pod%s/%s" % (sys.argv[4], sys.argv[2].split("/")[-1])
+c["process"]["args"] = ["sleep", "1000"]
+ns = {n["type"]: n for n in c["linux"]["namespaces"]}
+for kv in sys.argv[5:]:
+    k, v = kv.split("=", 1)
+    ns[k] = {"type": k, "path": v}
+c["linux"]["namespaces"] = list(ns.values())
+json.dump(c, open(sys.argv[2] + "/config.json", "w"))
+PY
+    "$NODE_DIR/bin/revrun" --root "$NODE_RR_ROOT/k8s.io" create --bundle "$b" "$id" </dev/null
+}
+
+# Nothing of a refused create: no state, no id record, no cgroup.
+refused_clean() {
+    [ ! -e "$NODE_RR_ROOT/k8s.io/$1" ]
+    ! grep -lqs -- "container $1\$" /run/revrun-ids/*
+    [ -z "$(node_cgroups | grep -F -- "/$1")" ]
+}
+
+@test "revrun: namespaces of a process that is no revrun container are refused, naming why" {
+    local sb other
+    up refuse revrun
+    ctr_run "$POD" refuse app -- sleep 1000 >/dev/null
+    sb=$(pid_of p "$POD")
+    # a user namespace of someone else's, with an ipc namespace of its own
+    unshare --user --map-root-user --ipc --fork sleep 1000 &
+    other=$!
+    echo "$other" >>"$NODE_DIR/kill.list"
+    sleep 0.2
+    other=$(pgrep -P "$other" sleep || echo "$other")
+    run rr_create x1 "ipc=/proc/$other/ns/ipc"
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"belongs to a user namespace that no live revrun container of this state root has"* ]]
+    refused_clean x1
+    # the pod's user namespace, but an ipc namespace none of its containers has
+    nsenter --user="/proc/$sb/ns/user" -- unshare --ipc sleep 1000 &
+    echo "$!" >>"$NODE_DIR/kill.list"
+    sleep 0.2
+    run rr_create x2 "ipc=/proc/$!/ns/ipc" "network=/proc/$sb/ns/net"
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"is not a namespace of a revrun container of the pod"*"a namespace a process of the pod made is never joined"* ]]
+    refused_clean x2
+    # the host's network namespace with the pod's ipc
+    run rr_create x3 "ipc=/proc/$sb/ns/ipc" "network=/proc/$$/ns/net"
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"/proc/$$/ns/net is not a namespace of a revrun container of the pod"*"the host's namespaces are joined with a pod's only when the pod has them"* ]]
+    refused_clean x3
+    # the pod's own namespaces, named the same way, are taken
+    rr_create x4 "ipc=/proc/$sb/ns/ipc" "network=/proc/$sb/ns/net" "uts=/proc/$sb/ns/uts"
+    [ "$(readlink "/proc/$(cat "$NODE_RR_ROOT/k8s.io/x4/state.json" | field pid)/ns/user")" = \
+        "$(readlink "/proc/$sb/ns/user")" ]
+    "$NODE_DIR/bin/revrun" --root "$NODE_RR_ROOT/k8s.io" delete --force x4
     down_clean "$POD"
 }
