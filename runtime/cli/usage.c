@@ -138,7 +138,7 @@ static const struct usage_opt o_writeback[] = {
 static const struct usage_opt o_review[] = {
     {"--lower DIR", "the checkout"},
     {"--out DIR", "where the change set goes"},
-    {"--timeout S", "wall-clock limit"},
+    {"--timeout S", "wall-clock limit: seconds, or a number with m, h or d"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
     AGENT_FLAGS,
@@ -210,7 +210,10 @@ static const struct usage_cmd commands[] = {
      "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
      NULL},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
-     "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
+     "the CI job: bundle, run, vet, export, destroy", o_review,
+     "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
+     "and, when accepted, changeset/. Exit: 0 accepted (or no change), 1 the agent failed or "
+     "the job was cancelled, 2 refused, 3 the sandbox could not be set up, 4 timed out."},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
      "Removes the processes, cgroups, mounts and state of containers whose monitor is gone, "
      "frees their host ids, rolls back an apply killed half way from its journal and removes "
@@ -293,7 +296,13 @@ void usage_print_man(FILE *out)
     fputs(".TH REVRUN 1 \"\" \"revrun\" \"User Commands\"\n.SH NAME\nrevrun \\- run an AI "
           "review agent over a read\\-only checkout and export a vetted change set; an OCI "
           "runtime for engines\n.SH SYNOPSIS\n.B revrun\n[\\fIGLOBAL OPTIONS\\fR] "
-          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH GLOBAL OPTIONS\n",
+          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH DESCRIPTION\nrevrun runs one untrusted "
+          "program, an AI code agent, over a read\\-only checkout in an ephemeral sandbox (user, "
+          "mount, pid, network, ipc, uts and cgroup namespaces, seccomp, Landlock, no "
+          "capabilities, no_new_privs, limits), vets what it wrote and hands back only a change "
+          "set bound to a digest, which an operator approves and applies all or nothing. It is "
+          "also an OCI runtime that containerd, podman and docker can name. The sections below "
+          "are the same table that \\-\\-help prints.\n.SH GLOBAL OPTIONS\n",
           out);
     man_opts(out, global_opts);
     fputs(".SH COMMANDS\n", out);
@@ -320,7 +329,15 @@ void usage_print_man(FILE *out)
     }
     fputs(".SH EXIT STATUS\n0 on success, 1 on an error, 2 on a bad command line; run and exec "
           "without \\-\\-detach: the process's status (128+N for signal N), 255 when exec could "
-          "not start it.\n.SH SEE ALSO\nrunc(8), crun(1)\n",
+          "not start it; diff, export and writeback: 2 when the change set is refused; review: "
+          "as its section says.\n"
+          ".SH FILES\n/run/revrun, $XDG_RUNTIME_DIR/revrun: the state root. "
+          "/etc/revrun/policy.json: host ids and engine policy. /run/revrun\\-ids: the held host "
+          "ids. " REVRUN_AGENTS_DIR ": the agent presets.\n"
+          ".SH ENVIRONMENT\nREVRUN_FUSE_OVERLAYFS: the fuse\\-overlayfs binary (an absolute "
+          "path). XDG_RUNTIME_DIR: the state root's parent, rootless.\n"
+          ".SH SEE ALSO\nrunc(8), crun(1); README.md, docs/ and THREAT_MODEL.md in revrun's "
+          "source.\n",
           out);
 }
 
