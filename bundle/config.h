@@ -263,6 +263,7 @@ struct rr_config {
         char *export_name;   /* io.revrun.export: a name under the policy's exportRoot */
         uint64_t upper_size; /* io.revrun.upperSize */
         int overlay;         /* io.revrun.overlay: an rr_backend, or -1 */
+        bool pod_sandbox;    /* the CRI engine marks it a pod's sandbox */
     } ann;
 
     struct {

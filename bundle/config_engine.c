@@ -455,6 +455,11 @@ int engine_parse_annotations(const struct json_node *a, struct rr_config *cfg,
         if (strncmp(k, RR_ANN_PREFIX, strlen(RR_ANN_PREFIX)) == 0 &&
             parse_revrun_annotation(k, v, cfg, err) < 0)
             return -1;
+        /* Read, never judged: a pod's io.revrun.* reach its sandbox too
+         * (profile/checkout.c says what that changes: nothing it widens). */
+        if ((strcmp(k, RR_ANN_CRI_TYPE) == 0 || strcmp(k, RR_ANN_CRIO_TYPE) == 0) &&
+            strcmp(v, RR_ANN_CRI_SANDBOX) == 0)
+            cfg->ann.pod_sandbox = true;
         if (asprintf(&kv, "%s=%s", k, v) < 0 || strv_push(&cfg->annotations, kv) < 0)
             return rr_fail(err, ENOMEM, "annotations");
     }

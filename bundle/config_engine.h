@@ -14,6 +14,11 @@
 #define RR_ANN_UPPER_SIZE "io.revrun.upperSize"
 #define RR_ANN_OVERLAY "io.revrun.overlay"
 #define RR_ANN_NAME_MAX 64
+/* The CRI engines' mark of a pod's sandbox (pause) container: containerd's
+ * and CRI-O's keys and their value for it. */
+#define RR_ANN_CRI_TYPE "io.kubernetes.cri.container-type"
+#define RR_ANN_CRIO_TYPE "io.kubernetes.cri-o.ContainerType"
+#define RR_ANN_CRI_SANDBOX "sandbox"
 
 struct engine_refusal {
     const char *key;

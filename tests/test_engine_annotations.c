@@ -380,6 +380,39 @@ TEST(the_policy_bounds_what_annotations_ask)
     reset();
 }
 
+/* A pod's annotations reach its sandbox (containerd's pod_annotations): the
+ * pause container has no volume, so nothing there to overlay; only that
+ * case is spared, and the engine's mark spares nothing it could reach. */
+TEST(a_pods_sandbox_without_the_checkout_mount_runs_one_with_it_is_overlaid)
+{
+    static const char *const marks[] = {"\"io.kubernetes.cri.container-type\": \"sandbox\"",
+                                        "\"io.kubernetes.cri-o.ContainerType\": \"sandbox\""};
+    const char *proc_only = "[{\"destination\": \"/proc\", \"type\": \"proc\", "
+                            "\"source\": \"proc\"}]";
+    char a[512], m[1024];
+
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(a, sizeof(a), "{%s, \"io.revrun.checkout\": \"/work\", "
+                               "\"io.revrun.export\": \"pod-1\"}", marks[i]);
+        CHECK(build_with(proc_only, a) == 0);
+        CHECK(checkout_plan() == NULL && prof.lower == NULL && prof.eng.export_dir[0] == '\0');
+        CHECK(has_note("the pod's sandbox has no mount there"));
+        /* the mark with the checkout's mount: overlaid and exported */
+        CHECK(build(a) == 0 && checkout_plan() != NULL);
+        CHECK(strcmp(prof.eng.export_dir, RR_POLICY_EXPORT_ROOT "/pod-1") == 0);
+    }
+    /* a pod's container (not its sandbox) without the mount: refused */
+    CHECK(refused_with(build_with(proc_only, "{\"io.kubernetes.cri.container-type\": "
+                                             "\"container\", \"io.revrun.checkout\": \"/work\"}"),
+                       "no mount of the config has it"));
+    /* a sandbox with a mount inside the checkout's destination: judged */
+    snprintf(m, sizeof(m), "[{\"destination\": \"/work/sub\", \"type\": \"tmpfs\", "
+                           "\"source\": \"tmpfs\"}]");
+    snprintf(a, sizeof(a), "{%s, \"io.revrun.checkout\": \"/work\"}", marks[0]);
+    CHECK(refused_with(build_with(m, a), "inside the checkout"));
+    reset();
+}
+
 TEST(cleanup)
 {
     CHECK(rmdir(checkout) == 0);

@@ -80,6 +80,23 @@ static int checkout_owner_ok(const struct rr_config *c, const struct rr_policy *
                    c->ann.checkout, at, src, (unsigned)st->st_uid);
 }
 
+/* A pod's annotations reach every container of it, its sandbox (the pause
+ * container, which no volume is given) included: there, with no mount at
+ * the checkout's destination, there is nothing to overlay or export, and
+ * the sandbox is not refused for it. Only that case: a sandbox with a mount
+ * there is overlaid as any container, so the engine's mark (which a tenant
+ * could forge through a wider pod_annotations) never spares a checkout the
+ * container can reach. */
+static bool checkout_absent_in_sandbox(const struct rr_config *c, const struct profile *p)
+{
+    if (!c->ann.pod_sandbox)
+        return false;
+    for (size_t i = 0; i < p->n_mounts; i++)
+        if (pf_path_within(p->mounts[i].destination, c->ann.checkout))
+            return false;
+    return true;
+}
+
 /* io.revrun.checkout: the bind mount it names becomes the review profile's
  * checkout: its source the read-only lower (checked as revrun.lower is:
  * a directory holding no credential), a size-capped upper in revrun's
@@ -94,6 +111,12 @@ int pf_engine_checkout(const struct rr_config *c, const struct rr_policy *pol,
 
     if (c->ann.checkout == NULL)
         return 0;
+    if (checkout_absent_in_sandbox(c, p))
+        return pf_note(p, RR_ANN_CHECKOUT " %s: the pod's sandbox has no mount there (its "
+                          "containers' mounts are overlaid and exported, not this one)",
+                       c->ann.checkout) < 0
+                   ? rr_fail(err, ENOMEM, "notes")
+                   : 0;
     if (checkout_mount(c, p, &at, err) < 0)
         return -1;
     /* The upper is vetted once everything in the container has stopped,
