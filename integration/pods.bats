@@ -271,3 +271,51 @@ refused_clean() {
     "$NODE_DIR/bin/revrun" --root "$NODE_RR_ROOT/k8s.io" delete --force x4
     down_clean "$POD"
 }
+
+# ---- pods as cgroups ----
+
+# A container without limits of its own in every hierarchy under its pod's
+# cgroup, so the pod's (and the node's) ceilings hold for it and the
+# engine's stats read its own cgroup.
+pod_cgroups() {
+    local h=$1 c pid pod_cg n=0 ctl path usage
+    up "cg$h" "$h"
+    pod_cg=/kubepods/burstable/podcg$h-$NODE_TAG
+    c=$(ctr_run "$POD" "cg$h" app -- sleep 1000)
+    pid=$(pid_of c "$c")
+    while IFS=: read -r _ ctl path; do
+        echo "${ctl:-unified} $path"
+        [ "$path" = "$pod_cg/$c" ]
+        n=$((n + 1))
+    done <"/proc/$pid/cgroup"
+    [ "$n" = "$(wc -l </proc/self/cgroup)" ]
+    # an exec'd process too: where the container's pid 1 is
+    run cri exec-sync "$c" -- sh -c 'cat /proc/self/cgroup | cmp - /proc/1/cgroup'
+    [ "$status" = 0 ]
+    # stats: its own cgroup's (a sleep), not its parent's
+    usage=$(cri stats "$c" | field stats.memory.working_set_bytes.value)
+    echo "working set $usage"
+    [ "$usage" -gt 0 ] && [ "$usage" -lt $((16 << 20)) ]
+    # the pod's ceilings hold for it
+    echo 6 >"/sys/fs/cgroup/pids$pod_cg/pids.max"
+    run cri exec-sync "$c" -- sh -c 'for i in 1 2 3 4 5 6 7 8 9; do sleep 100 & done; wait'
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *"can't fork"* ]]
+    echo max >"/sys/fs/cgroup/pids$pod_cg/pids.max"
+    echo $((48 << 20)) >"/sys/fs/cgroup/memory$pod_cg/memory.limit_in_bytes"
+    run cri exec-sync "$c" -- sh -c 'head -c 100m /dev/zero | tail >/dev/null'
+    echo "status $status"
+    [ "$status" = 137 ]
+    cri stop "$c" 0
+    cri rm "$c"
+    down_clean "$POD"
+}
+
+@test "runc: a container without limits is in every cgroup hierarchy under its pod's; the pod's ceilings and stats hold" {
+    pod_cgroups runc
+}
+
+@test "revrun: a container without limits is in every cgroup hierarchy under its pod's; the pod's ceilings and stats hold" {
+    pod_cgroups revrun
+}

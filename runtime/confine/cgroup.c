@@ -19,6 +19,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
+#include "runtime/confine/cgroup_extra.h"
 #include "runtime/confine/cgroup_freeze.h"
 
 static const char *const v1_names[3] = {"memory", "pids", "cpu"};
@@ -318,10 +319,13 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
 {
     struct cgroup_host h;
     unsigned want = wanted(p), soft = wanted_soft(p);
+    /* where the process is placed without a limit (the profile's
+     * cgroup_everywhere: an engine container, runc's placement) */
+    unsigned place = p->cgroup_everywhere ? CG_MEMORY | CG_PIDS | CG_CPU : 0;
     int r;
 
     memset(out, 0, sizeof(*out));
-    if ((want | soft) == 0)
+    if ((want | soft | place) == 0)
         return 0;
     cgroup_host_probe(&h, err);
     /* An engine's path was made absolute by the profile. */
@@ -343,10 +347,14 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
                 sizeof(out->path))
                 return rr_fail(err, ENAMETOOLONG, "cgroup path");
         }
-        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want | soft, out, err)
-                                 : cgroup_v1_create(&h, p, want | soft, out, err);
+        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want | soft | place, out, err)
+                                 : cgroup_v1_create(&h, p, want | soft | place, out, err);
         if (r < 0 && out->version == CG_NONE)
             out->controllers = 0;
+        if (r == 0 && place != 0 && out->version == CG_V1 &&
+            (r = cgroup_extra_make(true, out->path, err)) < 0)
+            cgroup_v1_disown(out); /* another container's path: touch none of it */
+        out->extra = r == 0 && place != 0 && out->version == CG_V1;
         if (r < 0)
             return rr_wrap(err, "resource limits");
     }
@@ -391,7 +399,7 @@ int cgroup_join(const struct cgroup_plan *cg, pid_t pid, struct rr_error *err)
             return rr_wrap(err, "join cgroup");
         }
     }
-    return 0;
+    return cg->extra ? cgroup_extra_join(true, cg->path, pid, err) : 0;
 }
 
 #define KILL_BATCH 512
@@ -534,6 +542,7 @@ int cgroup_remove(enum cg_version v, const char *path, struct rr_error *err)
     if (v == CG_V1) {
         cgroup_freezer_v1_remove(path);
         cgroup_devices_v1_remove(path); /* an engine's device rules */
+        cgroup_extra_remove(true, path); /* an engine's other hierarchies */
     }
     cgroup_host_probe(&h, err);
     for (int i = 0; i < (v == CG_V2 ? 1 : 3); i++) {

@@ -31,7 +31,8 @@ enum {
 struct cgroup_plan {
     enum cg_version version;
     char path[PATH_MAX];   /* "/revrun/ID" */
-    unsigned controllers;  /* the ones limits were written to */
+    unsigned controllers;  /* the ones limits were written to (engine: joined) */
+    bool extra;            /* in every other hierarchy too (cgroup_extra.h) */
     unsigned skipped;      /* wanted, best effort, and not had (CG_MEMORY...) */
     char why[256];         /* why a wanted controller could not be had, or "" */
     int why_errno;         /* its errno */

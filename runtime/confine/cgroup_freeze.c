@@ -1,5 +1,6 @@
 #include "runtime/confine/libmnt.h"
 #include "runtime/confine/cgroup_freeze.h"
+#include "runtime/confine/cgroup_extra.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -389,7 +390,8 @@ int cgroup_join_existing(enum cg_version v, const char *path, pid_t pid, struct 
     /* none: the limits were best effort and no hierarchy could take
      * them; the container's own processes are in none either */
     (void)joined;
-    return 0;
+    /* an engine container's other hierarchies (where create made them) */
+    return v == CG_V1 ? cgroup_extra_join(true, path, pid, err) : 0;
 }
 
 /* "a-b.slice" -> "/a.slice/a-b.slice", as systemd nests slices. */

@@ -42,6 +42,8 @@ static int write_limits(int fd, int i, const struct profile *p, struct rr_error 
         return 0;
     }
     if (i == 1) {
+        if (r->pids_limit == RR_UNSET)
+            return 0; /* placed only (an engine container) */
         snprintf(v, sizeof(v), "%lld", (long long)r->pids_limit);
         return cg_write(fd, "pids.max", v, err);
     }

@@ -80,7 +80,7 @@ static int write_limits(int fd, unsigned have, const struct rr_resources *r,
             cg_write(fd, "memory.swap.max", v, err) < 0)
             return -1;
     }
-    if (have & CG_PIDS) {
+    if ((have & CG_PIDS) && r->pids_limit != RR_UNSET) {
         snprintf(v, sizeof(v), "%lld", (long long)r->pids_limit);
         if (cg_write(fd, "pids.max", v, err) < 0)
             return -1;

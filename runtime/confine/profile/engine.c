@@ -318,6 +318,10 @@ int profile_build_engine_pod(const struct rr_config *c, const char *bundle,
     /* v1 counts TCP buffers apart once limited: bounded at the memory
      * limit, as a review's (RR_UNSET: no memory limit) */
     p->tcp_memory_limit = p->resources.memory_limit;
+    /* runc's placement: a cgroup parent (a kubelet's pod, docker's,
+     * podman's) is a ceiling and a meter only for what is in each of its
+     * hierarchies */
+    p->cgroup_everywhere = true;
     p->cgroups_path = c->linux.cgroups_path;
     if (p->cgroups_path != NULL && cgroups_path_ok(p->cgroups_path, err) < 0)
         goto fail;

@@ -295,6 +295,9 @@ struct profile {
     /* limits */
     struct rr_resources resources;
     const char *cgroups_path; /* engine mode: linux.cgroupsPath, made absolute */
+    /* in every cgroup hierarchy the host has, limited or not (engine mode:
+     * the engine's and kubelet's parents hold for it, stats read it) */
+    bool cgroup_everywhere;
     char cgroups_buf[512];
     unsigned dev_allowed;     /* bits of rootfs.c's device nodes that are bound */
     /* cgroup v1 keeps TCP socket buffers out of memory.limit_in_bytes and
