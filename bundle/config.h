@@ -121,6 +121,8 @@ struct rr_device_rule {
     char access[4]; /* subset of "rwm" */
 };
 
+#define RR_CPUSET_MAX 256
+
 struct rr_resources {
     int64_t memory_limit; /* bytes */
     int64_t memory_swap;  /* bytes, memory + swap as OCI defines it */
@@ -131,6 +133,11 @@ struct rr_resources {
     int64_t cpu_shares;   /* RR_UNSET or 0: not given */
     int64_t blkio_weight; /* RR_UNSET or 0: not given */
     bool disable_oom_killer;
+    /* cpu.cpus, cpu.mems: a list as the kernel takes it ("0-3,8"); "" when
+     * not given */
+    char cpuset_cpus[RR_CPUSET_MAX];
+    char cpuset_mems[RR_CPUSET_MAX];
+    bool cpu_realtime; /* cpu.realtimeRuntime/realtimePeriod asked (none given) */
     struct rr_device_rule *devices;
     size_t n_devices;
 };

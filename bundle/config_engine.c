@@ -5,6 +5,7 @@
  * Here they are read, shape-checked and stored; runtime/confine/profile/ decides
  * whether each is honoured or tightened. A field of the runtime spec that
  * revrun cannot honour is refused with the reason, never ignored. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +254,32 @@ static bool zero_or_absent(const struct json_node *obj, const char *key)
            (n->type == JSON_BOOL && !n->u.boolean);
 }
 
+/* cpu.cpus / cpu.mems: a CPU or memory-node list ("0-3,8,10-11"), written
+ * to the cgroup as is: only digits, "," and "-", bounded; "" is unset. The
+ * kernel judges the numbers (within the parent's, online). */
+static int parse_cpuset(const struct json_node *cpu, const char *key, char *out,
+                        struct rr_error *err)
+{
+    const struct json_node *v = json_get(cpu, key);
+    char p[JPATH_MAX];
+
+    out[0] = '\0';
+    if (v == NULL)
+        return 0;
+    jpath_key(p, "linux.resources.cpu", key);
+    if (jf_expect(v, JSON_STRING, p, err) < 0)
+        return -1;
+    if (v->u.string.len >= RR_CPUSET_MAX)
+        return rr_fail(err, 0, "%s: longer than %d characters", p, RR_CPUSET_MAX - 1);
+    if (strlen(v->u.string.s) != v->u.string.len ||
+        strspn(v->u.string.s, "0123456789,-") != v->u.string.len ||
+        (v->u.string.len > 0 && (!isdigit((unsigned char)v->u.string.s[0]) ||
+                                 !isdigit((unsigned char)v->u.string.s[v->u.string.len - 1]))))
+        return rr_fail(err, 0, "%s: not a list of numbers and ranges (\"0-3,8\")", p);
+    memcpy(out, v->u.string.s, v->u.string.len + 1);
+    return 0;
+}
+
 /* memory, cpu and blockIO members beyond what a review config takes. Each
  * limit revrun cannot enforce is refused when it is set to something. */
 int engine_parse_resources_extra(const struct json_node *res, struct rr_config *cfg,
@@ -260,8 +287,7 @@ int engine_parse_resources_extra(const struct json_node *res, struct rr_config *
 {
     static const char *const mem_unset[] = {"reservation", "kernel", "kernelTCP", "swappiness",
                                             "useHierarchy", "checkBeforeUpdate", NULL};
-    static const char *const cpu_unset[] = {"realtimeRuntime", "realtimePeriod", "cpus", "mems",
-                                            "idle", "burst", NULL};
+    static const char *const cpu_unset[] = {"idle", "burst", NULL};
     static const char *const res_unset[] = {"hugepageLimits", "network", "rdma", "unified", NULL};
     struct rr_resources *r = &cfg->linux.resources;
     const struct json_node *n;
@@ -288,10 +314,15 @@ int engine_parse_resources_extra(const struct json_node *res, struct rr_config *
                 !(v->type == JSON_STRING && v->u.string.len == 0))
                 return rr_fail(err, 0,
                                "linux.resources.cpu.%s: refused: revrun enforces cpu.quota, "
-                               "cpu.period and cpu.shares only", *k);
+                               "cpu.period, cpu.shares, cpu.cpus and cpu.mems only", *k);
         }
-        if (jf_i64(n, "shares", "linux.resources.cpu", 0, &r->cpu_shares, err) < 0)
+        if (jf_i64(n, "shares", "linux.resources.cpu", 0, &r->cpu_shares, err) < 0 ||
+            parse_cpuset(n, "cpus", r->cpuset_cpus, err) < 0 ||
+            parse_cpuset(n, "mems", r->cpuset_mems, err) < 0)
             return -1;
+        /* a real-time budget is a grant: none is given (profile notes it) */
+        r->cpu_realtime = !zero_or_absent(n, "realtimeRuntime") ||
+                          !zero_or_absent(n, "realtimePeriod");
     }
     if ((n = json_get(res, "blockIO")) != NULL) {
         static const char *const keys[] = {"weight", "leafWeight", "weightDevice",

@@ -321,3 +321,49 @@ refused_c2() {
     timeout 60 "$RT" --root "$B/state" delete --force c1
     [ ! -e "/sys/fs/cgroup/devices$cgp" ]
 }
+
+# linux.resources.cpu.cpus / mems: the container's tasks run on the CPUs
+# and allocate from the memory nodes it names, as runc places them (cgroup
+# v1 here: the cpuset hierarchy; v2: the cpuset controller enabled down to
+# the container's cgroup). Judged inside (the kernel's Cpus_allowed_list)
+# and from the host (the cgroup's cpuset.cpus, gone after delete); a list
+# the parent does not allow is refused naming both, leaving no cgroup.
+@test "linux.resources.cpu.cpus and mems: the container runs on the CPUs named (Cpus_allowed_list 0 inside, cpuset.cpus on the host); a list outside the parent's is refused; a real-time budget is tightened to none" {
+    local cs cgp=/rrengines-oci/cpuset-$$ pid
+    cs=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpuset(,|$)/ {print $2; exit}' /proc/self/mounts)
+    if [ -z "$cs" ] && ! grep -qw cpuset /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+        skip "no cpuset controller on this host"
+    fi
+    [ -n "$cs" ] || cs=/sys/fs/cgroup # v2
+    bundle "c['linux']['cgroupsPath'] = '$cgp'" \
+        'c["process"]["args"] = ["sh", "-c", "grep -E \"^(Cpus|Mems)_allowed_list\" /proc/self/status; exec sleep 1000"]' \
+        'c["linux"]["resources"] = {"cpu": {"cpus": "0", "mems": "0", "realtimeRuntime": 950000, "realtimePeriod": 1000000}}'
+    timeout 60 "$RT" --root "$B/state" --log "$B/log" create --bundle "$B" c1 </dev/null >"$B/c1.out" 2>&1 || {
+        cat "$B/c1.out"
+        false
+    }
+    timeout 60 "$RT" --root "$B/state" start c1
+    pid=$(timeout 60 "$RT" --root "$B/state" state c1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+    for _ in $(seq 100); do grep -q Mems "$B/c1.out" && break; sleep 0.1; done
+    cat "$B/c1.out"
+    grep -qP '^Cpus_allowed_list:\t0$' "$B/c1.out"
+    grep -qP '^Mems_allowed_list:\t0$' "$B/c1.out"
+    [ "$(cat "$cs$cgp/cpuset.cpus")" = 0 ]
+    grep -qx "$pid" "$cs$cgp/cgroup.procs"
+    # the real-time budget asked: none given, said in the log
+    grep -q "realtimeRuntime/realtimePeriod: not applied" "$B/log"
+    if [ -e "/sys/fs/cgroup/cpu$cgp/cpu.rt_runtime_us" ]; then
+        [ "$(cat "/sys/fs/cgroup/cpu$cgp/cpu.rt_runtime_us")" = 0 ]
+    fi
+    timeout 60 "$RT" --root "$B/state" delete --force c1
+    [ ! -e "$cs$cgp" ]
+    # CPUs the parent cgroup does not have: refused, naming the lists
+    bundle "c['linux']['cgroupsPath'] = '$cgp'" 'c["process"]["args"] = ["true"]' \
+        'c["linux"]["resources"] = {"cpu": {"cpus": "0-4095"}}'
+    run timeout 60 "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null
+    echo "$output"
+    [ "$status" != 0 ]
+    [[ "$output" == *'linux.resources.cpu.cpus "0-4095": refused by the kernel (the parent cgroup allows "'* ]]
+    [ ! -e "$cs$cgp" ]
+    [ ! -e "$B/state/c1" ]
+}

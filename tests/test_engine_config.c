@@ -449,6 +449,48 @@ TEST(sysctls_only_in_the_containers_namespaces)
     reset();
 }
 
+/* cpu.cpus and cpu.mems: carried to cgroup_create as lists of numbers
+ * and ranges, nothing else (they are written into a cgroup file); the
+ * real-time budget, a grant, is tightened to none and said. */
+TEST(cpuset_lists_and_realtime)
+{
+    static const char *const bad[] = {"\"0;1\"", "\"-1\"", "\"1-\"", "\"0 1\"", "\"a\"",
+                                      "\"0\\n1\"", "1"};
+    struct json_node *root = load_fixture("containerd-ctr-run.json");
+
+    set(root, "linux.resources.cpu.cpus", "\"0-1,3\"");
+    set(root, "linux.resources.cpu.mems", "\"0\"");
+    CHECK(build(root) == 0);
+    CHECK(strcmp(prof.resources.cpuset_cpus, "0-1,3") == 0);
+    CHECK(strcmp(prof.resources.cpuset_mems, "0") == 0);
+    CHECK(!prof.resources.cpu_realtime);
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.resources.cpu.cpus", "\"\"");
+    CHECK(build(root) == 0 && prof.resources.cpuset_cpus[0] == '\0');
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        root = load_fixture("containerd-ctr-run.json");
+        set(root, "linux.resources.cpu.mems", bad[i]);
+        if (!CHECK(refused_with(root, "linux.resources.cpu.mems")))
+            tap_note("case %s", bad[i]);
+    }
+    root = load_fixture("containerd-ctr-run.json");
+    {
+        char long_list[RR_CPUSET_MAX + 8];
+        memset(long_list, '1', sizeof(long_list));
+        long_list[0] = '"';
+        long_list[sizeof(long_list) - 2] = '"';
+        long_list[sizeof(long_list) - 1] = '\0';
+        set(root, "linux.resources.cpu.cpus", long_list);
+        CHECK(refused_with(root, "longer than"));
+    }
+    root = load_fixture("containerd-ctr-run.json");
+    set(root, "linux.resources.cpu.realtimeRuntime", "950000");
+    set(root, "linux.resources.cpu.realtimePeriod", "1000000");
+    CHECK(build(root) == 0 && prof.resources.cpu_realtime);
+    CHECK(has_note("realtimeRuntime/realtimePeriod: not applied"));
+    reset();
+}
+
 TEST(mounts_and_resources)
 {
     struct json_node *root = load_fixture("containerd-ctr-run.json");
@@ -468,8 +510,8 @@ TEST(mounts_and_resources)
     set(root, "mounts", "[{\"destination\": \"/x\", \"type\": \"ext4\", \"source\": \"/dev/sda\"}]");
     CHECK(refused_with(root, "refused"));
     root = load_fixture("containerd-ctr-run.json");
-    set(root, "linux.resources.cpu.cpus", "\"0-1\"");
-    CHECK(refused_with(root, "linux.resources.cpu.cpus: refused"));
+    set(root, "linux.resources.cpu.idle", "1");
+    CHECK(refused_with(root, "linux.resources.cpu.idle: refused"));
     root = load_fixture("containerd-ctr-run.json");
     set(root, "linux.resources.memory", "{\"disableOOMKiller\": true}");
     CHECK(build(root) == 0);

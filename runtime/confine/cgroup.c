@@ -19,6 +19,7 @@
 #include "common/cleanup.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
+#include "runtime/confine/cgroup_cpuset.h"
 #include "runtime/confine/cgroup_extra.h"
 #include "runtime/confine/cgroup_freeze.h"
 
@@ -175,6 +176,8 @@ static unsigned parse_controllers(const char *list)
             c |= CG_PIDS;
         else if (strcmp(t, "cpu") == 0)
             c |= CG_CPU;
+        else if (strcmp(t, "cpuset") == 0)
+            c |= CG_CPUSET;
     }
     return c;
 }
@@ -190,7 +193,8 @@ int cgroup_host_probe(struct cgroup_host *h, struct rr_error *err)
         if (fd >= 0 && cg_read(fd, "cgroup.controllers", buf, sizeof(buf)) == 0)
             h->v2_controllers = parse_controllers(buf);
     }
-    if (h->v2_mount[0] != '\0' && h->v2_controllers == (CG_MEMORY | CG_PIDS | CG_CPU))
+    if (h->v2_mount[0] != '\0' &&
+        (h->v2_controllers & (CG_MEMORY | CG_PIDS | CG_CPU)) == (CG_MEMORY | CG_PIDS | CG_CPU))
         h->preferred = CG_V2;
     else if (h->v1_mount[0][0] || h->v1_mount[1][0] || h->v1_mount[2][0])
         h->preferred = CG_V1;
@@ -322,10 +326,11 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
     /* where the process is placed without a limit (the profile's
      * cgroup_everywhere: an engine container, runc's placement) */
     unsigned place = p->cgroup_everywhere ? CG_MEMORY | CG_PIDS | CG_CPU : 0;
+    unsigned cpuset = cgroup_cpuset_wanted(&p->resources) ? CG_CPUSET : 0;
     int r;
 
     memset(out, 0, sizeof(*out));
-    if ((want | soft | place) == 0)
+    if ((want | soft | place | cpuset) == 0)
         return 0;
     cgroup_host_probe(&h, err);
     /* An engine's path was made absolute by the profile. */
@@ -347,7 +352,7 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
                 sizeof(out->path))
                 return rr_fail(err, ENAMETOOLONG, "cgroup path");
         }
-        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want | soft | place, out, err)
+        r = h.preferred == CG_V2 ? cgroup_v2_create(&h, p, want | soft | place | cpuset, out, err)
                                  : cgroup_v1_create(&h, p, want | soft | place, out, err);
         if (r < 0 && out->version == CG_NONE)
             out->controllers = 0;
@@ -355,6 +360,8 @@ int cgroup_create(const struct profile *p, const char *scope, const char *id,
             (r = cgroup_extra_make(true, out->path, err)) < 0)
             cgroup_v1_disown(out); /* another container's path: touch none of it */
         out->extra = r == 0 && place != 0 && out->version == CG_V1;
+        if (r == 0)
+            r = cgroup_cpuset_apply(&h, &p->resources, out, err);
         if (r < 0)
             return rr_wrap(err, "resource limits");
     }

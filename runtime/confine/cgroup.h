@@ -26,6 +26,7 @@ enum {
     CG_MEMORY = 1u << 0,
     CG_PIDS = 1u << 1,
     CG_CPU = 1u << 2,
+    CG_CPUSET = 1u << 3, /* v2's; v1's cpuset is one of cgroup_extra.c's */
 };
 
 struct cgroup_plan {

@@ -32,8 +32,9 @@ int cgroup_v2_own(char *out, size_t len, struct rr_error *err)
 
 static void controller_list(unsigned c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s", (c & CG_MEMORY) ? "+memory " : "", (c & CG_PIDS) ? "+pids " : "",
-             (c & CG_CPU) ? "+cpu" : "");
+    snprintf(buf, len, "%s%s%s%s", (c & CG_MEMORY) ? "+memory " : "",
+             (c & CG_PIDS) ? "+pids " : "", (c & CG_CPU) ? "+cpu " : "",
+             (c & CG_CPUSET) ? "+cpuset" : "");
 }
 
 /* Enable controllers in every ancestor of path (not in path itself). */
@@ -116,6 +117,8 @@ static unsigned controllers_of(int fd)
     if (strstr(buf, "cpu ") != NULL || strstr(buf, "cpu\n") != NULL ||
         (strlen(buf) >= 3 && strcmp(buf + strlen(buf) - 3, "cpu") == 0))
         c |= CG_CPU;
+    if (strstr(buf, "cpuset") != NULL)
+        c |= CG_CPUSET;
     return c;
 }
 

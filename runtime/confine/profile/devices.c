@@ -124,5 +124,13 @@ int pf_engine_resources(const struct rr_config *c, struct profile *p, struct rr_
         pf_note(p, "linux.resources.blockIO.weight: %lld not applied (a relative weight)",
                 (long long)r->blkio_weight) < 0)
         return rr_fail(err, ENOMEM, "notes");
+    /* A real-time budget (cgroup v1 cpu.rt_runtime_us) is what lets a task
+     * with RLIMIT_RTPRIO take SCHED_FIFO time from the host: none is given,
+     * the least any budget asked for. */
+    if (r->cpu_realtime &&
+        pf_note(p, "linux.resources.cpu.realtimeRuntime/realtimePeriod: not applied (the "
+                   "container's cgroup keeps no real-time budget: revrun grants no real-time "
+                   "scheduling)") < 0)
+        return rr_fail(err, ENOMEM, "notes");
     return engine_device_rules(r, p, err);
 }
