@@ -32,11 +32,15 @@ teardown_file() {
 
 setup() {
     RT=$ENG_DIR/revrun
+    HOLDER=
     B=$(mktemp -d /tmp/revrun-engoci-b.XXXXXX)
     chmod 0755 "$B"
 }
 
 teardown() {
+    # a namespace holder: its pid 1 ignores all but SIGKILL
+    [ -n "${HOLDER:-}" ] && pkill -9 -P "$HOLDER" 2>/dev/null
+    [ -n "${HOLDER:-}" ] && kill -9 "$HOLDER" 2>/dev/null
     "$RT" --root "$B/state" delete --force c1 >/dev/null 2>&1 || true
     "$RT" --root "$B/state2" delete --force c2 >/dev/null 2>&1 || true
     grep -F " $B" /proc/self/mountinfo | awk '{print $5}' | sort -r |
@@ -366,4 +370,34 @@ refused_c2() {
     [[ "$output" == *'linux.resources.cpu.cpus "0-4095": refused by the kernel (the parent cgroup allows "'* ]]
     [ ! -e "$cs$cgp" ]
     [ ! -e "$B/state/c1" ]
+}
+
+# An IPC and a pid namespace joined by path that the host's user namespace
+# owns (made here by `unshare`, as the runtime-tools suite makes them): the
+# container's own user namespace cannot mount their mqueue and proc, so
+# create makes them on the host side, in those namespaces. Judged inside
+# (the queue made in the joined IPC namespace, the joined namespace's pid 1
+# in ps) and from the host (the same namespaces; the log says why).
+@test "an IPC and a pid namespace of the host's joined by path: mqueue and proc are theirs, made on the host side" {
+    local pid1
+    # not bats' fd 3: the suite would wait for the holder
+    unshare --ipc --pid --fork sleep 1000 3>&- &
+    HOLDER=$!
+    for _ in $(seq 50); do pid1=$(pgrep -P "$HOLDER" sleep) && break; sleep 0.1; done
+    [ -n "$pid1" ]
+    # a queue made in the joined IPC namespace
+    nsenter --ipc="/proc/$pid1/ns/ipc" -- unshare --mount --propagation private -- \
+        sh -c 'mount -t mqueue mqueue /mnt && touch /mnt/rrq-host'
+    bundle 'c["process"]["args"] = ["sh", "-c", "ls /dev/mqueue; ps -o pid,args; grep -E \" /proc | /dev/mqueue \" /proc/self/mounts | cut -d\" \" -f2,3,4"]' \
+        "c['linux']['namespaces'] = [n for n in c['linux']['namespaces'] if n['type'] not in ('ipc', 'pid')] + [{'type': 'ipc', 'path': '/proc/$pid1/ns/ipc'}, {'type': 'pid', 'path': '/proc/$pid1/ns/pid'}]"
+    run run_bundle
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == *rrq-host* ]]
+    # the joined namespace's pid 1 is the holder's sleep
+    [[ "$output" == *"    1 sleep 1000"* ]]
+    [[ "$output" == *"/proc proc rw,nosuid,nodev,noexec"* ]]
+    [[ "$output" == *"/dev/mqueue mqueue rw,nosuid,nodev,noexec"* ]]
+    grep -q "mounts\[[0-9]*\]: proc made by revrun on the host side, in the joined pid namespace" "$B/log"
+    grep -q "mounts\[[0-9]*\]: mqueue made by revrun on the host side, in the joined IPC namespace" "$B/log"
 }

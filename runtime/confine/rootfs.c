@@ -204,13 +204,14 @@ static int apply_mounts(int root, const struct profile *p, struct rootfs_fds *fd
 
     for (size_t i = 0; r == 0 && i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
-        int opened = fds->bind_fds != NULL && m->kind == MOUNT_BIND ? fds->bind_fds[i] : -1;
+        bool attach = m->kind == MOUNT_BIND || m->host_made; /* a tree create opened or made */
+        int opened = fds->bind_fds != NULL && attach ? fds->bind_fds[i] : -1;
         int keep = -1;
         if (m->ro_after && n_later == sizeof(later) / sizeof(later[0]))
             r = rr_fail(err, E2BIG, "too many read-only placeholders");
         if (r == 0)
             r = m->home_store          ? mount_home_store(root, m, fds->home_fd, err)
-                : m->kind == MOUNT_BIND ? mount_bind(root, m, opened, err)
+                : attach                ? mount_bind(root, m, opened, err)
                 : m->kind == MOUNT_OUT  ? mount_out(root, m, fds, err)
                 : m->kind == MOUNT_CHECKOUT ? mount_checkout_engine(root, p, m, fds, err)
                                         : mount_fresh(root, m, &keep, err);

@@ -35,6 +35,7 @@
 #include "runtime/container/console.h"
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_ids.h"
+#include "runtime/container/engine_hostfs.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/engine_ns.h"
 #include "runtime/container/hooks.h"
@@ -270,6 +271,8 @@ static int open_sources(struct engine *e, struct rr_error *err)
         if (e->bind_fds[i] < 0)
             return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
     }
+    if (engine_hostfs_make(p, &e->ns.joins, e->bind_fds, err) < 0)
+        return -1;
     /* The image: nosuid and nodev like every mount (its device nodes are
      * unusable: the device rules' floor), read-only at the pivot if asked. */
     e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,

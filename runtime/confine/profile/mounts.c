@@ -379,6 +379,32 @@ static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp,
     return 0;
 }
 
+/* mqueue of a joined IPC namespace, proc of a joined pid namespace, when
+ * the host's user namespace owns them (joined without a pod:
+ * runtime/container/engine_pod.c resolved every joined namespace to the
+ * host's): the kernel lets only a holder of CAP_SYS_ADMIN over that owner
+ * mount them, which the container's own user namespace is not. create
+ * makes them there as root, in that namespace; they show the namespace the
+ * container has joined anyway, and its files keep their host owners, so
+ * the container's ids (unprivileged on the host) get what any process of
+ * the host gets: runc's view of a namespace it joins by path. */
+static int engine_host_made(struct mount_plan *mp, const char *path, struct profile *p,
+                            struct rr_error *err)
+{
+    unsigned ns = mp->kind == MOUNT_MQUEUE ? CLONE_NEWIPC : mp->kind == MOUNT_PROC ? CLONE_NEWPID
+                                                                                   : 0;
+
+    if (ns == 0 || !(p->eng.join_flags & ns) || p->eng.pod != NULL)
+        return 0;
+    mp->host_made = true;
+    if (pf_note(p, "%s: %s made by revrun on the host side, in the joined %s namespace (the "
+                   "host's user namespace owns it: the container's cannot mount it)",
+                path, mp->kind == MOUNT_PROC ? "proc" : "mqueue",
+                ns == CLONE_NEWPID ? "pid" : "IPC") < 0)
+        return rr_fail(err, ENOMEM, "notes");
+    return 0;
+}
+
 int pf_engine_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
                         struct profile *p, struct rr_error *err)
 {
@@ -416,5 +442,5 @@ int pf_engine_mount(const struct rr_config *c, size_t i, struct mount_plan *mp,
     if (ignored && pf_note(p, "%s.options: filesystem data options of a bind mount ignored (the "
                               "kernel takes none)", path) < 0)
         return rr_fail(err, ENOMEM, "notes");
-    return 0;
+    return engine_host_made(mp, path, p, err);
 }

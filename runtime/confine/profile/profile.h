@@ -105,6 +105,12 @@ struct mount_plan {
      * the host's); propagation_rec: the r-prefixed form */
     unsigned long propagation;
     bool propagation_rec;
+    /* engine mode: proc or mqueue of a joined pid or IPC namespace the
+     * host's user namespace owns (not a pod's): made by create on the
+     * host side in that namespace (runtime/container/engine_hostfs.c), the
+     * container's user namespace holding no right to mount it; attached by
+     * the init as a bind */
+    bool host_made;
 };
 
 /* The engine host range: container ids 0..ENGINE_MAP_SIZE-1 become these
