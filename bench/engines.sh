@@ -2,16 +2,26 @@
 # bench/engines.sh: what revrun costs an engine, beside runc on the same
 # engine: the wall time of one `run --rm` of a busybox `true` (create,
 # start, exit seen, delete), for ctr (containerd 1.6's runc shim v2), podman
-# and docker, each where it is installed and running.
+# and docker, each where it is installed and running; and for Kubernetes,
+# a pod's start to running through the CRI (RunPodSandbox, CreateContainer,
+# StartContainer, as a kubelet issues them) of a pod with two volumes and
+# limits, on the CRI node of integration/cri/ (bench/podstart.py).
 #
-#   bench/engines.sh [N]   N runs per runtime and engine (default 20)
+#   bench/engines.sh [N [ENGINE...]]   N runs per runtime and engine
+#                                      (default 20); ENGINE: ctr, podman,
+#                                      docker, pods (default: all)
 #
 # Needs root and the engines of integration/engines.bats (docker: a
-# revrun-test runtime in /etc/docker/daemon.json). The image is built
-# offline (integration/engines/mkimage.sh) and removed afterwards.
+# revrun-test runtime in /etc/docker/daemon.json); pods: containerd,
+# containernetworking-plugins, python3-grpcio and python3-grpc-tools. The
+# image is built offline (integration/engines/mkimage.sh) and removed
+# afterwards.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-20}
+[ $# -gt 0 ] && shift
+engines=" ${*:-ctr podman docker pods} "
+want() { case $engines in *" $1 "*) return 0 ;; esac; return 1; }
 [ -x "$here/revrun" ] || make -C "$here" revrun >/dev/null
 tmp=$(mktemp -d /tmp/revrun-bench.XXXXXX)
 cp "$here/revrun" "$tmp/revrun"
@@ -63,19 +73,34 @@ docker_run() {
 }
 
 echo "run --rm of \`true\`, $n runs each"
-if ctr version >/dev/null 2>&1; then
+if want ctr && ctr version >/dev/null 2>&1; then
     ctr -n $ns image import "$tmp/img/image.tar" >/dev/null
     row ctr ctr_run
 fi
-if command -v podman >/dev/null 2>&1; then
+if want podman && command -v podman >/dev/null 2>&1; then
     podman import "$tmp/img/rootfs.tar" localhost/rrbusybox:bench >/dev/null 2>&1
     row podman podman_run
 fi
-if "$docker" info >/dev/null 2>&1; then
+if want docker && "$docker" info >/dev/null 2>&1; then
     path=$(python3 -c 'import json; print(json.load(open("/etc/docker/daemon.json"))["runtimes"]["revrun-test"]["path"])' 2>/dev/null || true)
     if [ -n "$path" ]; then
         cp "$here/revrun" "$path"
         "$docker" import "$tmp/img/rootfs.tar" rrbusybox:bench >/dev/null 2>&1
         row docker docker_run
     fi
+fi
+# Kubernetes: a CRI node of its own (integration/cri/node.bash), removed
+# again whatever happens
+if want pods && command -v containerd >/dev/null 2>&1 && [ -x /usr/lib/cni/bridge ] &&
+    /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null; then
+    [ -x "$here/build/probes/pause" ] || make -C "$here" >/dev/null
+    (
+        export REVRUN=$tmp/revrun REVRUN_PROBES=$here/build/probes
+        # shellcheck source=../integration/cri/node.bash
+        source "$here/integration/cri/node.bash"
+        trap 'set +e; node_down' EXIT
+        node_up "$tmp/node" >/dev/null
+        /usr/bin/python3 "$here/bench/podstart.py" "$NODE_SOCK" "$NODE_DIR/gen" "$NODE_DIR" \
+            "$NODE_TAG" "$NODE_IMAGE" "$n"
+    )
 fi
