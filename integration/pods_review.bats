@@ -264,3 +264,47 @@ PY
     run node_leftovers
     [ -z "$output" ]
 }
+
+# ---- what a pod author sees by design, beside runc ----
+
+# kubelet's defaults as a pod author gets them when asking for the least:
+# allowPrivilegeEscalation left true (no_new_privs false in the CRI),
+# seccompProfile Unconfined (no filter in the spec). runc gives exactly
+# that; revrun keeps no_new_privs and its seccomp floor whatever the pod
+# says (its default host policy), and on cgroup v1 the container's
+# /sys/fs/cgroup is an empty read-only tmpfs (v1 hierarchies cannot be
+# mounted from the container's user namespace).
+by_design() {
+    local h=$1 c
+    POD=$(pod_run "d$h" "$h" 'linux.security_context.seccomp={"profile_type": "Unconfined"}')
+    echo "$POD" >>"$NODE_DIR/pods.list"
+    python3 "$CRI_HERE/spec.py" ctr app "$NODE_IMAGE" \
+        'linux.security_context.seccomp={"profile_type": "Unconfined"}' \
+        'linux.security_context.no_new_privs=false' -- sleep 1000 >"$NODE_DIR/specs/d$h.app.json"
+    c=$(cri create "$POD" "$NODE_DIR/specs/d$h.app.json" "$NODE_DIR/specs/d$h.pod.json")
+    cri start "$c"
+    run cri exec-sync "$c" -- sh -c 'grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status;
+        grep " /sys/fs/cgroup " /proc/self/mounts | cut -d" " -f3,4 | cut -d, -f1;
+        echo "entries $(ls /sys/fs/cgroup | wc -l)"'
+    echo "$output"
+    [ "$status" = 0 ]
+    cri stop "$c" 0
+    cri rm "$c"
+}
+
+@test "runc: allowPrivilegeEscalation and seccomp Unconfined as the pod asks; /sys/fs/cgroup the node's hierarchies" {
+    by_design runc
+    [[ "$output" == *"NoNewPrivs:	0"* ]]
+    [[ "$output" == *"Seccomp:	0"* ]]
+    [[ "$output" != *"entries 0"* ]]
+}
+
+@test "revrun: allowPrivilegeEscalation ignored (no_new_privs kept), seccomp Unconfined keeps revrun's floor, /sys/fs/cgroup on cgroup v1 an empty read-only tmpfs" {
+    by_design revrun
+    [[ "$output" == *"NoNewPrivs:	1"* ]]
+    [[ "$output" == *"Seccomp:	2"* ]]
+    if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
+        [[ "$output" == *"tmpfs ro"* ]]
+        [[ "$output" == *"entries 0"* ]]
+    fi
+}
