@@ -10,8 +10,8 @@
 #include "tests/tap.h"
 #include "tests/test_packbuild.h"
 #include "tests/test_wb_tree.h"
-#include "writeback/gitlog.h"
-#include "writeback/gitpackdir.h"
+#include "writeback/git/gitlog.h"
+#include "writeback/git/gitpackdir.h"
 
 static void write_bin(struct tree *t, const char *side, const char *rel, const struct buf *b)
 {

@@ -15,7 +15,7 @@
 #include "runtime/container/home_store.h"
 #include "runtime/container/sync.h"
 #include "runtime/jobs/review.h"
-#include "writeback/manifest.h"
+#include "writeback/changeset/manifest.h"
 
 struct review {
     const struct rr_ctx *ctx;

@@ -23,7 +23,7 @@
 #include "runtime/container/log.h"
 #include "runtime/container/statedir.h"
 #include "runtime/confine/cgroup.h"
-#include "writeback/report.h"
+#include "writeback/changeset/report.h"
 
 static double ms_between(const struct timespec *a, const struct timespec *b)
 {
