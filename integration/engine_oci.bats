@@ -295,13 +295,14 @@ refused_c2() {
 }
 
 # review2 F3: a cgroup is the container's only once its create made it. A
-# second create with the same linux.cgroupsPath is refused at the devices
-# cgroup (every engine config has device rules); it must leave the first
-# container running in its cgroup, whether it made nothing before (devices
-# only) or made a memory cgroup of its own first (removed again).
-@test "a create refused on another container's devices cgroup kills and removes nothing of it" {
+# second create with the same linux.cgroupsPath is refused at the first
+# hierarchy it meets the first container's cgroup in (an engine container is
+# in every hierarchy, memory first; the devices cgroup when nothing else);
+# it must leave the first container running in its cgroups, with or without
+# limits of its own.
+@test "a create refused on another container's cgroup kills and removes nothing of it" {
     [ -d /sys/fs/cgroup/devices ] || skip "no v1 devices hierarchy"
-    local cgp=/rrf3-$$ pid
+    local cgp=/rrf3-$$ pid h
     bundle 'c["process"]["args"] = ["sleep", "1000"]' \
         "c['linux']['cgroupsPath'] = '$cgp'" \
         'c["linux"]["resources"] = {"devices": [{"allow": False, "access": "rwm"}]}'
@@ -310,20 +311,24 @@ refused_c2() {
     timeout 60 "$RT" --root "$B/state" start c1
     pid=$(timeout 60 "$RT" --root "$B/state" state c1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
     grep -qx "$pid" "/sys/fs/cgroup/devices$cgp/cgroup.procs"
-    refused_c2 "devices$cgp already exists"
-    # the same with a memory limit: the second create makes memory$cgp
-    # first, then meets the devices cgroup: its own is removed, c1's kept
+    refused_c2 "$cgp already exists"
+    # the same with a memory limit
     bundle 'c["process"]["args"] = ["sleep", "1000"]' \
         "c['linux']['cgroupsPath'] = '$cgp'" \
         'c["linux"]["resources"] = {"devices": [{"allow": False, "access": "rwm"}], "memory": {"limit": 67108864}}'
-    refused_c2 "devices$cgp already exists"
-    [ ! -e "/sys/fs/cgroup/memory$cgp" ]
-    # c1: still running, still in its devices cgroup
+    refused_c2 "$cgp already exists"
+    # c1: still running, still in its cgroups, its limits untouched
     timeout 60 "$RT" --root "$B/state" state c1 | grep -q '"status": *"running"'
     kill -0 "$pid"
-    grep -qx "$pid" "/sys/fs/cgroup/devices$cgp/cgroup.procs"
+    for h in devices memory pids cpu cpuacct blkio freezer; do
+        [ -d "/sys/fs/cgroup/$h" ] || continue
+        grep -qx "$pid" "/sys/fs/cgroup/$h$cgp/cgroup.procs"
+    done
+    [ "$(cat "/sys/fs/cgroup/memory$cgp/memory.limit_in_bytes")" != 67108864 ]
     timeout 60 "$RT" --root "$B/state" delete --force c1
-    [ ! -e "/sys/fs/cgroup/devices$cgp" ]
+    for h in devices memory pids cpu cpuacct blkio freezer; do
+        [ ! -e "/sys/fs/cgroup/$h$cgp" ]
+    done
 }
 
 # linux.resources.cpu.cpus / mems: the container's tasks run on the CPUs

@@ -167,3 +167,20 @@ ctr_pid() {
     # revrun's exec always sets no_new_privs (the last run above)
     assert_output_contains "NoNewPrivs:	1"
 }
+
+# podman exec -it: conmon gives runtime exec --process FILE --tty (the
+# file's process.terminal true) and a console socket.
+@test "podman exec -it: a terminal in the container, the status back, as with runc" {
+    need podman
+    for rt in /usr/sbin/runc "$RT"; do
+        n=pt$RANDOM
+        NAMES+=("podman:$n")
+        # shellcheck disable=SC2086
+        timeout 120 podman --runtime "$rt" run -d $PODMAN_ULIMITS --name "$n" "$IMG_LOCAL" sleep 1000 >/dev/null
+        run timeout 60 script -qec "podman --runtime $rt exec -it $n sh -c 'tty; exit 6'" /dev/null
+        echo "$rt: $output"
+        [ "$status" -eq 6 ]
+        [[ "$output" == *"/dev/pts/"* ]]
+    done
+}
+

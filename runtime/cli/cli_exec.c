@@ -75,10 +75,13 @@ int cli_exec(struct rr_ctx *ctx, int argc, char **argv)
         o.argv++;
         o.argc--;
     }
+    /* --tty with --process: accepted as runc accepts it (podman's conmon
+     * sends both for `podman exec -it`); the file's process.terminal
+     * decides, as in runc. */
     if ((o.process_file != NULL) == (o.argc > 0) ||
-        (o.process_file != NULL && (o.cwd != NULL || env.n > 0 || o.tty))) {
+        (o.process_file != NULL && (o.cwd != NULL || env.n > 0))) {
         cli_usage_error("exec", "give either --process FILE or a command after the ID (with "
-                                "--cwd, --env, --tty only in the second form)");
+                                "--cwd, --env only in the second form)");
         strv_free(&env);
         return CLI_USAGE;
     }

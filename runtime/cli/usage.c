@@ -75,7 +75,8 @@ static const struct usage_opt o_exec[] = {
     {"--detach, -d", "do not wait: the process is left to the caller's subreaper"},
     {"--pid-file FILE", "write the process's pid there"},
     {"--console-socket PATH", "with a terminal: where the pty master goes"},
-    {"--tty, -t", "give the process a terminal (needs --console-socket)"},
+    {"--tty, -t", "give the process a terminal (needs --console-socket); with --process, "
+                  "accepted as runc accepts it: the file's process.terminal decides"},
     {"--cwd DIR", "inline form: working directory"},
     {"--env, -e NAME=VALUE", "inline form: add to the container's environment"},
     {"--preserve-fds N", "pass fds 3 .. 3+N-1 on"},
