@@ -82,8 +82,8 @@ for r in "$@"; do
         [ -d /etc/revrun ] || { mkdir /etc/revrun && made=1; }
         export -f run_all verdict core
         export rt tmp SILENT
-        unshare -m --propagation private sh -c \
-            'mount --bind "$0/etc" /etc/revrun && exec bash -c "run_all $0/revrun"' "$tmp"
+        unshare -m --propagation private bash -c \
+            'mount --bind "$0/etc" /etc/revrun && run_all "$0/revrun"' "$tmp"
         [ -n "$made" ] && rmdir /etc/revrun 2>/dev/null
         ;;
     runc | crun) run_all "$(command -v "$r")" ;;
