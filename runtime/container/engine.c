@@ -46,13 +46,35 @@
 
 /* ---- what is opened with the caller's credentials ---- */
 
+/* A bind's tree, cloned from its source as opened here; the profile says
+ * whether that is one of the kubelet's volumes (idmapped as the
+ * container's once its user namespace exists, idmap_volumes). */
+static int open_bind(struct engine *e, size_t i, struct rr_error *err)
+{
+    const struct mount_plan *m = &e->p.mounts[i];
+    _cleanup_close_ int src = open(m->source, O_PATH | O_CLOEXEC);
+
+    if (src < 0)
+        return rr_fail(err, errno, "mounts[%zu]: bind %s", i, m->source);
+    e->bind_fds[i] = rr_clone_tree(src, "", m->recursive, m->attr, err);
+    if (e->bind_fds[i] < 0)
+        return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
+    e->bind_idmap[i] = profile_kubelet_volume(&e->p, src, m->source) == 1;
+    if (!e->bind_idmap[i] && !(m->attr & MOUNT_ATTR_RDONLY))
+        log_msg(LOG_INFO, "mounts[%zu]: bind %s: not one of the kubelet's volumes: its files keep "
+                          "their host owners (the container's root is an unprivileged host id)",
+                i, m->source);
+    return 0;
+}
+
 static int open_sources(struct engine *e, struct rr_error *err)
 {
     const struct profile *p = &e->p;
     _cleanup_close_ int rootdir = -1;
 
     e->bind_fds = malloc((p->n_mounts + 1) * sizeof(int));
-    if (e->bind_fds == NULL)
+    e->bind_idmap = calloc(p->n_mounts + 1, sizeof(bool));
+    if (e->bind_fds == NULL || e->bind_idmap == NULL)
         return rr_fail(err, ENOMEM, "mounts");
     for (size_t i = 0; i < p->n_mounts; i++)
         e->bind_fds[i] = -1;
@@ -60,9 +82,8 @@ static int open_sources(struct engine *e, struct rr_error *err)
         const struct mount_plan *m = &p->mounts[i];
         if (m->kind != MOUNT_BIND)
             continue;
-        e->bind_fds[i] = rr_clone_tree(AT_FDCWD, m->source, m->recursive, m->attr, err);
-        if (e->bind_fds[i] < 0)
-            return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
+        if (open_bind(e, i, err) < 0)
+            return -1;
     }
     /* The image: nosuid and nodev like every mount (its device nodes are
      * unusable: the device rules' floor), read-only at the pivot if asked. */
@@ -134,6 +155,31 @@ static void idmap_root(struct engine *e)
                       "host owners", strerror(errno));
 }
 
+/* The kubelet's volumes through the container's mapping: its root owns
+ * what the kubelet's root owns there, as under runc. A filesystem that
+ * cannot be idmapped keeps its host owners, said in one line. */
+static void idmap_volumes(struct engine *e)
+{
+    char path[64];
+    _cleanup_close_ int ns = -1;
+
+    snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)e->child);
+    for (size_t i = 0; i < e->p.n_mounts; i++) {
+        struct mount_attr ma = {.attr_set = MOUNT_ATTR_IDMAP};
+        if (!e->bind_idmap[i])
+            continue;
+        if (ns < 0 && (ns = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            break;
+        ma.userns_fd = (uint64_t)ns;
+        if (rr_mount_setattr(e->bind_fds[i], "",
+                             AT_EMPTY_PATH | (e->p.mounts[i].recursive ? AT_RECURSIVE : 0),
+                             &ma) < 0)
+            log_msg(LOG_INFO, "mounts[%zu]: the kubelet's volume %s: not idmapped (%s): its "
+                              "files keep their host owners",
+                    i, e->p.mounts[i].source, strerror(errno));
+    }
+}
+
 /* In a pod: the child is in (its namespaces made); when it forked the
  * container's pid 1, that is the container's process from here on. */
 static int pod_entered(struct engine *e, struct rr_error *err)
@@ -175,6 +221,7 @@ static int place_child(struct engine *e, struct rr_error *err)
         return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
+    idmap_volumes(e);
     /* Only a raise above what the child inherited (ours) is root's to make;
      * the child sets every rlimit itself (engine_init). */
     for (size_t i = 0; i < p->n_rlimits; i++) {
@@ -468,6 +515,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     for (size_t i = 0; e.bind_fds != NULL && i < e.p.n_mounts; i++)
         close_fd(&e.bind_fds[i]);
     free(e.bind_fds);
+    free(e.bind_idmap);
     engine_ns_close(&e.ns);
     engine_checkout_close(&e.ck, r == 0);
     seccomp_progs_free(&e.sc);

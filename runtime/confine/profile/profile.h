@@ -165,6 +165,9 @@ struct engine_plan {
     gid_t lower_as_gid;
     char export_root[4096];
     char export_dir[4096];
+    /* the policy's kubeletPodsDir: binds below it are the kubelet's volumes
+     * (profile_kubelet_volume) */
+    char kubelet_pods[4096];
 };
 
 struct profile {
@@ -334,6 +337,11 @@ int profile_build_engine_pod(const struct rr_config *cfg, const char *bundle,
                              const char *policy_file, uint32_t host_base,
                              const struct profile_pod *pod, struct profile *p,
                              struct rr_error *err);
+
+/* A bind of an engine's config whose source (src, opened from source) is
+ * one of the kubelet's volumes, to be idmapped as the container's
+ * (profile/volumes.c says what makes one): 1, else 0. */
+int profile_kubelet_volume(const struct profile *p, int src, const char *source);
 
 /* The default hardened config.json (`revrun spec`). lower may be NULL (the
  * current directory). */
