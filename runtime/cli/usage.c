@@ -106,9 +106,16 @@ static const struct usage_opt o_check[] = {
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
     {"--patch", "a git-style patch"},
+    {"DIR", "an exported set, or a review's --out, instead of ID"},
     END,
 };
 static const struct usage_opt o_apply[] = {
+    {"--to TARGET", "the tree to change"},
+    {"--approve DIGEST", "the digest as summary.txt prints it (sha256: prefix optional)"},
+    {"DIR", "an exported set, or the review's --out holding one"},
+    END,
+};
+static const struct usage_opt o_writeback[] = {
     {"--to TARGET", "the tree to change"},
     {"--approve DIGEST", "the digest the operator read"},
     END,
@@ -119,6 +126,8 @@ static const struct usage_opt o_review[] = {
     {"--timeout S", "wall-clock limit"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
+    {"--quiet", "no phase lines on stderr (the agent's lines stay)"},
+    {"--json", "stderr as JSON lines: phases, the agent's lines, messages"},
     AGENT_FLAGS,
     END,
 };
@@ -171,11 +180,11 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
+    {"diff", "[--json|--patch] ID | DIR | --lower DIR --upper DIR",
      "the vetted change set, or why it is refused", o_diff, NULL},
     {"export", "ID DIR | --lower DIR --upper DIR DIR", "manifest.json + blobs", o_none, NULL},
     {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
-    {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_apply,
+    {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_writeback,
      NULL},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
      "the CI job: bundle, run, vet, export, destroy", o_review, NULL},

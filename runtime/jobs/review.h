@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "runtime/container/ctx.h"
+#include "runtime/jobs/review_log.h"
 #include "bundle/spec.h"
 
 /* The documented exit statuses of `revrun review`. */
@@ -26,6 +27,7 @@ struct review_opts {
     const struct spec_opts *spec; /* binds, egress, env, HOME, artifacts; or NULL */
     char **cmd;
     int n_cmd;
+    enum review_voice voice; /* the phases on stderr: text, none (--quiet), JSON (--json) */
 };
 
 int review_run(const struct rr_ctx *ctx, const struct review_opts *o);
