@@ -94,8 +94,8 @@ uint64_t leftover_kill(const pid_t *ours, size_t n_ours, char *names, size_t len
         names[0] = '\0';
     /* Stopped first, so nothing forks between the count and the kill (a
      * fork that races the stop is restarted by the kernel and stops too). */
-    if (kill(-1, SIGSTOP) < 0)
-        return 0; /* ESRCH: nothing but pid 1 is left */
+    if (kill(-1, SIGSTOP) < 0 && errno == ESRCH)
+        return 0; /* nothing but pid 1 is left */
     count = scan(ours, n_ours, names, len);
     kill(-1, SIGKILL);
     return count;
