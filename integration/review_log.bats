@@ -61,8 +61,8 @@ line_of() {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
         sh -c 'true "##[error]x" "$(printf "\033[2J")"'
     assert_success
-    ! printf '%s\n' "$output" | grep -F '##['
-    ! printf '%s' "$output" | grep -q "$(printf '\033')"
+    ! printf '%s\n' "$output" | grep -F '##[' || false
+    ! printf '%s' "$output" | grep -q "$(printf '\033')" || false
     assert_output_contains 'revrun| agent started: sh -c true "\x23#[error]x"'
 }
 
@@ -70,7 +70,7 @@ line_of() {
     run rr review --quiet --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- \
         sh -c 'echo working; echo changed >> a.txt'
     assert_success
-    ! printf '%s\n' "$output" | grep -q '^revrun|'
+    ! printf '%s\n' "$output" | grep -q '^revrun|' || false
     assert_output_contains 'agent| working'
     [ "$(result "$RR_TMP/out" '["verdict"]')" = accept ]
 }
@@ -159,7 +159,7 @@ assert [c["path"] for c in d["changes"]] == ["a.txt"], d' "$digest"
     # a finished agent's summary has no such line
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out2" -- sh -c 'echo done >> a.txt'
     assert_success
-    ! grep -q 'unfinished' "$RR_TMP/out2/summary.txt"
+    ! grep -q 'unfinished' "$RR_TMP/out2/summary.txt" || false
 }
 
 @test "review log: a refused review shows no approvable digest in summary.txt, result.json or the log" {
@@ -167,11 +167,11 @@ assert [c["path"] for c in d["changes"]] == ["a.txt"], d' "$digest"
     [ "$status" -eq 2 ]
     refused=$(result "$RR_TMP/out" '["refusedDigest"]')
     [ "${#refused}" -eq 64 ]
-    ! grep -q '^digest:' "$RR_TMP/out/summary.txt"
+    ! grep -q '^digest:' "$RR_TMP/out/summary.txt" || false
     grep -qx "refused set (not approvable): sha256 $refused" "$RR_TMP/out/summary.txt"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "digest" not in d, d' \
         "$RR_TMP/out/result.json"
-    ! printf '%s\n' "$output" | grep -F "$refused"
+    ! printf '%s\n' "$output" | grep -F "$refused" || false
     assert_output_contains "revrun| verdict: refuse, 1 change, 1 reason (nothing to approve"
 }
 
@@ -217,12 +217,12 @@ EOF
     [[ "$line" == "the agent left 4 processes running; revrun killed them at its exit: "* ]]
     [[ "$line" == *"ev\\x1b]0;x\\x07il"* ]]
     [ "$(grep -o sleep <<<"$line" | wc -l)" -eq 2 ]
-    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' "$RR_TMP/out/summary.txt"
+    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' "$RR_TMP/out/summary.txt" || false
     [ "$(result "$RR_TMP/out" '["leftoverProcesses"]["killed"]')" = 4 ]
     assert_output_contains "revrun| the agent left 4 processes running"
     # an agent that leaves nothing: no such line
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out2" -- sh -c 'echo x >> a.txt'
-    ! grep -q 'the agent left' "$RR_TMP/out2/summary.txt"
+    ! grep -q 'the agent left' "$RR_TMP/out2/summary.txt" || false
 }
 
 @test "review log: under sudo (SUDO_UID) OUT is the invoking user's, so apply needs no sudo" {
