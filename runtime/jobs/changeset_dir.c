@@ -76,7 +76,7 @@ static int print_patch(int dfd, const struct wb_changeset *cs, struct rr_error *
 
     if (blobs < 0)
         return rr_fail(err, errno, "%s", WB_BLOBS_DIR);
-    if (wb_patch_write_from(stdout, cs, &src, err) < 0)
+    if (wb_patch_write_src(stdout, cs, &src, err) < 0)
         return rr_wrap(err, "(an export made before exports kept the base's content cannot "
                             "show its patch)");
     return 0;

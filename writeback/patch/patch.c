@@ -510,10 +510,10 @@ int wb_patch_write(FILE *out, const struct wb_scan *s, struct rr_error *err)
 {
     const struct wb_patch_src src = {.base_fd = s->lower_fd, .new_fd = s->upper_fd};
 
-    return wb_patch_write_from(out, &s->cs, &src, err);
+    return wb_patch_write_src(out, &s->cs, &src, err);
 }
 
-int wb_patch_write_from(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *s,
+int wb_patch_write_src(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *s,
                         struct rr_error *err)
 {
     static const struct wb_obj none = {.type = WB_T_NONE};

@@ -24,7 +24,7 @@ struct wb_patch_src {
     bool by_hash;
 };
 
-int wb_patch_write_from(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *src,
+int wb_patch_write_src(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *src,
                         struct rr_error *err);
 
 /* A path as git writes it after "a/" or "b/": quoted with C escapes (octal
