@@ -15,8 +15,11 @@ static char note[2048];
 
 static bool unfinished(int status, bool timed_out, int interrupted, const char *exec_error)
 {
-    struct review_agent_end e = {.wait_status = status, .timed_out = timed_out, .timeout_s = 2,
-                                 .interrupted = interrupted, .exec_error = exec_error};
+    struct review_agent_end e = {.wait_status = status,
+                                 .timed_out = timed_out,
+                                 .timeout_s = 2,
+                                 .interrupted = interrupted,
+                                 .exec_error = exec_error};
     return review_unfinished_note(&e, note, sizeof(note));
 }
 

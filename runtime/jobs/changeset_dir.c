@@ -35,8 +35,8 @@ int changeset_dir_open(const char *path, struct rr_error *err)
         return sub;
     if (sub >= 0)
         close(sub);
-    return rr_fail(err, ENOENT, "%s holds no change set (no %s, no %s/%s)", path,
-                   WB_MANIFEST_NAME, REVIEW_CHANGESET_DIR, WB_MANIFEST_NAME);
+    return rr_fail(err, ENOENT, "%s holds no change set (no %s, no %s/%s)", path, WB_MANIFEST_NAME,
+                   REVIEW_CHANGESET_DIR, WB_MANIFEST_NAME);
 }
 
 bool changeset_dir_named(const char *operand)

@@ -407,6 +407,8 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         log_error(&err);
         close(r.sig_fd);
         config_free(&r.cfg);
+        review_out_free(&r.outdir);
+        log_set_stderr_json(false);
         return REVIEW_SETUP_FAILED;
     }
     log_collect_warnings(&r.warnings);

@@ -26,10 +26,22 @@ struct field {
     int64_t i;
 };
 
-#define STR(k, v) {.key = (k), .t = F_STR, .s = (v)}
-#define ESC(k, v) {.key = (k), .t = F_ESC, .s = (v)}
-#define INT(k, v) {.key = (k), .t = F_INT, .i = (int64_t)(v)}
-#define BOOL(k, v) {.key = (k), .t = F_BOOL, .i = (v) ? 1 : 0}
+#define STR(k, v)                                                                                  \
+    {                                                                                              \
+        .key = (k), .t = F_STR, .s = (v)                                                           \
+    }
+#define ESC(k, v)                                                                                  \
+    {                                                                                              \
+        .key = (k), .t = F_ESC, .s = (v)                                                           \
+    }
+#define INT(k, v)                                                                                  \
+    {                                                                                              \
+        .key = (k), .t = F_INT, .i = (int64_t)(v)                                                  \
+    }
+#define BOOL(k, v)                                                                                 \
+    {                                                                                              \
+        .key = (k), .t = F_BOOL, .i = (v) ? 1 : 0                                                  \
+    }
 
 /* One write per line, so lines of ours and of the agent's never interleave
  * inside a line (the job's stderr may be a pipe shared with others). */
@@ -156,9 +168,9 @@ void rlog_exited(const struct review_log *l, const struct review_agent_end *e)
     snprintf(text, sizeof(text), "agent %s after %d.%03d s%s%s", how, ms / 1000, ms % 1000,
              e->exec_error[0] ? ": " : "", e->exec_error);
     {
-        const struct field f[] = {
-            INT(exited ? "exitStatus" : "signal", value), BOOL("timedOut", e->timed_out),
-            INT("ms", ms), STR("error", e->exec_error[0] ? e->exec_error : NULL)};
+        const struct field f[] = {INT(exited ? "exitStatus" : "signal", value),
+                                  BOOL("timedOut", e->timed_out), INT("ms", ms),
+                                  STR("error", e->exec_error[0] ? e->exec_error : NULL)};
         emit(l, "exited", text, f, 4);
     }
 }

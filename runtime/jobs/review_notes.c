@@ -34,7 +34,8 @@ void review_notes_leftover_text(const struct review_notes *n, char *buf, size_t 
     buf[0] = '\0';
     if (n->leftover == 0)
         return;
-    used = (size_t)snprintf(buf, len, "the agent left %llu process%s running; revrun killed %s "
+    used = (size_t)snprintf(buf, len,
+                            "the agent left %llu process%s running; revrun killed %s "
                             "at its exit:",
                             (unsigned long long)n->leftover, n->leftover == 1 ? "" : "es",
                             n->leftover == 1 ? "it" : "them");
@@ -64,8 +65,9 @@ static void put_notes(FILE *f, const struct review_notes *n)
     if (line[0] != '\0')
         fprintf(f, "%s\n", line);
     if (n->upper_full)
-        fprintf(f, "the agent filled the upper to its size cap (%llu bytes): writes past it "
-                   "failed, so files may be cut short\n",
+        fprintf(f,
+                "the agent filled the upper to its size cap (%llu bytes): writes past it "
+                "failed, so files may be cut short\n",
                 (unsigned long long)n->upper_size);
     if (n->inodes_full)
         fprintf(f, "the agent used every inode the upper allows: creating more files failed\n");

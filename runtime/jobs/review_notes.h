@@ -17,11 +17,11 @@
 #define REVIEW_PATCH_FILE "changeset.patch"
 
 struct review_notes {
-    char unfinished[1280];               /* "", or review_unfinished_note's */
-    uint64_t leftover;                   /* processes pid 1 killed at the agent's exit */
-    char leftover_names[SYNC_TEXT_MAX];  /* their comm, '\n'-separated: the agent's text */
-    bool upper_full, inodes_full;        /* the upper's store reached its cap */
-    uint64_t upper_size;                 /* the cap, bytes */
+    char unfinished[1280];              /* "", or review_unfinished_note's */
+    uint64_t leftover;                  /* processes pid 1 killed at the agent's exit */
+    char leftover_names[SYNC_TEXT_MAX]; /* their comm, '\n'-separated: the agent's text */
+    bool upper_full, inodes_full;       /* the upper's store reached its cap */
+    uint64_t upper_size;                /* the cap, bytes */
 };
 
 /* Is the upper's store (a tmpfs of the cap's size) full? upper_fd may be

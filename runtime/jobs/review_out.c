@@ -112,7 +112,8 @@ static int hand_one(int dirfd, const char *name, uid_t uid, gid_t gid, int *sub,
         close(fd);
         return rr_fail(err, errno, "%s", name);
     }
-    if (st.st_uid != geteuid() || !(S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink == 1))) {
+    if (st.st_uid != geteuid() ||
+        !(S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink == 1))) {
         close(fd);
         return 0;
     }
