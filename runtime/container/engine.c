@@ -576,7 +576,7 @@ static int steps(struct engine *e, struct rr_error *err)
         if (realpath(e->ctx->root, root) == NULL)
             return rr_fail(err, errno, "state root %s", e->ctx->root);
     }
-    /* held (flock) until the state directory exists, which holds it then */
+    /* held (flock) while create runs; then by the container's init */
     if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
                         err) < 0 ||
         profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base, &e->p,
@@ -605,7 +605,7 @@ static int steps(struct engine *e, struct rr_error *err)
     if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
         engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         open_namespaces(e, err) < 0 ||
-        spawn(e, err) < 0)
+        spawn(e, err) < 0 || engine_ids_hold(&e->ids, e->child, err) < 0)
         return -1;
     if (place_child(e, err) < 0)
         return -1;
