@@ -250,7 +250,7 @@ review_bg() {
         assert_output_contains "$co/.git/config line "
         assert_output_contains "(git config key $shown)"
         [[ "$output" != *"$tag"* ]]
-        ! grep -rqF "$tag" "$RR_TMP/out$n" "$RR_ROOT"
+        [ -z "$(grep -rlF "$tag" "$RR_TMP/out$n" "$RR_ROOT" 2>/dev/null)" ]
         [ "$(cat "$co/a.txt")" = hello ]
         git -C "$co" config --unset-all "$key"
     done
