@@ -145,16 +145,37 @@ records() {
     [ -z "$(records c2)" ]
 }
 
+# policy_dir DIR: an overlay's upper holding revrun/policy.json = $POLICY
+# (empty when POLICY is unset), and its workdir
+policy_dir() {
+    mkdir -p "$1/u/revrun" "$1/w"
+    printf '%s' "${POLICY:-}" >"$1/u/revrun/policy.json"
+}
+
+# with_policy CMD...: CMD sees /etc/revrun/policy.json holding $POLICY (an
+# overlay over /etc in a mount namespace of its own: the host's /etc is
+# never written)
+with_policy() {
+    policy_dir "$B/pol"
+    unshare --mount --propagation private -- sh -c \
+        'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" /etc || exit 99
+         shift; exec "$@"' sh "$B/pol" "$@"
+}
+
 # create_elsewhere NAME: create and start NAME with its state root on a
 # tmpfs that only a mount namespace of its own sees, gone once they ran;
 # P_ELSEWHERE: its process (from the state it printed there).
 create_elsewhere() {
     mkdir -p "$B/ns-$1"
+    policy_dir "$B/pol-$1"
     unshare -m --propagation private sh -c '
         mount -t tmpfs -o mode=0700 rrengids "$1" &&
+        { [ ! -s "$5/u/revrun/policy.json" ] ||
+            mount -t overlay overlay -o "lowerdir=/etc,upperdir=$5/u,workdir=$5/w" /etc; } &&
         "$2" --root "$1/state" create --bundle "$3/$4" "$4" </dev/null >"$3/$4.out" 2>&1 &&
         "$2" --root "$1/state" start "$4" &&
-        "$2" --root "$1/state" state "$4" >"$3/$4.state"' sh "$B/ns-$1" "$RT" "$B" "$1" || {
+        "$2" --root "$1/state" state "$4" >"$3/$4.state"' sh "$B/ns-$1" "$RT" "$B" "$1" \
+        "$B/pol-$1" || {
         cat "$B/$1.out"
         return 1
     }
@@ -217,4 +238,35 @@ sweep_elsewhere() {
     sweep_elsewhere
     assert_output_contains "released host id $u1 of c1"
     [ ! -e "$IDS/$u1" ] || [ -z "$(grep -x "container c1" "$IDS/$u1")" ]
+}
+
+# create c2 under $POLICY (its output in a file: the container holds it)
+create_c2() {
+    local rc=0
+    with_policy "$RT" --root "$ROOT" create --bundle "$B/c2" c2 </dev/null >"$B/c2.out" 2>&1 || rc=$?
+    cat "$B/c2.out"
+    return $rc
+}
+
+@test "engine mode: a create finding the range full never frees a live container's block, whatever namespace its state is in; once its process is gone it does" {
+    # a range of one block, apart from every other test's
+    POLICY='{"engineIds": {"first": 2200000000, "count": 65536}}'
+    bundle "$B/c1"
+    bundle "$B/c2"
+    create_elsewhere c1
+    [ "$(host_uid "$P_ELSEWHERE")" = 2200000000 ]
+    run create_c2
+    echo "c2: $status $output"
+    [ "$status" -ne 0 ]
+    assert_output_contains "no free host id block"
+    [ "$(host_uid "$P_ELSEWHERE")" = 2200000000 ]
+    grep -qx "container c1" "$IDS/2200000000"
+    # c1's process gone (its engine crashed): the full range gives it back
+    kill -9 "$P_ELSEWHERE"
+    wait_gone "$P_ELSEWHERE"
+    run create_c2
+    echo "c2: $status $output"
+    [ "$status" -eq 0 ]
+    grep -qx "container c2" "$IDS/2200000000"
+    "$RT" --root "$ROOT" delete --force c2
 }
