@@ -63,7 +63,8 @@ TEST(passwords_tokens_and_secrets_by_their_key)
                   "git config key sendemail.work.smtppass"));
     /* a bare key, an empty value, a boolean git knows */
     CHECK(passed("[sendemail]\n\tsmtpPass\n\tsmtpPass =\n\tsmtpPass = \"\"\n"));
-    CHECK(passed("[http]\n\tsslCertPasswordProtected = true\n[hooks]\n\tbypass = x\n"));
+    CHECK(passed("[http]\n\tsslCertPasswordProtected = true\n\tproxySSLCertPasswordProtected = 1\n"
+                 "[hooks]\n\tbypass = x\n"));
     CHECK(passed("[sendemail]\n\tsmtpUser = me@example.com\n\tsmtpServer = smtp.example.com\n"
                  "[core]\n\ttokenizer = x\n\tpassphraseless = true\n"));
 }

@@ -158,8 +158,8 @@ static bool span_is(const char *n, size_t len, const char *word)
  * what it holds, or NULL. */
 static const char *named_secret(const char *n, size_t len)
 {
-    if (span_is(n, len, "sslcertpasswordprotected"))
-        return NULL; /* http.sslCertPasswordProtected: a boolean */
+    if (span_ends(n, len, "passwordprotected"))
+        return NULL; /* http.sslCertPasswordProtected and the proxy's: booleans */
     if (span_ends(n, len, "token"))
         return "a token";
     if (span_has(n, len, "password") || span_has(n, len, "passwd") ||
