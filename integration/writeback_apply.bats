@@ -33,7 +33,7 @@ export_mix() {
 }
 
 no_stage_left() {
-    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-'
+    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-' || false
 }
 
 @test "apply: exit 0 and the merged view; JSON holds digest, verdict and changes" {
@@ -157,7 +157,7 @@ PY
     [ "$status" -eq 1 ]
     assert_output_contains "No space left on device"
     [ "$BEFORE" = "$(wb_state "$WB/small/target")" ]
-    ! ls -a "$WB/small/target" | grep -q '^\.revrun-apply-'
+    ! ls -a "$WB/small/target" | grep -q '^\.revrun-apply-' || false
     umount "$WB/small"
 }
 
@@ -277,7 +277,7 @@ wb_git_apply() {
     assert_output_contains '+plain	and tab'
     # not one byte a terminal acts on or that reorders the text (names and
     # base85 are ASCII): no control but TAB and LF, nothing above 0x7e
-    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$WB/change.patch"
+    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$WB/change.patch" || false
     wb_git_apply "$WB/change.patch"
 }
 
@@ -374,7 +374,7 @@ open(sys.argv[2], "w").writelines(new)' "$WB/lower/long.txt" "$WB/long.new"
     wb_expect_accept
     run wb_revrun diff $(wb_pair)
     assert_output_contains "[xattr-dropped]"
-    ! getfattr -n user.note "$WB/target/keep.txt" 2>/dev/null
+    ! getfattr -n user.note "$WB/target/keep.txt" 2>/dev/null || false
 }
 
 # kill -9 in the middle of the commit: the journal in the state root lets
