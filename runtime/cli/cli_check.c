@@ -23,5 +23,9 @@ int cli_check(struct rr_ctx *ctx, int argc, char **argv)
         }
         bundle = optarg;
     }
+    if (optind != argc) {
+        cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
     return check_run(ctx, bundle) == 0 ? CLI_OK : CLI_ERROR;
 }

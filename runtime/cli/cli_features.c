@@ -125,6 +125,8 @@ int cli_features(struct rr_ctx *ctx, int argc, char **argv)
 
     (void)ctx;
     (void)argv;
+    if (!cli_no_options(argc, argv))
+        return CLI_USAGE;
     if (argc != 1) {
         cli_usage_error("features", "takes no arguments");
         return CLI_USAGE;

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "common/exitcode.h"
+
 #define END {NULL, NULL}
 
 static const struct usage_opt global_opts[] = {
@@ -138,6 +140,19 @@ static const struct usage_opt o_broker[] = {
     END,
 };
 
+/* common/exitcode.h's table, as --help and the man page print it. */
+struct exit_row {
+    int code;
+    const char *who, *text;
+};
+#define EXIT_ROW(name, code, who, text) {code, who, text},
+static const struct exit_row exit_rows[] = {RR_EXIT_CODES(EXIT_ROW)};
+#undef EXIT_ROW
+static const char exit_note[] =
+    "The engine verbs (create, start, kill, delete, state, exec, ps, pause, resume, update) "
+    "report every failure as 1, as runc does. run, and exec without --detach, exit with the "
+    "process's own status once it ran (128+N for signal N).";
+
 static const struct usage_cmd commands[] = {
     {"spec", "[OPTIONS]", "write a default hardened config.json to stdout", o_spec, NULL},
     {"create", "[OPTIONS] ID", "set the container up; its process waits for start", o_create,
@@ -206,6 +221,10 @@ void usage_print_all(FILE *out)
     fputs("\ncommands:\n", out);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nexit status (one table; in brackets, the commands that return the code):\n", out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++)
+        fprintf(out, "  %-3d  %s [%s]\n", exit_rows[i].code, exit_rows[i].text, exit_rows[i].who);
+    fprintf(out, "  %s\n", exit_note);
     fputs("\n`revrun COMMAND --help` lists a command's options; `man revrun` has it all.\n", out);
 }
 
@@ -277,10 +296,19 @@ void usage_print_man(FILE *out)
             fputc('\n', out);
         }
     }
-    fputs(".SH EXIT STATUS\n0 on success, 1 on an error, 2 on a bad command line; run and exec "
-          "without \\-\\-detach: the process's status (128+N for signal N), 255 when exec could "
-          "not start it.\n.SH SEE ALSO\nrunc(8), crun(1)\n",
+    fputs(".SH EXIT STATUS\nOne table for every command; a command returns only the codes that "
+          "can happen to it (in parentheses: which).\n",
           out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++) {
+        fprintf(out, ".TP\n.B %d\n", exit_rows[i].code);
+        roff(out, exit_rows[i].text);
+        fputs(" (", out);
+        roff(out, exit_rows[i].who);
+        fputs(")\n", out);
+    }
+    fputs(".PP\n", out);
+    roff(out, exit_note);
+    fputs("\n.SH SEE ALSO\nrunc(8), crun(1)\n", out);
 }
 
 bool usage_wants_help(int argc, char **argv)

@@ -56,6 +56,7 @@ struct review {
     struct timespec t0, t_run, t_vet, t_end;
     /* what happened */
     bool created;
+    bool started; /* the agent's process was let run: a failure now is after it */
     int wait_status;
     bool timed_out;
     bool oom_killed;
@@ -274,6 +275,7 @@ static int run_agent(struct review *r, struct rr_error *err)
     r->created = true;
     progress(r, 2, "running the agent");
     rc = container_start(r->ctx, r->id, err);
+    r->started = rc == 0;
     if (rc == 0)
         rc = pump_until_exit(r, attach, rd, err);
     close(attach);
@@ -345,7 +347,7 @@ out:
 static int exit_code(const struct review *r)
 {
     if (r->setup_error[0] != '\0')
-        return REVIEW_SETUP_FAILED;
+        return r->started ? REVIEW_AFTER_AGENT : REVIEW_SETUP_FAILED;
     if (r->timed_out)
         return REVIEW_TIMEOUT;
     if (r->refused)
@@ -670,7 +672,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     code = exit_code(&r);
     if (write_result(&r, code, &err) < 0) {
         log_error(&err);
-        code = REVIEW_SETUP_FAILED;
+        code = r.started ? REVIEW_AFTER_AGENT : REVIEW_SETUP_FAILED;
     }
     if (r.log_fd >= 0)
         close(r.log_fd);
