@@ -24,7 +24,7 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
         int taken = cli_spec_flag(c, optarg, &f);
         if (taken < 0) {
-            rc = CLI_ERROR;
+            rc = taken == -2 ? CLI_USAGE : CLI_ERROR;
             goto out;
         }
         if (taken)

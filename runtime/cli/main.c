@@ -1,4 +1,5 @@
 /* revrun entry point: global options, then dispatch to runtime/cli_*.c. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,26 @@ static bool needs_libmount(const char *cmd)
         if (strcmp(cmd, light[i]) == 0)
             return false;
     return true;
+}
+
+/* Without XDG_RUNTIME_DIR the state root is a private directory in /tmp
+ * (paths.h): made and judged only for a command that keeps state. spec,
+ * features and check keep none (check uses a scratch root of its own);
+ * list only reads it, and a missing one lists nothing. */
+static int private_root(const char *cmd, const char *root)
+{
+    static const char *const none[] = {"spec", "features", "check"};
+    bool create = strcmp(cmd, "list") != 0;
+    struct rr_error err;
+
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+        if (strcmp(cmd, none[i]) == 0)
+            return 0;
+    if (paths_private_dir(root, create, &err) < 0 && (create || err.errnum != ENOENT)) {
+        log_error(&err);
+        return -1;
+    }
+    return 0;
 }
 
 /* --log and --log-format first, so that every error after them, a bad
@@ -108,6 +129,7 @@ int main(int argc, char **argv)
     };
     struct rr_ctx ctx = {0};
     char root_buf[4096];
+    bool private_dir = false;
     int c;
 
     if (rr_cmdline_take(argc, argv) < 0) {
@@ -160,7 +182,7 @@ int main(int argc, char **argv)
     ctx.rootless = geteuid() != 0 || root_without_ids();
     if (ctx.root == NULL) {
         struct rr_error err;
-        if (paths_default_root(root_buf, sizeof(root_buf), &err) < 0) {
+        if (paths_default_root(root_buf, sizeof(root_buf), &private_dir, &err) < 0) {
             log_error(&err);
             return CLI_ERROR;
         }
@@ -176,6 +198,8 @@ int main(int argc, char **argv)
                 return CLI_OK;
             }
             struct rr_error err;
+            if (private_dir && private_root(commands[i].name, ctx.root) < 0)
+                return CLI_ERROR;
             if (needs_libmount(commands[i].name) && rr_libmnt_load(&err) < 0) {
                 log_error(&err);
                 return CLI_ERROR;

@@ -7,7 +7,8 @@
 #define END {NULL, NULL}
 
 static const struct usage_opt global_opts[] = {
-    {"--root DIR", "state root (default /run/revrun, or $XDG_RUNTIME_DIR/revrun rootless)"},
+    {"--root DIR", "state root (default /run/revrun; rootless $XDG_RUNTIME_DIR/revrun, or without "
+                   "XDG_RUNTIME_DIR the private /tmp/revrun-UID, 0700)"},
     {"--log FILE", "also write every message, errors included, to FILE (appended)"},
     {"--log-format text|json", "json: one {\"level\",\"msg\",\"time\"} object a line, as runc "
                                "writes it (what containerd's shim and conmon read back)"},
@@ -33,7 +34,10 @@ static const struct usage_opt global_opts[] = {
     {"--env K=V", "the agent's environment (repeatable)"},                                     \
     {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
     {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
-    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"}
+    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"},                    \
+    {"--best-effort memory,pids,cpu", "run without these limits where the host cannot enforce " \
+                                      "them (rootless without cgroup delegation), said in the " \
+                                      "log and result.json; also upperSize, landlock"}
 
 static const struct usage_opt o_spec[] = {
     {"--lower DIR", "the checkout to review (default: the current directory)"},

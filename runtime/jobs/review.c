@@ -550,6 +550,11 @@ static int write_result(struct review *r, int code, struct rr_error *err)
     if (r->oom_killed)
         json_w_string(w, "memory");
     json_w_end_array(w);
+    json_w_key(w, "bestEffort"); /* what the job allowed to be skipped */
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->cfg.revrun.best_effort.n; i++)
+        json_w_string(w, r->cfg.revrun.best_effort.v[i]);
+    json_w_end_array(w);
     json_w_key(w, "limitsSkipped");
     json_w_begin_array(w);
     for (int i = 0; i < 3; i++)
