@@ -37,7 +37,7 @@ int paths_private_dir(const char *path, bool create, struct rr_error *err)
     if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
         return rr_fail(err, errno, "state root %s", path);
     /* O_NOFOLLOW: a symlink planted at PATH fails here, never followed */
-    fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT)
         return rr_fail(err, ENOENT, "state root %s", path);
     if (fd < 0 || fstat(fd, &st) < 0)

@@ -17,7 +17,8 @@ int paths_default_root(char *buf, size_t len, bool *private_dir, struct rr_error
  * not a symlink, owned by the effective uid, mode 0700 (no group or other
  * bit). With create, it is made (0700) when missing. Without create, a
  * missing one is ENOENT. Anything else there is refused (EPERM): someone
- * may have planted it. */
+ * may have planted it. /tmp is sticky: once the directory is the user's,
+ * no one else can rename or replace it between this check and its use. */
 int paths_private_dir(const char *path, bool create, struct rr_error *err);
 
 #endif
