@@ -7,10 +7,10 @@
 
 #include "tests/tap.h"
 #include "tests/test_packbuild.h"
-#include "writeback/gitdelta.h"
-#include "writeback/gitidx.h"
-#include "writeback/gitlog.h"
-#include "writeback/gitpack.h"
+#include "writeback/git/gitdelta.h"
+#include "writeback/git/gitidx.h"
+#include "writeback/git/gitlog.h"
+#include "writeback/git/gitpack.h"
 
 static void mkid(unsigned char id[20], unsigned v)
 {
@@ -554,7 +554,7 @@ TEST(delta_instructions_are_checked)
 #include <git2.h>
 
 #include "tests/test_wb_tree.h"
-#include "writeback/gitpackdir.h"
+#include "writeback/git/gitpackdir.h"
 
 static void write_bin(struct tree *t, const char *side, const char *rel, const struct buf *b)
 {

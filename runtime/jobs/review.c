@@ -31,14 +31,14 @@
 #include "runtime/container/home_store.h"
 #include "runtime/container/log.h"
 #include "common/proc.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 #include "runtime/confine/cgroup.h"
-#include "writeback/export.h"
-#include "writeback/manifest.h"
-#include "writeback/report.h"
-#include "writeback/rules.h"
+#include "writeback/export/export.h"
+#include "writeback/changeset/manifest.h"
+#include "writeback/changeset/report.h"
+#include "writeback/rules/rules.h"
 
 #define AGENT_LOG_MAX (16u << 20) /* raw bytes kept of the agent's output */
 

@@ -10,9 +10,9 @@
 #include "common/exitcode.h"
 #include "runtime/container/container_upper.h"
 #include "runtime/container/ctx.h"
-#include "writeback/apply.h"
-#include "writeback/deny.h"
-#include "writeback/scan.h"
+#include "writeback/apply/apply.h"
+#include "writeback/base/deny.h"
+#include "writeback/scan/scan.h"
 
 /* Exit statuses of the write-back commands (common/exitcode.h). */
 enum {
