@@ -107,6 +107,8 @@ static const struct usage_opt o_list[] = {
 };
 static const struct usage_opt o_check[] = {
     {"--bundle DIR", "judge this bundle's config against the host"},
+    {"--json", "the report as one JSON object (ok, items: status, name, detail, cause, remedy), "
+               "for fleet monitoring; the exit status is the same"},
     END,
 };
 static const struct usage_opt o_diff[] = {
@@ -188,7 +190,7 @@ static const struct usage_cmd commands[] = {
     {"features", "", "what this revrun supports, as runtime-spec's features.json", o_none, NULL},
     {"list", "[--quiet] [--format table|json]", "the containers under the state root", o_list,
      NULL},
-    {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
+    {"check", "[--bundle DIR] [--json]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
     {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
      "the vetted change set, or why it is refused", o_diff, NULL},

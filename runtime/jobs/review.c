@@ -7,6 +7,7 @@
  * terminal nor issue CI workflow commands (GitHub Actions reads "::name::"
  * only at the start of a line); the raw bytes are kept in OUT/agent.log. */
 #include "runtime/jobs/review.h"
+#include "runtime/jobs/review_preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -652,7 +653,8 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     log_collect_warnings(&r.warnings);
     progress(&r, 1, "making the bundle");
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
-    if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
+    if (build_config(&r, &err) < 0 || review_preflight(&r.cfg, &err) < 0 ||
+        run_agent(&r, &err) < 0) {
         record_setup_error(&r, &err);
     } else {
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
