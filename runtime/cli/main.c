@@ -127,6 +127,7 @@ int main(int argc, char **argv)
         {"systemd-cgroup", no_argument, NULL, 's'},
         {"version", no_argument, NULL, 'v'},
         {"man", no_argument, NULL, 'm'},
+        {"bash-completion", no_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -169,6 +170,9 @@ int main(int argc, char **argv)
             return CLI_OK;
         case 'm':
             usage_print_man(stdout);
+            return CLI_OK;
+        case 'B':
+            usage_print_bash(stdout);
             return CLI_OK;
         case 'h':
             usage_print_all(stdout);

@@ -15,7 +15,9 @@ static const struct usage_opt global_opts[] = {
     {"--systemd-cgroup", "linux.cgroupsPath is systemd's slice:prefix:name; revrun maps it to "
                          "the cgroupfs path systemd would use (/SLICE-PATH/PREFIX-NAME.scope) "
                          "and writes it itself: systemd's D-Bus is never called"},
-    {"--version", "version, runtime-spec version and the features built in"},
+    {"--version", "version, commit, runtime-spec version and the features built in"},
+    {"--bash-completion", "print the bash completion script, made from this table (installed "
+                          "as bash-completion/completions/revrun)"},
     {"--help", "this text; `revrun COMMAND --help` for one command"},
     END,
 };
@@ -26,7 +28,7 @@ static const struct usage_opt global_opts[] = {
     {"--agent-dir DIR", "the agent's install, read-only at /opt/agent, its bin and "            \
                         "node_modules/.bin first on PATH"},                                    \
     {"--bind SRC:DST[:ro|rw]", "a host path inside (read-only unless :rw)"},                    \
-    {"--upstream URL", "the model API, reached through the broker"},                           \
+    {"--upstream URL, --egress-upstream URL", "the model API, reached through the broker"},     \
     {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
     {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
                                                                           "settings"},          \
@@ -111,14 +113,30 @@ static const struct usage_opt o_check[] = {
                "for fleet monitoring; the exit status is the same"},
     END,
 };
+/* The upper to vet: a live bundle's ID, or a bare pair from any overlay user. */
+#define WB_SOURCE_FLAGS                                                                           \
+    {"--lower DIR, --upper DIR", "a bare lower/upper pair instead of a container ID"},           \
+    {"--format overlay|overlay-userxattr|fuse-overlayfs", "how the pair's upper marks "          \
+                                                          "deletions (with --lower, --upper)"},  \
+    {"--deny-content FILE", "refuse the set when content, a name or a symlink target holds a "  \
+                            "line of FILE (a canary secret)"}
+
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
     {"--patch", "a git-style patch"},
+    WB_SOURCE_FLAGS,
     END,
 };
+static const struct usage_opt o_export[] = {WB_SOURCE_FLAGS, END};
 static const struct usage_opt o_apply[] = {
     {"--to TARGET", "the tree to change"},
     {"--approve DIGEST", "the digest the operator read"},
+    END,
+};
+static const struct usage_opt o_writeback[] = {
+    {"--to TARGET", "the tree to change"},
+    {"--approve DIGEST", "the digest the operator read"},
+    WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_review[] = {
@@ -192,12 +210,13 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"check", "[--bundle DIR] [--json]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
+    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR --format F",
      "the vetted change set, or why it is refused", o_diff, NULL},
-    {"export", "ID DIR | --lower DIR --upper DIR DIR", "manifest.json + blobs", o_none, NULL},
-    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
-    {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_apply,
+    {"export", "ID DIR | --lower DIR --upper DIR --format F DIR", "manifest.json + blobs", o_export,
      NULL},
+    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
+    {"writeback", "(ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
+     "export + apply from a live bundle", o_writeback, NULL},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
      "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
@@ -205,6 +224,17 @@ static const struct usage_cmd commands[] = {
     {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",
      "the egress credential broker alone", o_broker, NULL},
 };
+
+const struct usage_cmd *usage_commands(size_t *n)
+{
+    *n = sizeof(commands) / sizeof(commands[0]);
+    return commands;
+}
+
+const struct usage_opt *usage_global_options(void)
+{
+    return global_opts;
+}
 
 const struct usage_cmd *usage_find(const char *name)
 {
