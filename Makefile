@@ -93,7 +93,8 @@ PROBE_SRC := $(wildcard integration/probes/*.c)
 PROBE_BIN := $(patsubst integration/probes/%.c,$(BUILD)/probes/%,$(PROBE_SRC))
 PROBE_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static
 
-.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check man
+.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check man \
+	completion deb
 
 all: revrun probes
 
@@ -159,17 +160,47 @@ man: $(BUILD)/revrun.1
 $(BUILD)/revrun.1: $(BUILD)/revrun
 	$< --man >$@
 
-install: revrun $(BUILD)/revrun.1
-	install -d $(DESTDIR)$(BINDIR)
+# The bash completion, rendered from the same table.
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+completion: $(BUILD)/revrun.bash
+
+$(BUILD)/revrun.bash: $(BUILD)/revrun
+	$< --bash-completion >$@
+
+# systemd reads units and tmpfiles.d entries under /usr/local/lib too; the
+# Debian package puts the units in /lib/systemd/system (debian/rules).
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+
+# The presets are built in; the installed files are the ones an operator
+# reads and may override (bundle/preset.h).
+install: revrun $(BUILD)/revrun.1 $(BUILD)/revrun.bash
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(AGENTSDIR) \
+		$(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
 	install -m 0755 revrun $(DESTDIR)$(BINDIR)/revrun
-	install -d $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(BUILD)/revrun.1 $(DESTDIR)$(MANDIR)/man1/revrun.1
-	install -d $(DESTDIR)$(AGENTSDIR)
 	install -m 0644 agents/*.json $(DESTDIR)$(AGENTSDIR)/
+	install -m 0644 $(BUILD)/revrun.bash $(DESTDIR)$(COMPLETIONDIR)/revrun
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/revrun-sweep.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/revrun-sweep.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/revrun-sweep.service
+	install -m 0644 dist/revrun-sweep.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 dist/revrun.tmpfiles $(DESTDIR)$(TMPFILESDIR)/revrun.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/revrun $(DESTDIR)$(MANDIR)/man1/revrun.1
 	rm -f $(addprefix $(DESTDIR)$(AGENTSDIR)/,$(notdir $(wildcard agents/*.json)))
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/revrun $(DESTDIR)$(TMPFILESDIR)/revrun.conf
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,revrun-sweep.service revrun-sweep.timer)
+
+# A Debian package of this build (debian/): what `make` built is packaged
+# as is (debian/rules runs only `make install`), the .deb lands in
+# build/deb/. Needs dpkg-dev and debhelper.
+deb: all $(BUILD)/revrun.1 $(BUILD)/revrun.bash
+	@mkdir -p $(BUILD)/deb
+	dpkg-buildpackage -b -us -uc --no-sign \
+		--changes-option=-u$(CURDIR)/$(BUILD)/deb --changes-option=-O$(CURDIR)/$(BUILD)/deb/revrun.changes \
+		--buildinfo-option=-u$(CURDIR)/$(BUILD)/deb --buildinfo-option=-O$(CURDIR)/$(BUILD)/deb/revrun.buildinfo
+	@ls $(BUILD)/deb/*.deb
 
 fuzz:
 	@fuzz/build.sh
