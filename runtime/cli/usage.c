@@ -16,6 +16,7 @@ static const struct usage_opt global_opts[] = {
                          "the cgroupfs path systemd would use (/SLICE-PATH/PREFIX-NAME.scope) "
                          "and writes it itself: systemd's D-Bus is never called"},
     {"--version", "version, commit, runtime-spec version and the features built in"},
+    {"--man", "this whole table as a man page (roff, one section per command)"},
     {"--bash-completion", "print the bash completion script, made from this table (installed "
                           "as bash-completion/completions/revrun)"},
     {"--help", "this text; `revrun COMMAND --help` for one command"},
@@ -28,7 +29,7 @@ static const struct usage_opt global_opts[] = {
     {"--agent-dir DIR", "the agent's install, read-only at /opt/agent, its bin and "            \
                         "node_modules/.bin first on PATH"},                                    \
     {"--bind SRC:DST[:ro|rw]", "a host path inside (read-only unless :rw)"},                    \
-    {"--upstream URL, --egress-upstream URL", "the model API, reached through the broker"},     \
+    {"--upstream URL, --egress-upstream URL", "the model API, reached through the broker"},   \
     {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
     {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
                                                                           "settings"},          \
@@ -113,13 +114,14 @@ static const struct usage_opt o_check[] = {
                "for fleet monitoring; the exit status is the same"},
     END,
 };
-/* The upper to vet: a live bundle's ID, or a bare pair from any overlay user. */
-#define WB_SOURCE_FLAGS                                                                           \
-    {"--lower DIR, --upper DIR", "a bare lower/upper pair instead of a container ID"},           \
-    {"--format overlay|overlay-userxattr|fuse-overlayfs", "how the pair's upper marks "          \
-                                                          "deletions (with --lower, --upper)"},  \
-    {"--deny-content FILE", "refuse the set when content, a name or a symlink target holds a "  \
-                            "line of FILE (a canary secret)"}
+/* What diff, export and writeback share (runtime/cli/cli_wb.h). */
+#define WB_SOURCE_FLAGS                                                                          \
+    {"--lower DIR, --upper DIR", "vet a bare lower/upper pair (from any overlay user) instead "  \
+                                 "of a live container's upper; needs --format"},               \
+    {"--format overlay|overlay-userxattr|fuse-overlayfs", "the markers the pair's upper was "    \
+                                                          "written with"},                     \
+    {"--deny-content FILE", "one secret a line (4-4096 bytes): a change set whose new content, " \
+                            "symlink targets or paths hold one is refused (plain substrings)"}
 
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
@@ -127,22 +129,26 @@ static const struct usage_opt o_diff[] = {
     WB_SOURCE_FLAGS,
     END,
 };
-static const struct usage_opt o_export[] = {WB_SOURCE_FLAGS, END};
+static const struct usage_opt o_export[] = {
+    WB_SOURCE_FLAGS,
+    END,
+};
 static const struct usage_opt o_apply[] = {
     {"--to TARGET", "the tree to change"},
-    {"--approve DIGEST", "the digest the operator read"},
+    {"--approve DIGEST", "the digest the operator read (as summary.txt or diff prints it, with "
+                         "or without sha256:)"},
     END,
 };
 static const struct usage_opt o_writeback[] = {
     {"--to TARGET", "the tree to change"},
-    {"--approve DIGEST", "the digest the operator read"},
+    {"--approve DIGEST", "the digest the operator read (as diff prints it)"},
     WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_review[] = {
     {"--lower DIR", "the checkout"},
     {"--out DIR", "where the change set goes"},
-    {"--timeout S", "wall-clock limit"},
+    {"--timeout S", "wall-clock limit: seconds, or a number with m, h or d"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
     AGENT_FLAGS,
@@ -150,7 +156,9 @@ static const struct usage_opt o_review[] = {
 };
 static const struct usage_opt o_sweep[] = {
     {"--older-than DURATION", "only what is at least this old"},
-    {"--exports DIR", "also roll back killed applies journalled there"},
+    {"--exports DIR", "also delete the change sets exported under DIR (each a directory holding "
+                      "manifest.json) past their retention: older than --older-than, which "
+                      "it needs"},
     END,
 };
 static const struct usage_opt o_broker[] = {
@@ -210,17 +218,35 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"check", "[--bundle DIR] [--json]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR --format F",
-     "the vetted change set, or why it is refused", o_diff, NULL},
-    {"export", "ID DIR | --lower DIR --upper DIR --format F DIR", "manifest.json + blobs", o_export,
-     NULL},
-    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
-    {"writeback", "(ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
-     "export + apply from a live bundle", o_writeback, NULL},
+    {"diff", "[OPTIONS] ID | [OPTIONS] --lower DIR --upper DIR --format F",
+     "the vetted change set, or why it is refused", o_diff,
+     "Exit: 0 accepted (the digest is printed), 5 refused (the reasons, one a path), 1 an error, "
+     "2 a bad command line."},
+    {"export", "[OPTIONS] ID DIR | [OPTIONS] --lower DIR --upper DIR --format F DIR",
+     "vet, then write DIR/manifest.json and DIR/blobs/ (the change set) and print its digest",
+     o_export, "Exit: 0 exported, 5 refused (nothing written), 1 an error, 2 a bad command line."},
+    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply,
+     "Every blob's hash and every touched path's base hash are checked again; no symlink in "
+     "TARGET is followed and nothing is written under .git. On any failure TARGET is left as "
+     "it was; an apply killed half way is rolled back by sweep or by the next apply onto "
+     "TARGET, from its journal in the state root. Exit: 0 applied, 7 --approve is not the "
+     "digest, 6 TARGET no longer holds the base (nothing written either way), 1 an error "
+     "(TARGET restored)."},
+    {"writeback", "[OPTIONS] (ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
+     "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
+     "Exit: as apply's, and 5 when vetting refuses the set."},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
-     "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
+     "the CI job: bundle, run, vet, export, destroy", o_review,
+     "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
+     "and, when accepted, changeset/. Exit: 0 accepted (or no change), 1 the agent failed or "
+     "the job was cancelled, 2 a bad command line (also --out inside --lower or the reverse, "
+     "or an --out holding results), 3 the sandbox could not be set up or a library a later "
+     "stage needs is missing (the agent did not run), 4 timed out, 5 refused, 8 the agent ran "
+     "but vetting, exporting or tearing down failed."},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
-     NULL},
+     "Removes the processes, cgroups, mounts and state of containers whose monitor is gone, "
+     "frees their host ids, rolls back an apply killed half way from its journal and removes "
+     "the shadow repository of a vet that crashed. DURATION: N followed by s, m, h or d."},
     {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",
      "the egress credential broker alone", o_broker, NULL},
 };
@@ -244,10 +270,17 @@ const struct usage_cmd *usage_find(const char *name)
     return NULL;
 }
 
+/* A flag wider than its column gets the text on the next line, so that a
+ * reader (and integration/docs_check.py) can always tell the flag from the
+ * text by the run of spaces between them. */
 static void print_opts(FILE *out, const struct usage_opt *o)
 {
-    for (; o->flag != NULL; o++)
-        fprintf(out, "  %-28s %s\n", o->flag, o->text);
+    for (; o->flag != NULL; o++) {
+        if (strlen(o->flag) > 27)
+            fprintf(out, "  %s\n  %-28s %s\n", o->flag, "", o->text);
+        else
+            fprintf(out, "  %-28s %s\n", o->flag, o->text);
+    }
 }
 
 void usage_print_all(FILE *out)
@@ -302,12 +335,35 @@ static void man_opts(FILE *out, const struct usage_opt *o)
     }
 }
 
+static void man_exit_status(FILE *out)
+{
+    fputs(".SH EXIT STATUS\nOne table for every command; a command returns only the codes that "
+          "can happen to it (in parentheses: which).\n",
+          out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++) {
+        fprintf(out, ".TP\n.B %d\n", exit_rows[i].code);
+        roff(out, exit_rows[i].text);
+        fputs(" (", out);
+        roff(out, exit_rows[i].who);
+        fputs(")\n", out);
+    }
+    fputs(".PP\n", out);
+    roff(out, exit_note);
+    fputc('\n', out);
+}
+
 void usage_print_man(FILE *out)
 {
     fputs(".TH REVRUN 1 \"\" \"revrun\" \"User Commands\"\n.SH NAME\nrevrun \\- run an AI "
           "review agent over a read\\-only checkout and export a vetted change set; an OCI "
           "runtime for engines\n.SH SYNOPSIS\n.B revrun\n[\\fIGLOBAL OPTIONS\\fR] "
-          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH GLOBAL OPTIONS\n",
+          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH DESCRIPTION\nrevrun runs one untrusted "
+          "program, an AI code agent, over a read\\-only checkout in an ephemeral sandbox (user, "
+          "mount, pid, network, ipc, uts and cgroup namespaces, seccomp, Landlock, no "
+          "capabilities, no_new_privs, limits), vets what it wrote and hands back only a change "
+          "set bound to a digest, which an operator approves and applies all or nothing. It is "
+          "also an OCI runtime that containerd, podman and docker can name. The sections below "
+          "are the same table that \\-\\-help prints.\n.SH GLOBAL OPTIONS\n",
           out);
     man_opts(out, global_opts);
     fputs(".SH COMMANDS\n", out);
@@ -332,19 +388,17 @@ void usage_print_man(FILE *out)
             fputc('\n', out);
         }
     }
-    fputs(".SH EXIT STATUS\nOne table for every command; a command returns only the codes that "
-          "can happen to it (in parentheses: which).\n",
+    man_exit_status(out);
+    fputs(".SH FILES\n/run/revrun, $XDG_RUNTIME_DIR/revrun, /tmp/revrun\\-UID (without "
+          "XDG_RUNTIME_DIR): the state root. "
+          "/etc/revrun/policy.json: host ids and engine policy. /run/revrun\\-ids: the held host "
+          "ids. /usr/share/revrun/agents (BINDIR/../share/revrun/agents): agent presets, which "
+          "override the ones built in.\n"
+          ".SH ENVIRONMENT\nREVRUN_FUSE_OVERLAYFS: the fuse\\-overlayfs binary (an absolute "
+          "path). XDG_RUNTIME_DIR: the state root's parent, rootless.\n"
+          ".SH SEE ALSO\nrunc(8), crun(1); README.md, docs/ and THREAT_MODEL.md in revrun's "
+          "source.\n",
           out);
-    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++) {
-        fprintf(out, ".TP\n.B %d\n", exit_rows[i].code);
-        roff(out, exit_rows[i].text);
-        fputs(" (", out);
-        roff(out, exit_rows[i].who);
-        fputs(")\n", out);
-    }
-    fputs(".PP\n", out);
-    roff(out, exit_note);
-    fputs("\n.SH SEE ALSO\nrunc(8), crun(1)\n", out);
 }
 
 bool usage_wants_help(int argc, char **argv)
