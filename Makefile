@@ -174,10 +174,10 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 
 # The presets are built in; the installed files are the ones an operator
 # reads and may override (bundle/preset.h).
-install: revrun $(BUILD)/revrun.1 $(BUILD)/revrun.bash
+install: $(BUILD)/revrun $(BUILD)/revrun.1 $(BUILD)/revrun.bash
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(AGENTSDIR) \
 		$(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
-	install -m 0755 revrun $(DESTDIR)$(BINDIR)/revrun
+	install -m 0755 $(BUILD)/revrun $(DESTDIR)$(BINDIR)/revrun
 	install -m 0644 $(BUILD)/revrun.1 $(DESTDIR)$(MANDIR)/man1/revrun.1
 	install -m 0644 agents/*.json $(DESTDIR)$(AGENTSDIR)/
 	install -m 0644 $(BUILD)/revrun.bash $(DESTDIR)$(COMPLETIONDIR)/revrun
