@@ -150,6 +150,7 @@ layout-check:
 
 # Both stages always run; the summary line counts every test of both.
 check: layout-check $(BUILD)/revrun probes $(TEST_BIN)
+	@tests/symbol-check.sh $(BUILD)/revrun
 	@tests/run-all.sh "$(CURDIR)/$(BUILD)" $(TEST_BIN)
 
 # The man page is rendered from the usage table (runtime/cli/usage.c), the
