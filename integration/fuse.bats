@@ -484,9 +484,9 @@ same_change_set() {
 @test "write-back: each backend's upper refuses the other's opaque marker, planted by the agent" {
     wb_checkout root "$RR_TMP/co"
     review_with root fuse 'mkdir d && setfattr -n user.overlay.opaque -v y d'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "REFUSED d: .*user.overlay.opaque" "$RR_TMP/out-fuse/summary.txt"
     review_with root native 'mkdir d && setfattr -n user.fuseoverlayfs.opaque -v y d'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "REFUSED d: .*user.fuseoverlayfs.opaque" "$RR_TMP/out-native/summary.txt"
 }

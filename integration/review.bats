@@ -85,21 +85,31 @@ assert_nothing_left() {
     assert_nothing_left
 }
 
-@test "review: a refused change set exits 2, names the reason and exports nothing" {
+@test "review: a refused change set exits 5, names the reason and exports nothing" {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c 'mkfifo pipe'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$(result "$RR_TMP/out" '["verdict"]')" = refuse ]
     grep -q "pipe" "$RR_TMP/out/summary.txt"
     [ ! -e "$RR_TMP/out/changeset" ]
     assert_nothing_left
 }
 
-@test "review: a sandbox that cannot be set up exits 3 and says why" {
-    run rr review --lower "$RR_TMP/no-such-checkout" --out "$RR_TMP/out" -- true
+@test "review: a sandbox that cannot be set up exits 3, says why, and the agent never ran" {
+    mkdir -p "$RR_TMP/host"
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" \
+        --bind "$RR_TMP/host:/proc/x" -- sh -c 'echo the agent ran'
     [ "$status" -eq 3 ]
-    assert_output_contains "no-such-checkout"
+    assert_output_contains "/proc"
     grep -q setupError "$RR_TMP/out/result.json"
+    [ ! -s "$RR_TMP/out/agent.log" ]
     assert_nothing_left
+}
+
+@test "review: a checkout that does not exist is a bad command line (exit 2), not a setup failure" {
+    run rr review --lower "$RR_TMP/no-such-checkout" --out "$RR_TMP/out" -- true
+    [ "$status" -eq 2 ]
+    assert_output_contains "no-such-checkout"
+    [ ! -e "$RR_TMP/out" ]
 }
 
 @test "review: the timeout kills the whole container and exits 4" {
@@ -202,10 +212,10 @@ review_bg() {
     grep -qF '\x23#vso[task.complete result=Succeeded]named' "$RR_TMP/out/summary.txt"
 }
 
-@test "review: refuses an --out that already holds results" {
+@test "review: refuses an --out that already holds results (a bad command line)" {
     rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
-    [ "$status" -eq 3 ]
+    [ "$status" -eq 2 ]
     assert_output_contains "already holds"
 }
 

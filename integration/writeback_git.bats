@@ -186,7 +186,7 @@ while [ $l -lt 60 ]; do d=$d/d$l; mkdir $d
   [ $l -ge 5 ] || awk "BEGIN{for(i=0;i<10000;i++) printf(\"a*q%07d\\n\", i)}" > $d/.gitignore
   l=$((l+1)); done
 cd $d; awk "BEGIN{for(i=0;i<3000;i++) printf(\"f%d.c\\n\", i)}" | xargs touch'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$(result '["verdict"]')" = refuse ]
     grep -q "^REFUSED (change set): the agent's ignore rules are too costly to evaluate: [0-9]* checks, past the budget of 134217728 \[ignore-cost\]" "$OUT/summary.txt"
 }
@@ -290,15 +290,15 @@ git status; git diff; git status --porcelain'
 
 @test "git: replacing .git with a file or a symlink, or a nested repository, is still refused" {
     review root 'rm -rf .git && echo "gitdir: /tmp/elsewhere" > .git'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$OUT"
     review user 'rm -rf .git && ln -s /tmp .git'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT"
     review root 'mkdir sub && cd sub && git init -q && echo x > f'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "nested .git (an embedded repository)" "$OUT/summary.txt"
 }
 
@@ -307,7 +307,7 @@ git status; git diff; git status --porcelain'
     mkdir -p "$CO/.git/hooks"
     chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
     review root 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo obj > main.o'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git/hooks/pre-commit" "$OUT/summary.txt"
     ! grep -q "ignored" "$OUT/summary.txt" || false
 }
@@ -687,11 +687,11 @@ not_followed() {
 @test "git: a worktree's gitfile .git replaced by a directory, or edited, is refused" {
     make_worktree
     review_wt root 'rm .git && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT"
     review_wt root 'echo "gitdir: /tmp/evil" > .git'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
 }
 
