@@ -82,7 +82,7 @@ review_changes() {
     touch -d @1000000000 "$RR_TMP/target/a.txt"
     before=$(tree_state "$RR_TMP/target")
     run rr apply "$RR_TMP/out" --to "$RR_TMP/target" --approve "$(digest_of "$RR_TMP/out")"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 6 ]
     [[ "$output" != *"already applied"* ]]
     [ "$before" = "$(tree_state "$RR_TMP/target")" ]
 }

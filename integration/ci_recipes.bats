@@ -111,7 +111,7 @@ PY
 
 @test "ci recipes: a refused review stops the pipeline: non-zero, no digest for the approval" {
     run review_job 'mkfifo pipe'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -qx "verdict=refuse" "$RR_TMP/gh-output"
     grep -qx "digest=" "$RR_TMP/gh-output"
     grep -qx "REVRUN_DIGEST=" "$RR_TMP/revrun.env"

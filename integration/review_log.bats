@@ -164,7 +164,7 @@ assert [c["path"] for c in d["changes"]] == ["a.txt"], d' "$digest"
 
 @test "review log: a refused review shows no approvable digest in summary.txt, result.json or the log" {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c 'echo x >> a.txt; mkfifo pipe'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     refused=$(result "$RR_TMP/out" '["refusedDigest"]')
     [ "${#refused}" -eq 64 ]
     ! grep -q '^digest:' "$RR_TMP/out/summary.txt" || false

@@ -8,6 +8,7 @@
  * only at the start of a line); the raw bytes are kept in OUT/agent.log. */
 #include "runtime/jobs/review_internal.h"
 #include "runtime/jobs/changeset_dir.h"
+#include "runtime/jobs/review_preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -259,6 +260,7 @@ static int run_agent(struct review *r, struct rr_error *err)
     r->created = true;
     rlog_bundle(&r->log, r->id);
     rc = container_start(r->ctx, r->id, err);
+    r->started = rc == 0;
     if (rc == 0) {
         rlog_started(&r->log, r->o->cmd, r->o->n_cmd, r->cfg.revrun.timeout_seconds);
         rc = pump_until_exit(r, attach, rd, err);
@@ -413,7 +415,8 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     }
     log_collect_warnings(&r.warnings);
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
-    if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
+    if (build_config(&r, &err) < 0 || review_preflight(&r.cfg, &err) < 0 ||
+        run_agent(&r, &err) < 0) {
         record_setup_error(&r, &err);
     } else {
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
@@ -439,7 +442,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     code = review_exit_code(&r);
     if (review_write_result(&r, code, &err) < 0) {
         log_error(&err);
-        code = REVIEW_SETUP_FAILED;
+        code = r.started ? REVIEW_AFTER_AGENT : REVIEW_SETUP_FAILED;
     }
     if (r.log_fd >= 0)
         close(r.log_fd);
