@@ -84,6 +84,7 @@ static void policy_defaults(struct rr_policy *out)
     out->upper_size = RR_POLICY_UPPER_SIZE;
     out->nnp_as_config = false;
     snprintf(out->export_root, sizeof(out->export_root), "%s", RR_POLICY_EXPORT_ROOT);
+    snprintf(out->kubelet_pods, sizeof(out->kubelet_pods), "%s", RR_POLICY_KUBELET_PODS);
 }
 
 /* noNewPrivileges: "force" (the default: set whatever the config says) or
@@ -131,15 +132,36 @@ static int parse_owners(const struct json_node *v, const char *path, struct rr_p
     return 0;
 }
 
+/* An absolute directory path under key, when given, into out. */
+static int parse_dir(const struct json_node *e, const char *key, const char *path, char *out,
+                     size_t len, struct rr_error *err)
+{
+    char *dir = NULL, p[JPATH_MAX];
+    int r;
+
+    if (jf_string(e, key, path, false, &dir, err) < 0)
+        return -1;
+    if (dir == NULL)
+        return 0;
+    jpath_key(p, path, key);
+    r = jf_check_abs_path(dir, p, err);
+    if (r == 0 && strlen(dir) >= len)
+        r = rr_fail(err, ENAMETOOLONG, "%s", p);
+    if (r == 0)
+        snprintf(out, len, "%s", dir);
+    free(dir);
+    return r;
+}
+
 /* One policy object ("engine", or one of "policies"): a key it omits takes
  * base's value (NULL: revrun's defaults; a named policy: "engine"'s). */
 static int parse_one(const struct json_node *e, const char *path, const struct rr_policy *base,
                      struct rr_policy *out, struct rr_error *err)
 {
-    static const char *const keys[] = {"capabilities", "upperSize", "exportRoot",
-                                       "noNewPrivileges", "checkoutOwners", NULL};
+    static const char *const keys[] = {"capabilities",    "upperSize",      "exportRoot",
+                                       "noNewPrivileges", "checkoutOwners", "kubeletPodsDir",
+                                       NULL};
     const struct json_node *caps, *nnp, *owners;
-    char *root = NULL;
 
     if (base != NULL)
         *out = *base;
@@ -157,19 +179,10 @@ static int parse_one(const struct json_node *e, const char *path, const struct r
         return -1;
     if (out->upper_size < (1u << 20))
         return rr_fail(err, 0, "%s.upperSize: at least 1M", path);
-    if (jf_string(e, "exportRoot", path, false, &root, err) < 0)
+    if (parse_dir(e, "exportRoot", path, out->export_root, sizeof(out->export_root), err) < 0 ||
+        parse_dir(e, "kubeletPodsDir", path, out->kubelet_pods, sizeof(out->kubelet_pods),
+                  err) < 0)
         return -1;
-    if (root != NULL) {
-        char p[JPATH_MAX];
-        int r;
-        jpath_key(p, path, "exportRoot");
-        r = jf_check_abs_path(root, p, err);
-        if (r == 0)
-            snprintf(out->export_root, sizeof(out->export_root), "%s", root);
-        free(root);
-        if (r < 0)
-            return -1;
-    }
     return 0;
 }
 

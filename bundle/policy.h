@@ -39,11 +39,16 @@ extern const uint64_t rr_caps_engine_default;
  * container reads what that uid may read there). Absent: any owner but
  * root; uid 0 or gid 0 is refused whatever the list says. */
 #define RR_POLICY_EXPORT_ROOT "/var/lib/revrun/exports"
+/* The kubelet's pods directory (its --root-dir, then pods/): the volumes it
+ * makes for a pod's containers live below it. */
+#define RR_POLICY_KUBELET_PODS "/var/lib/kubelet/pods"
 #define RR_POLICY_UPPER_SIZE (1ULL << 30)
 struct rr_policy {
     uint64_t caps;          /* what capabilities may be granted */
     uint64_t upper_size;    /* the most an io.revrun.checkout upper may hold */
     char export_root[4096]; /* where io.revrun.export names a directory */
+    char kubelet_pods[4096]; /* "kubeletPodsDir": binds from below it are the kubelet's
+                              * volumes, idmapped as the container's (profile/volumes.c) */
     bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
                              * (default "force": no_new_privs whatever it says) */
 #define RR_POLICY_CHECKOUT_OWNERS_MAX 64

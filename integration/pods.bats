@@ -56,6 +56,13 @@ teardown() {
         cri stopp "$p" >/dev/null 2>&1
         cri rmp "$p" >/dev/null 2>&1
     done <"$NODE_DIR/pods.list"
+    # the kubelet's directories a test made (kubelet_volumes)
+    [ -f "$NODE_DIR/kubelet.mounts" ] && while read -r p; do umount -l "$p"; done <"$NODE_DIR/kubelet.mounts"
+    [ -f "$NODE_DIR/kubelet.pods" ] && while read -r p; do rm -rf "$p"; done <"$NODE_DIR/kubelet.pods"
+    if [ -f "$NODE_DIR/kubelet.made" ]; then
+        rmdir /var/lib/kubelet/pods /var/lib/kubelet 2>/dev/null
+    fi
+    rm -f "$NODE_DIR/kubelet.mounts" "$NODE_DIR/kubelet.pods" "$NODE_DIR/kubelet.made"
     return 0
 }
 
@@ -318,4 +325,90 @@ pod_cgroups() {
 
 @test "revrun: a container without limits is in every cgroup hierarchy under its pod's; the pod's ceilings and stats hold" {
     pod_cgroups revrun
+}
+
+# ---- the kubelet's volumes ----
+
+# The kubelet's pods directory as a kubelet makes it (root's, 0750), and a
+# pod's volumes below it: an emptyDir (0777) and a directory of root's
+# (0755, a file of root's 0600 in it) as a hostPath there would be.
+kubelet_volumes() {
+    local v=/var/lib/kubelet/pods/$1/volumes
+    [ -d /var/lib/kubelet/pods ] || echo created >"$NODE_DIR/kubelet.made"
+    mkdir -p /var/lib/kubelet/pods
+    chown root:root /var/lib/kubelet/pods
+    chmod 0750 /var/lib/kubelet/pods
+    mkdir -p "$v/kubernetes.io~empty-dir/shared" "$v/hostdir"
+    chmod 0777 "$v/kubernetes.io~empty-dir/shared"
+    chmod 0755 "$v/hostdir"
+    echo "root's secret" >"$v/hostdir/root-only"
+    chmod 0600 "$v/hostdir/root-only"
+    echo "/var/lib/kubelet/pods/$1" >>"$NODE_DIR/kubelet.pods"
+    VOLS=$v
+}
+
+volumes() {
+    local h=$1 uid=vol$1-$NODE_TAG c1 c2 out=$NODE_DIR/outside-$1
+    kubelet_volumes "$uid"
+    mkdir -m 0755 "$out"
+    up "vol$h" "$h"
+    m="mounts=[{\"container_path\": \"/shared\", \"host_path\": \"$VOLS/kubernetes.io~empty-dir/shared\"}, {\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}, {\"container_path\": \"/outside\", \"host_path\": \"$out\"}]"
+    c1=$(ctr_run "$POD" "vol$h" one "$m" -- sleep 1000)
+    c2=$(ctr_run "$POD" "vol$h" two "$m" -- sleep 1000)
+    # container root: root in the kubelet's volumes, as under runc
+    run cri exec-sync "$c1" -- sh -c 'cat /host/root-only && echo made >/host/new && umask 077 && echo mine >/shared/f'
+    echo "$output"
+    [ "$status" = 0 ]
+    [[ "$output" == "root's secret" ]]
+    [ "$(stat -c %u "$VOLS/hostdir/new")" = 0 ]
+    [ "$(stat -c '%u %a' "$VOLS/kubernetes.io~empty-dir/shared/f")" = "0 600" ]
+    # the pod's other container: the same root, in a shared volume
+    run cri exec-sync "$c2" -- sh -c 'cat /shared/f && echo more >>/shared/f'
+    [ "$status" = 0 ]
+    [ "$output" = mine ]
+    # a bind of anything else keeps its host owners under revrun
+    run cri exec-sync "$c1" -- sh -c 'echo x >/outside/f'
+    echo "$output"
+    if [ "$h" = runc ]; then
+        [ "$status" = 0 ]
+    else
+        [ "$status" != 0 ]
+        [ ! -e "$out/f" ]
+    fi
+    down_clean "$POD"
+}
+
+@test "runc: the kubelet's volumes: container root reads root's file, writes as root, shares an emptyDir with the pod" {
+    volumes runc
+}
+
+@test "revrun: the kubelet's volumes idmapped: container root reads root's file, writes as root, shares an emptyDir; another bind keeps its host owners" {
+    volumes revrun
+}
+
+# What the kubelet's pods directory holds but is not its own: a tree bound
+# there from elsewhere (a hostPath's subPath is such a bind) keeps its host
+# owners; so does everything when the pods directory is open to others.
+@test "revrun: a bind mounted into the pods directory, or a pods directory others may enter, is not idmapped" {
+    local uid=volx-$NODE_TAG elsewhere=$NODE_DIR/elsewhere c
+    kubelet_volumes "$uid"
+    mkdir -m 0755 "$elsewhere" "$VOLS/subpath"
+    echo "root's" >"$elsewhere/root-only"
+    chmod 0600 "$elsewhere/root-only"
+    mount --bind "$elsewhere" "$VOLS/subpath"
+    echo "$VOLS/subpath" >>"$NODE_DIR/kubelet.mounts"
+    up volx revrun
+    c=$(ctr_run "$POD" volx one "mounts=[{\"container_path\": \"/sub\", \"host_path\": \"$VOLS/subpath\"}, {\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}]" -- sleep 1000)
+    run cri exec-sync "$c" -- cat /sub/root-only
+    [ "$status" != 0 ]
+    run cri exec-sync "$c" -- sh -c 'echo x >/sub/new'
+    [ "$status" != 0 ]
+    [ ! -e "$elsewhere/new" ]
+    # the same pods directory open to others: nothing idmapped
+    chmod 0755 /var/lib/kubelet/pods
+    c=$(ctr_run "$POD" volx two "mounts=[{\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}]" -- sleep 1000)
+    chmod 0750 /var/lib/kubelet/pods
+    run cri exec-sync "$c" -- cat /host/root-only
+    [ "$status" != 0 ]
+    down_clean "$POD"
 }

@@ -1,8 +1,8 @@
 /* revrun apply DIR --to TARGET --approve DIGEST
  * Applies an exported change set onto TARGET, all or nothing, once DIGEST is
- * the digest of what DIR's manifest does. Exit: 0 applied, 2 refused (wrong
- * digest, or TARGET no longer holds the base: nothing written), 1 an error
- * (TARGET restored). */
+ * the digest of what DIR's manifest does. Exit (common/exitcode.h): 0
+ * applied, 7 a wrong digest, 6 TARGET no longer holds the base (nothing
+ * written either way), 1 an error (TARGET restored), 2 a bad command line. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "runtime/cli/cli_wb.h"
+#include "runtime/jobs/changeset_dir.h"
 #include "runtime/container/log.h"
 #include "writeback/changeset/manifest.h"
 #include "writeback/rules/rules.h"
@@ -21,8 +22,8 @@ static int load(const char *dir, struct wb_changeset *cs, unsigned char digest[W
     struct rr_error err;
     int r = -1;
 
-    if ((*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        rr_fail(&err, errno, "apply: %s", dir);
+    if ((*dfd = changeset_dir_open(dir, &err)) < 0) {
+        rr_wrap(&err, "apply");
         log_error(&err);
         return -1;
     }
@@ -60,12 +61,12 @@ int cli_apply(struct rr_ctx *ctx, int argc, char **argv)
             approve = optarg;
         else {
             cli_wb_usage(argv[0], "unknown option");
-            return WB_JOB_ERROR;
+            return WB_JOB_USAGE;
         }
     }
     if (optind + 1 != argc || target == NULL || approve == NULL) {
         cli_wb_usage(argv[0], "usage: apply DIR --to TARGET --approve DIGEST");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     if (load(argv[optind], &cs, digest, &dfd) < 0) {
         wb_changeset_free(&cs);

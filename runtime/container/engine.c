@@ -36,6 +36,7 @@
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_ids.h"
 #include "runtime/container/engine_hostfs.h"
+#include "runtime/container/engine_rootstore.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/engine_ns.h"
 #include "runtime/container/hooks.h"
@@ -47,13 +48,68 @@
 
 /* ---- what is opened with the caller's credentials ---- */
 
+/* A bind's tree, cloned from its source as opened here; the profile says
+ * whether that is one of the kubelet's volumes (idmapped as the
+ * container's once its user namespace exists, idmap_volumes). */
+static int open_bind(struct engine *e, size_t i, struct rr_error *err)
+{
+    const struct mount_plan *m = &e->p.mounts[i];
+    _cleanup_close_ int src = open(m->source, O_PATH | O_CLOEXEC);
+
+    if (src < 0)
+        return rr_fail(err, errno, "mounts[%zu]: bind %s", i, m->source);
+    e->bind_fds[i] = rr_clone_tree(src, "", m->recursive, m->attr, err);
+    if (e->bind_fds[i] < 0)
+        return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
+    e->bind_idmap[i] = profile_kubelet_volume(&e->p, src, m->source) == 1;
+    if (!e->bind_idmap[i] && !(m->attr & MOUNT_ATTR_RDONLY))
+        log_msg(LOG_INFO, "mounts[%zu]: bind %s: not one of the kubelet's volumes: its files keep "
+                          "their host owners (the container's root is an unprivileged host id)",
+                i, m->source);
+    return 0;
+}
+
+/* The image: nosuid and nodev like every mount (its device nodes are
+ * unusable: the device rules' floor), read-only at the pivot if asked, and
+ * read-only from the start under a private upper. It must be the directory
+ * the profile judged. The mount points it lacks are made in it, as runc
+ * makes them, or in its upper, leaving it untouched. */
+static int open_image(struct engine *e, struct rr_error *err)
+{
+    const struct profile *p = &e->p;
+    struct stat st;
+    mode_t old;
+    int r;
+
+    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
+                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                    (p->eng.root_upper ? MOUNT_ATTR_RDONLY : 0),
+                                err);
+    if (e->root_mfd < 0)
+        return rr_wrap(err, "root.path %s", p->eng.root_path);
+    if (fstat(e->root_mfd, &st) < 0)
+        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
+    if (st.st_dev != p->eng.root_dev || st.st_ino != p->eng.root_ino)
+        return rr_fail(err, ESTALE, "root.path %s is no longer the directory judged",
+                       p->eng.root_path);
+    if (p->eng.root_upper)
+        return engine_root_store_open(p, e->dir_fd, e->root_mfd, e->bind_fds, &e->root_store,
+                                      err);
+    /* revrun runs with umask 077; mount points must be searchable by the
+     * container's users, as runc makes them (0755). */
+    old = umask(022);
+    r = rootfs_premake_engine(p, e->root_mfd, -1, e->bind_fds, err);
+    umask(old);
+    return r;
+}
+
 static int open_sources(struct engine *e, struct rr_error *err)
 {
     const struct profile *p = &e->p;
-    _cleanup_close_ int rootdir = -1;
 
     e->bind_fds = malloc((p->n_mounts + 1) * sizeof(int));
-    if (e->bind_fds == NULL)
+    e->bind_idmap = calloc(p->n_mounts + 1, sizeof(bool));
+    if (e->bind_fds == NULL || e->bind_idmap == NULL)
         return rr_fail(err, ENOMEM, "mounts");
     for (size_t i = 0; i < p->n_mounts; i++)
         e->bind_fds[i] = -1;
@@ -61,27 +117,10 @@ static int open_sources(struct engine *e, struct rr_error *err)
         const struct mount_plan *m = &p->mounts[i];
         if (m->kind != MOUNT_BIND)
             continue;
-        e->bind_fds[i] = rr_clone_tree(AT_FDCWD, m->source, m->recursive, m->attr, err);
-        if (e->bind_fds[i] < 0)
-            return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
+        if (open_bind(e, i, err) < 0)
+            return -1;
     }
-    if (engine_hostfs_make(p, &e->ns.joins, e->bind_fds, err) < 0)
-        return -1;
-    /* The image: nosuid and nodev like every mount (its device nodes are
-     * unusable: the device rules' floor), read-only at the pivot if asked. */
-    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
-                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-    if (e->root_mfd < 0)
-        return rr_wrap(err, "root.path %s", p->eng.root_path);
-    rootdir = open(p->eng.root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rootdir < 0)
-        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
-    /* revrun runs with umask 077; mount points must be searchable by the
-     * container's users, as runc makes them (0755). */
-    mode_t old = umask(022);
-    int r = rootfs_premake_engine(p, rootdir, e->bind_fds, err);
-    umask(old);
-    if (r < 0)
+    if (engine_hostfs_make(p, &e->ns.joins, e->bind_fds, err) < 0 || open_image(e, err) < 0)
         return -1;
     e->mountpoint = openat(e->dir_fd, ROOTFS_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     e->fifo = openat(e->dir_fd, FIFO_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -137,6 +176,31 @@ static void idmap_root(struct engine *e)
                       "host owners", strerror(errno));
 }
 
+/* The kubelet's volumes through the container's mapping: its root owns
+ * what the kubelet's root owns there, as under runc. A filesystem that
+ * cannot be idmapped keeps its host owners, said in one line. */
+static void idmap_volumes(struct engine *e)
+{
+    char path[64];
+    _cleanup_close_ int ns = -1;
+
+    snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)e->child);
+    for (size_t i = 0; i < e->p.n_mounts; i++) {
+        struct mount_attr ma = {.attr_set = MOUNT_ATTR_IDMAP};
+        if (!e->bind_idmap[i])
+            continue;
+        if (ns < 0 && (ns = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            break;
+        ma.userns_fd = (uint64_t)ns;
+        if (rr_mount_setattr(e->bind_fds[i], "",
+                             AT_EMPTY_PATH | (e->p.mounts[i].recursive ? AT_RECURSIVE : 0),
+                             &ma) < 0)
+            log_msg(LOG_INFO, "mounts[%zu]: the kubelet's volume %s: not idmapped (%s): its "
+                              "files keep their host owners",
+                    i, e->p.mounts[i].source, strerror(errno));
+    }
+}
+
 /* In a pod: the child is in (its namespaces made); when it forked the
  * container's pid 1, that is the container's process from here on. */
 static int pod_entered(struct engine *e, struct rr_error *err)
@@ -178,6 +242,7 @@ static int place_child(struct engine *e, struct rr_error *err)
         return -1;
     if (p->eng.idmap_root)
         idmap_root(e);
+    idmap_volumes(e);
     /* Only a raise above what the child inherited (ours) is root's to make;
      * the child sets every rlimit itself (engine_init). */
     for (size_t i = 0; i < p->n_rlimits; i++) {
@@ -208,7 +273,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
                 .git_lower_mfd = -1, .git_upper_fd = -1, .git_work_fd = -1,
                 .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
                 .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
-                .out_mfd = -1}};
+                .out_mfd = -1, .root_upper_fd = e->root_store.upper_fd,
+                .root_work_fd = e->root_store.work_fd}};
     int *keep = malloc((e->p.n_mounts + (size_t)e->o->preserve_fds + 12) * sizeof(int));
     size_t n = 0;
 
@@ -223,6 +289,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = engine_checkout_view(&e->ck);
     keep[n++] = e->ck.store.upper_fd;
     keep[n++] = e->ck.store.work_fd;
+    keep[n++] = e->root_store.upper_fd;
+    keep[n++] = e->root_store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
     for (int fd = 3; fd < 3 + e->o->preserve_fds; fd++)
@@ -345,7 +413,7 @@ static int steps(struct engine *e, struct rr_error *err)
     }
     /* The namespaces it joins, opened once: a pod's user namespace and ids
      * are joined with them (engine_pod.h), else it gets its own block,
-     * held (flock) until the state directory exists, which holds it then. */
+     * held (flock) while create runs, then by the container's init. */
     if (!e->ctx->rootless && engine_ns_open(&e->ns, e->cfg, e->root_fd, e->o->id, err) < 0)
         return -1;
     if (e->ns.pod.joined) {
@@ -384,7 +452,7 @@ static int steps(struct engine *e, struct rr_error *err)
     if (engine_make_state(e, err) < 0 || open_sources(e, err) < 0 ||
         engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         engine_ns_check_sysctls(&e->ns, &e->p.eng.sysctl_joined, err) < 0 ||
-        spawn(e, err) < 0)
+        spawn(e, err) < 0 || engine_ids_hold(&e->ids, e->child, err) < 0)
         return -1;
     if (place_child(e, err) < 0)
         return -1;
@@ -427,6 +495,7 @@ static void abandon(struct engine *e)
             engine_export_release(dir, e->o->id); /* the name this create claimed */
         engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
+        engine_root_store_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
     }
 }
@@ -445,8 +514,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
                        .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .child_pidfd = -1,
-                       .sync_fd = -1,
-                       .ids = {.held = -1}};
+                       .sync_fd = -1, .ids = {.held = -1}, .root_store = {-1, -1}};
     int r;
 
     engine_ns_init(&e.ns);
@@ -471,8 +539,10 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     for (size_t i = 0; e.bind_fds != NULL && i < e.p.n_mounts; i++)
         close_fd(&e.bind_fds[i]);
     free(e.bind_fds);
+    free(e.bind_idmap);
     engine_ns_close(&e.ns);
     engine_checkout_close(&e.ck, r == 0);
+    overlay_store_close(&e.root_store);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);

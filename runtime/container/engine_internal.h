@@ -4,6 +4,7 @@
 #define REVRUN_ENGINE_INTERNAL_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "runtime/confine/cgroup.h"
@@ -29,7 +30,9 @@ struct engine {
     char state_path[PATH_MAX];
     int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
     int *bind_fds;
+    bool *bind_idmap; /* the kubelet's volume: idmapped (profile_kubelet_volume) */
     struct engine_checkout ck; /* io.revrun.checkout: the store and the lower */
+    struct overlay_store root_store; /* the image's private upper (profile eng.root_upper) */
     struct engine_ns ns;     /* namespaces joined by path; the pod's (engine_ns.h) */
     struct profile_pod pod;  /* in a pod: what the profile is told of it */
     pid_t child;

@@ -23,6 +23,8 @@ enum sync_type {
                       * and createRuntime now (answered by SYNC_ACK) */
     SYNC_ENTERED,    /* engine init -> create: in the pod's user namespace, its own
                       * namespaces made there (engine_ns_child_pod) */
+    SYNC_LEFTOVER,   /* init -> monitor -> attached CLI: value: processes the agent left
+                      * that init killed at its exit; text: their names (leftover.h) */
 };
 
 #define SYNC_TEXT_MAX 2048

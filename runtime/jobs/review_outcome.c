@@ -35,7 +35,7 @@ static double ms_between(const struct timespec *a, const struct timespec *b)
 int review_exit_code(const struct review *r)
 {
     if (r->setup_error[0] != '\0')
-        return REVIEW_SETUP_FAILED;
+        return r->started ? REVIEW_AFTER_AGENT : REVIEW_SETUP_FAILED;
     if (r->timed_out)
         return REVIEW_TIMEOUT;
     if (r->refused)
@@ -237,6 +237,12 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
         json_w_string(w, "timeout");
     if (r->oom_killed)
         json_w_string(w, "memory");
+    review_notes_limits_json(w, &r->notes);
+    json_w_end_array(w);
+    json_w_key(w, "bestEffort"); /* what the job allowed to be skipped */
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->cfg.revrun.best_effort.n; i++)
+        json_w_string(w, r->cfg.revrun.best_effort.v[i]);
     json_w_end_array(w);
     json_w_key(w, "limitsSkipped");
     json_w_begin_array(w);
@@ -262,11 +268,13 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
     if (r->vetted) {
         json_w_kv_string(w, "verdict", verdicts[r->refused]);
         json_w_kv_uint(w, "changes", r->n_changes);
-        json_w_kv_string(w, "digest", r->digest);
+        /* a refused set's digest is no approval's: another key */
+        json_w_kv_string(w, r->refused ? "refusedDigest" : "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
         wb_report_git_json(w, &r->git);
     }
     w_artifacts(w, r);
+    review_notes_json(w, &r->notes);
     if (r->ns_refused > 0) {
         json_w_key(w, "nestedSandbox");
         json_w_begin_object(w);

@@ -155,6 +155,13 @@ struct engine_plan {
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */
+    /* a private upper (a tmpfs of root_upper_size bytes) over the image,
+     * which is then mounted read-only: the container's writes never reach
+     * root.path (root.c says when) */
+    bool root_upper;
+    uint64_t root_upper_size;
+    dev_t root_dev;                 /* the directory judged: what create mounts */
+    ino_t root_ino;
     uint32_t host_base;             /* ids 0-65535 without the engine's mappings */
     uint32_t ns_owner;              /* the host uid owning the user namespace: the
                                      * container root's (review2 F5), never 0 */
@@ -171,6 +178,9 @@ struct engine_plan {
     gid_t lower_as_gid;
     char export_root[4096];
     char export_dir[4096];
+    /* the policy's kubeletPodsDir: binds below it are the kubelet's volumes
+     * (profile_kubelet_volume) */
+    char kubelet_pods[4096];
 };
 
 struct profile {
@@ -340,6 +350,11 @@ int profile_build_engine_pod(const struct rr_config *cfg, const char *bundle,
                              const char *policy_file, uint32_t host_base,
                              const struct profile_pod *pod, struct profile *p,
                              struct rr_error *err);
+
+/* A bind of an engine's config whose source (src, opened from source) is
+ * one of the kubelet's volumes, to be idmapped as the container's
+ * (profile/volumes.c says what makes one): 1, else 0. */
+int profile_kubelet_volume(const struct profile *p, int src, const char *source);
 
 /* The default hardened config.json (`revrun spec`). lower may be NULL (the
  * current directory). */

@@ -1,0 +1,135 @@
+/* An engine's binds that are a kubelet's volumes (emptyDir, configMap,
+ * secret, projected, a hostPath below the kubelet's pods directory, the
+ * container's termination log and /etc/hosts): idmapped through the
+ * container's mapping, so that its root owns what the kubelet's root owns
+ * there and writes as it, as under runc. Everything else keeps its host
+ * owners (an engine container's root is an unprivileged host id), with one
+ * log line for a writable bind.
+ *
+ * Decided by identity, never by the path string: the source as opened is
+ * walked up with ".." to the policy's kubeletPodsDir (its device and
+ * inode), on the same mount all the way (a bind mount below it, which a
+ * subPath of a hostPath volume is, leads out of it: refused), and that
+ * directory is root's, closed to every other user (nobody else reaches a
+ * file the container's root leaves there, setuid or not) and none of the
+ * host's system directories. */
+#include "runtime/confine/profile/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+#define WALK_MAX 64
+
+struct where {
+    dev_t dev;
+    ino_t ino;
+    uint64_t mnt;
+};
+
+static int where_of(int fd, struct where *w)
+{
+    struct statx sx;
+
+    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &sx) < 0)
+        return -1;
+    w->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    w->ino = sx.stx_ino;
+    w->mnt = (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+    return 0;
+}
+
+static bool same_file(const struct where *a, const struct where *b)
+{
+    return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* The host's own trees: never a kubelet's pods directory. */
+static bool system_dir(const struct where *w)
+{
+    static const char *const dirs[] = {"/",     "/etc",  "/usr", "/var",     "/var/lib", "/root",
+                                       "/home", "/boot", "/bin", "/sbin",    "/lib",     "/lib64",
+                                       "/opt",  "/srv",  "/run", "/tmp",     "/dev",     "/proc",
+                                       "/sys",  "/mnt",  "/media"};
+    struct stat st;
+
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+        if (stat(dirs[i], &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino)
+            return true;
+    return false;
+}
+
+/* The policy's pods directory, when it may hold volumes to idmap. */
+static int open_pods(const struct profile *p, struct where *w)
+{
+    struct stat st;
+    int fd = open(p->eng.kubelet_pods, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0027) != 0 || where_of(fd, w) < 0 ||
+        system_dir(w)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* A directory to start the walk from: the source itself, or for a file
+ * its parent, which must hold exactly that file under its name. */
+static int start_dir(int src, const char *source)
+{
+    char copy[4096], name[4096];
+    struct stat st, in_parent;
+    int dir;
+
+    if (fstat(src, &st) < 0)
+        return -1;
+    if (S_ISDIR(st.st_mode))
+        return fcntl(src, F_DUPFD_CLOEXEC, 0);
+    if (strlen(source) >= sizeof(copy))
+        return -1;
+    snprintf(copy, sizeof(copy), "%s", source);
+    snprintf(name, sizeof(name), "%s", basename(copy));
+    snprintf(copy, sizeof(copy), "%s", source);
+    dir = open(dirname(copy), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    if (fstatat(dir, name, &in_parent, AT_SYMLINK_NOFOLLOW) < 0 || in_parent.st_dev != st.st_dev ||
+        in_parent.st_ino != st.st_ino) {
+        close(dir);
+        return -1;
+    }
+    return dir;
+}
+
+int profile_kubelet_volume(const struct profile *p, int src, const char *source)
+{
+    _cleanup_close_ int pods = -1, cur = -1;
+    struct where top, here;
+
+    if (!p->engine || (pods = open_pods(p, &top)) < 0 || top.mnt == 0 ||
+        (cur = start_dir(src, source)) < 0)
+        return 0;
+    for (int level = 0; level < WALK_MAX; level++) {
+        int up;
+        if (where_of(cur, &here) < 0 || here.mnt != top.mnt)
+            return 0;
+        if (same_file(&here, &top))
+            return level > 0; /* below it, not the directory itself */
+        up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (up < 0)
+            return 0;
+        close(cur);
+        cur = up;
+    }
+    return 0;
+}
