@@ -14,6 +14,10 @@
  * boundary and "...[truncated]" is appended. Returns out. */
 char *rr_escape(const char *s, size_t len, char *out, size_t outlen);
 
+/* The same; *used is how many input bytes the output shows (len, unless
+ * it was cut). */
+char *rr_escape_used(const char *s, size_t len, char *out, size_t outlen, size_t *used);
+
 /* Bytes needed to escape len input bytes without truncation (including NUL). */
 size_t rr_escape_size(size_t len);
 

@@ -33,6 +33,7 @@
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/home_store.h"
 #include "runtime/container/init.h"
+#include "runtime/container/notify.h"
 #include "runtime/container/outdir.h"
 #include "runtime/container/subgid.h"
 #include "common/proc.h"
@@ -41,8 +42,7 @@
 
 struct monitor {
     struct monitor_args *a;
-    pid_t broker_pid;   /* egress broker, or -1 */
-    int broker_stop;    /* closing it stops the broker */
+    struct broker_wire broker; /* the egress broker, if any */
     struct seccomp_progs seccomp;
     struct seccomp_progs helper_seccomp; /* the broker's and the fuse daemon's floor */
     struct overlay_store store;
@@ -62,16 +62,9 @@ struct monitor {
     int agent_status;
     bool timed_out;
     char exec_error[SYNC_TEXT_MAX];
-    /* the agent's seccomp listener: namespace attempts, answered EPERM */
-    int notify_fd;
-    uint64_t ns_refused;
-    char ns_first[32];
+    /* the agent's seccomp listener: namespace attempts, the exec record */
+    struct notify notify;
 };
-
-/* Counting stops here and the listener is closed: from then on the kernel
- * answers ENOSYS itself (still refused), and an agent looping on unshare
- * costs the monitor nothing more. */
-#define NS_REFUSED_MAX 10000u
 
 /* ---- namespaces of the monitor itself ---- */
 
@@ -365,10 +358,12 @@ static int prepare(struct monitor *m, struct rr_error *err)
             return -1;
     }
     crash_point("monitor:store");
+    /* The activity record, before anything it records can happen. */
+    if (p->record_execs && notify_record(&m->notify, m->a->state_dir, err) < 0)
+        return -1;
     /* The broker is listening before the container's first process. */
     if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->cgroup, m->a->state_path,
-                           &m->broker_pid,
-                           &m->broker_stop, err) < 0)
+                           &m->broker, err) < 0)
         return -1;
     if (p->stdio_no_tty_input) {
         bool stdin_was_tty;
@@ -382,6 +377,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
+    if (notify_started(&m->notify, m->init_pid, err) < 0)
+        return -1;
     /* The container holds its own copies now. */
     close(m->lower_mfd);
     m->lower_mfd = -1;
@@ -455,6 +452,11 @@ static void record_exit(struct monitor *m, int init_status)
     while (m->init_fd >= 0 && poll(&pfd, 1, 0) > 0)
         on_init_message(m);
     m->exited = true;
+    /* Every process of the container is gone: the broker's last requests,
+     * the exits, and the record's last line, before anyone is told. */
+    if (m->notify.rec.fd >= 0)
+        egress_wire_stop(&m->broker, &m->notify.rec);
+    notify_finish(&m->notify);
     rr_now_rfc3339(finished, sizeof(finished));
     /* The agent's own status when pid 1 reported it; otherwise pid 1 was
      * killed (kill -9, timeout, out of memory) and its status says how. */
@@ -463,47 +465,14 @@ static void record_exit(struct monitor *m, int init_status)
     e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
-    e.ns_refused = m->ns_refused;
-    e.ns_refused_syscall = m->ns_first[0] ? m->ns_first : NULL;
+    e.ns_refused = m->notify.ns_refused;
+    e.ns_refused_syscall = m->notify.ns_first[0] ? m->notify.ns_first : NULL;
     /* A failed write (a full disk) leaves `state` without an exit code, but
      * an attached run is told all the same. */
     statedir_write_exit(m->a->state_dir, &e, &err);
     hand_over_out(m);
     if (m->a->attached && m->a->cli_fd >= 0)
         sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
-}
-
-static void close_notify(struct monitor *m)
-{
-    if (m->notify_fd >= 0)
-        close(m->notify_fd);
-    m->notify_fd = -1;
-}
-
-/* One namespace attempt: refused with EPERM, as the filter would without a
- * listener, and counted. */
-static void on_notify(struct monitor *m)
-{
-    struct seccomp_notif *req = NULL;
-    struct seccomp_notif_resp *resp = NULL;
-
-    if (seccomp_notify_alloc(&req, &resp) < 0)
-        return;
-    if (seccomp_notify_receive(m->notify_fd, req) == 0) {
-        resp->id = req->id;
-        resp->error = -EPERM;
-        resp->val = 0;
-        resp->flags = 0;
-        seccomp_notify_respond(m->notify_fd, resp);
-        if (m->ns_refused++ == 0) {
-            char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
-            snprintf(m->ns_first, sizeof(m->ns_first), "%s", name ? name : "?");
-            free(name);
-        }
-        if (m->ns_refused >= NS_REFUSED_MAX)
-            close_notify(m);
-    }
-    seccomp_notify_free(req, resp);
 }
 
 static void on_init_message(struct monitor *m)
@@ -517,8 +486,8 @@ static void on_init_message(struct monitor *m)
         m->init_fd = -1;
         return;
     }
-    if (msg.type == SYNC_NOTIFY_FD && passed >= 0 && m->notify_fd < 0) {
-        m->notify_fd = passed;
+    if (msg.type == SYNC_NOTIFY_FD && passed >= 0) {
+        notify_take_fd(&m->notify, passed);
         return;
     }
     if (passed >= 0)
@@ -562,22 +531,32 @@ static int on_signal(struct monitor *m)
 static void event_loop(struct monitor *m)
 {
     for (;;) {
-        struct pollfd pfd[5] = {
+        struct pollfd pfd[7] = {
             {.fd = m->sig_fd, .events = POLLIN},
             {.fd = m->init_fd, .events = POLLIN},
             {.fd = m->timer_fd, .events = POLLIN},
             {.fd = m->a->attached ? m->a->cli_fd : -1, .events = POLLIN},
-            {.fd = m->notify_fd, .events = POLLIN},
+            {.fd = m->notify.fd, .events = POLLIN},
+            {.fd = m->notify.have_execs ? act_execs_poll_fd(&m->notify.execs) : -1,
+             .events = POLLIN},
+            {.fd = m->broker.activity, .events = POLLIN},
         };
-        if (poll(pfd, 5, -1) < 0) {
+        int timeout = m->notify.have_execs ? act_execs_timeout_ms(&m->notify.execs) : -1;
+        int r = poll(pfd, 7, timeout);
+        if (r < 0) {
             if (errno == EINTR)
                 continue;
             return;
         }
+        /* the agent waits on these: first */
         if (pfd[4].revents & POLLIN)
-            on_notify(m);
+            notify_handle(&m->notify);
         else if (pfd[4].revents & (POLLHUP | POLLERR | POLLNVAL))
-            close_notify(m); /* every process under the filter is gone */
+            notify_hangup(&m->notify); /* every process under the filter is gone */
+        if (m->notify.have_execs && (r == 0 || (pfd[5].revents & POLLIN)))
+            act_execs_on_exits(&m->notify.execs);
+        if (pfd[6].revents & (POLLIN | POLLHUP))
+            egress_wire_take_activity(&m->broker.activity, &m->notify.rec);
         if ((pfd[0].revents & POLLIN) && on_signal(m))
             break;
         if (pfd[1].revents & (POLLIN | POLLHUP))
@@ -659,10 +638,11 @@ static int handshake(struct monitor *m, struct rr_error *err)
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
     struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
-                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1,
-                        .notify_fd = -1};
+                        .broker = {.pid = -1, .stop = -1, .activity = -1}, .out_mfd = -1,
+                        .out_dir = -1};
     struct rr_error err = {0};
 
+    notify_init(&m.notify);
     m.store.upper_fd = m.store.work_fd = -1;
     m.git_store.upper_fd = m.git_store.work_fd = -1;
     m.git_lower_mfd = -1;
