@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <limits.h>
 #include <linux/mount.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,7 +275,7 @@ static int deny_list(struct profile *p, const char *const *names, size_t n)
 
 /* A syscall fails when any one bit of `bits` is set in argument `arg`. */
 static int deny_bits_as(struct profile *p, const char *name, unsigned arg, uint64_t bits,
-                        bool report)
+                        unsigned char report)
 {
     for (unsigned b = 0; b < 64; b++) {
         uint64_t bit = 1ULL << b;
@@ -360,9 +361,38 @@ static int deny_socket_families(struct profile *p)
     return 0;
 }
 
+/* The activity record: every execve and execveat reaches the monitor, which
+ * records it and lets it run. */
+static int record_execs(struct profile *p)
+{
+    static const char *const calls[] = {"execve", "execveat"};
+
+    for (size_t i = 0; i < 2; i++)
+        if (push_rule(p, (struct syscall_rule){.name = calls[i], .report = SYSCALL_RECORD}) < 0)
+            return -1;
+    return 0;
+}
+
+/* A floor with a listener (the monitor's) keeps the agent from making one:
+ * where two filters both ask for a user notification the newest wins, so an
+ * agent's own listener would be answered first (CONTINUE on its unshare, an
+ * exec kept out of the record). The kernel refuses a second listener only
+ * while the monitor holds its own; this holds after it lets go too. */
+static int deny_listeners(struct profile *p)
+{
+    return push_rule(p, (struct syscall_rule){"seccomp", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
+                                              SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                                              SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, false});
+}
+
 static int build_syscall_rules(struct profile *p, struct rr_error *err)
 {
     int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
+
+    if (r == 0 && (p->report_namespaces || p->record_execs))
+        r = deny_listeners(p);
+    if (r == 0 && p->record_execs)
+        r = record_execs(p);
 
     /* Joining other namespaces: refused always; an agent's attempt is
      * counted when its own sandbox is what is refused. */
@@ -1336,6 +1366,7 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     /* An agent whose own sandbox (bwrap, unshare) is refused is told why in
      * the review's report. */
     p->report_namespaces = !p->allow_nested_sandboxes;
+    p->record_execs = !c->revrun.activity_off;
     if (build_syscall_rules(p, err) < 0) {
         profile_free(p);
         return -1;
@@ -1477,11 +1508,17 @@ int profile_exec(const struct profile *container, const struct rr_config *proc,
                         sizeof(*out->rules));
     if (out->rules == NULL)
         return rr_fail(err, ENOMEM, "exec: syscall rules");
+    /* Nor is an exec of this process recorded: the monitor holds no
+     * listener for it, and the rule would fail every exec with ENOSYS. */
+    out->p.n_syscall_rules = 0;
     for (size_t i = 0; i < container->n_syscall_rules; i++) {
-        out->rules[i] = container->syscall_rules[i];
-        out->rules[i].report = false;
+        if (container->syscall_rules[i].report == SYSCALL_RECORD)
+            continue;
+        out->rules[out->p.n_syscall_rules] = container->syscall_rules[i];
+        out->rules[out->p.n_syscall_rules++].report = false;
     }
     out->p.syscall_rules = out->rules;
+    out->p.record_execs = false;
     out->p.report_namespaces = false;
     out->p.terminal = proc->process.terminal;
     out->p.args = &proc->process.args;
