@@ -167,6 +167,27 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
     return rr_escape_used(s, len, out, outlen, &used);
 }
 
+bool rr_is_escaped(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    bool lead = true;
+    size_t n;
+
+    for (size_t i = 0; i < len; i += n) {
+        char piece[PIECE_MAX];
+        size_t plen = piece_at(p + i, len - i, lead, piece, &n);
+
+        /* a backslash starts one of the escaping's own sequences */
+        if (p[i] == '\\') {
+            n = 1;
+        } else if (plen != n || memcmp(piece, p + i, n) != 0) {
+            return false;
+        }
+        lead = lead && p[i] == ' ';
+    }
+    return true;
+}
+
 char *rr_escape_dup(const char *s, size_t len)
 {
     size_t n = rr_escape_size(len);

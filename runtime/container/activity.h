@@ -108,4 +108,10 @@ static inline bool activity_full(const struct activity *a)
 /* The last line (the counts) and close. Idempotent. */
 void activity_close(struct activity *a);
 
+/* The record of container id, as the monitor wrote it (activity_read.c);
+ * caller frees *text. */
+struct rr_ctx;
+int container_read_activity(const struct rr_ctx *ctx, const char *id, char **text, size_t *len,
+                            struct rr_error *err);
+
 #endif
