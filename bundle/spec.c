@@ -278,6 +278,8 @@ int spec_apply(struct rr_config *c, const struct spec_opts *o, const struct rr_p
             return -1;
     if (o->nested_sandboxes || (pr != NULL && pr->nested_sandboxes))
         c->revrun.nested_sandboxes = true;
+    if (o->no_activity)
+        c->revrun.activity_off = true;
     return 0;
 }
 

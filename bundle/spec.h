@@ -34,6 +34,7 @@ struct spec_opts {
     bool nested_sandboxes;
     const char *home;
     struct rr_strv artifacts;
+    bool no_activity; /* revrun.activity "off" */
 };
 
 /* Apply preset (may be NULL), then the flags, to cfg. Host paths (binds,

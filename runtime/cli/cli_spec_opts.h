@@ -24,6 +24,7 @@ enum {
     SPEC_OPT_NESTED,
     SPEC_OPT_HOME,
     SPEC_OPT_ARTIFACT,
+    SPEC_OPT_NO_ACTIVITY,
 };
 
 #define CLI_SPEC_LONGOPTS                                                                          \
@@ -42,7 +43,8 @@ enum {
         {"env", required_argument, NULL, SPEC_OPT_ENV},                                            \
         {"nested-sandboxes", no_argument, NULL, SPEC_OPT_NESTED},                                  \
         {"home", required_argument, NULL, SPEC_OPT_HOME},                                          \
-        {"artifact", required_argument, NULL, SPEC_OPT_ARTIFACT}
+        {"artifact", required_argument, NULL, SPEC_OPT_ARTIFACT},                                  \
+        {"no-activity", no_argument, NULL, SPEC_OPT_NO_ACTIVITY}
 
 struct cli_spec_flags {
     const char *agent; /* --agent NAME|FILE, or NULL */

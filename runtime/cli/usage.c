@@ -31,7 +31,9 @@ static const struct usage_opt global_opts[] = {
     {"--env K=V", "the agent's environment (repeatable)"},                                     \
     {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
     {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
-    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"}
+    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"},                   \
+    {"--no-activity", "no record of what the agent ran (revrun.activity \"off\"; it is "       \
+                      "recorded by default)"}
 
 static const struct usage_opt o_spec[] = {
     {"--lower DIR", "the checkout to review (default: the current directory)"},
@@ -122,6 +124,11 @@ static const struct usage_opt o_review[] = {
     AGENT_FLAGS,
     END,
 };
+static const struct usage_opt o_activity[] = {
+    {"--summary", "programs by count and requests by method, path and status, with what the "
+                  "record's caps left out"},
+    END,
+};
 static const struct usage_opt o_sweep[] = {
     {"--older-than DURATION", "only what is at least this old"},
     {"--exports DIR", "also roll back killed applies journalled there"},
@@ -179,6 +186,13 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
      "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
+    {"activity", "[--summary] ID",
+     "what the agent executed and requested, recorded by revrun outside the sandbox", o_activity,
+     "One JSON object a line: the caps first, then each exec (time, pid and parent pid as seen "
+     "in the container, cwd, path, argv, every text escaped, what was cut counted), each exit, "
+     "each request through the egress broker (method, path without its query, status, bytes "
+     "each way, duration, whether the credential went with it; never a header or a body), and "
+     "a last line with what the caps left out. `review` keeps it as OUT/activity.jsonl."},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
      NULL},
     {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",

@@ -67,6 +67,20 @@ static int add_to_report(int out_fd, const struct act_summary *s, struct rr_erro
     return rr_write_atomic(out_fd, "report.json", joined, len, 0600, err);
 }
 
+/* revrun.activity "off": said, so nobody takes the missing file for an
+ * agent that ran nothing. */
+static void note_off(int out_fd)
+{
+    static const char line[] = "activity: not recorded (revrun.activity is \"off\")\n";
+    int fd = openat(out_fd, "summary.txt",
+                    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+    if (fd >= 0) {
+        (void)rr_write_all(fd, line, sizeof(line) - 1);
+        close(fd);
+    }
+}
+
 void review_keep_activity(const struct rr_ctx *ctx, const char *id, int out_fd)
 {
     _cleanup_free_ char *text = NULL;
@@ -77,6 +91,8 @@ void review_keep_activity(const struct rr_ctx *ctx, const char *id, int out_fd)
     if (container_read_activity(ctx, id, &text, &len, &err) < 0) {
         if (err.errnum != ENOENT)
             log_error(&err);
+        else
+            note_off(out_fd);
         return;
     }
     if (rr_write_atomic(out_fd, ACTIVITY_FILE, text, len, 0600, &err) < 0 ||
