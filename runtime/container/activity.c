@@ -163,7 +163,8 @@ int act_format_exec(const struct act_exec *e, uint64_t seq, char **out, size_t *
     return finish_line(w, out, len);
 }
 
-int act_format_exit(uint64_t seq, int pid, int wait_status, char **out, size_t *len)
+int act_format_exit(uint64_t seq, int pid, int wait_status, const struct timespec *when,
+                    char **out, size_t *len)
 {
     struct json_writer *w = json_writer_new(false);
 
@@ -172,6 +173,7 @@ int act_format_exit(uint64_t seq, int pid, int wait_status, char **out, size_t *
     json_w_begin_object(w);
     json_w_kv_string(w, "type", "exit");
     json_w_kv_uint(w, "seq", seq);
+    w_time(w, "time", when);
     json_w_kv_int(w, "pid", pid);
     if (WIFSIGNALED(wait_status))
         json_w_kv_int(w, "signal", WTERMSIG(wait_status));
@@ -242,6 +244,9 @@ int activity_open(struct activity *a, int dirfd, struct rr_error *err)
     size_t len;
 
     *a = (struct activity){.fd = -1};
+    a->buf = malloc(ACT_BUF_BYTES);
+    if (a->buf == NULL)
+        return rr_fail(err, ENOMEM, "activity record");
     a->fd = openat(dirfd, ACTIVITY_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
                    0600);
     if (a->fd < 0)
@@ -254,16 +259,28 @@ int activity_open(struct activity *a, int dirfd, struct rr_error *err)
     return 0;
 }
 
-/* true when line went into the file; false: counted only. */
+void activity_flush(struct activity *a)
+{
+    if (a->used > 0 && a->fd >= 0 && rr_write_all(a->fd, a->buf, a->used) < 0)
+        a->full = true; /* a full disk: from here on, counted only */
+    a->used = 0;
+}
+
+/* true when line went into the record; false: counted only. */
 static bool admit(struct activity *a, const char *line, size_t len)
 {
     if (a->fd < 0 || a->full)
         return false;
-    if (a->records >= ACT_MAX_RECORDS || a->bytes + len + ACT_END_RESERVE > ACT_MAX_BYTES ||
-        rr_write_all(a->fd, line, len) < 0) {
+    if (a->records >= ACT_MAX_RECORDS || a->bytes + len + ACT_END_RESERVE > ACT_MAX_BYTES) {
         a->full = true;
         return false;
     }
+    if (a->used + len > ACT_BUF_BYTES)
+        activity_flush(a);
+    if (a->full)
+        return false;
+    memcpy(a->buf + a->used, line, len); /* a line is at most ACT_MAX_RECORD_BYTES */
+    a->used += len;
     a->records++;
     a->bytes += len;
     return true;
@@ -283,9 +300,11 @@ uint64_t activity_exec(struct activity *a, const struct act_exec *e)
 void activity_exit(struct activity *a, uint64_t seq, int pid, int wait_status)
 {
     _cleanup_free_ char *line = NULL;
+    struct timespec now;
     size_t len;
 
-    if (a->full || act_format_exit(seq, pid, wait_status, &line, &len) < 0 ||
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (a->full || act_format_exit(seq, pid, wait_status, &now, &line, &len) < 0 ||
         !admit(a, line, len))
         a->more.exits++;
 }
@@ -312,6 +331,7 @@ void activity_close(struct activity *a)
 
     if (a->fd < 0)
         return;
+    activity_flush(a);
     w = json_writer_new(false);
     if (w != NULL) {
         json_w_begin_object(w);
@@ -331,4 +351,6 @@ void activity_close(struct activity *a)
     }
     close(a->fd);
     a->fd = -1;
+    free(a->buf);
+    a->buf = NULL;
 }

@@ -6,7 +6,8 @@
  *
  *   {"type":"activity", ...the caps...}        first line
  *   {"type":"exec", "seq", "time", "pid", "ppid", "cwd", "path", "argv", ...}
- *   {"type":"exit", "seq" (the exec's), "pid", "status" | "signal"}
+ *   {"type":"exit", "seq" (the exec's), "time" (when the monitor saw it), "pid",
+ *    "status" | "signal"}
  *   {"type":"request", "time", "method", "path", "status", "bytesUp", ...}
  *   {"type":"end", "records", "bytes", "more": {...}}  last line
  *
@@ -72,10 +73,17 @@ struct act_request {
     uint64_t bytes_cut; /* of method and path, cut before they came here */
 };
 
+/* Records are written in batches of up to this much: when it fills, when
+ * the monitor's loop has been idle for ACT_FLUSH_MS, and at the end. */
+#define ACT_BUF_BYTES (64u << 10)
+#define ACT_FLUSH_MS 100
+
 struct activity {
     int fd; /* -1: no record */
     uint64_t seq, records, bytes;
     bool full;
+    char *buf; /* ACT_BUF_BYTES, not yet written */
+    size_t used;
     struct {
         uint64_t execs, exits, requests;
     } more;
@@ -84,7 +92,8 @@ struct activity {
 /* A record that fits the caps, as one line (with its "\n"); caller frees.
  * Pure: the unit tests call these. */
 int act_format_exec(const struct act_exec *e, uint64_t seq, char **out, size_t *len);
-int act_format_exit(uint64_t seq, int pid, int wait_status, char **out, size_t *len);
+int act_format_exit(uint64_t seq, int pid, int wait_status, const struct timespec *when,
+                    char **out, size_t *len);
 int act_format_request(const struct act_request *r, char **out, size_t *len);
 
 /* Create dirfd/ACTIVITY_FILE (0600, replaced if present) and write the
@@ -98,6 +107,13 @@ void activity_exit(struct activity *a, uint64_t seq, int pid, int wait_status);
 void activity_request(struct activity *a, const struct act_request *r);
 /* Records the broker could not hand over (counted as "more" requests). */
 void activity_lost_requests(struct activity *a, uint64_t n);
+
+/* Write what is buffered; whether anything is. */
+void activity_flush(struct activity *a);
+static inline bool activity_pending(const struct activity *a)
+{
+    return a->used > 0;
+}
 
 /* Past the caps: the next exec is only counted (the caller need not read it). */
 static inline bool activity_full(const struct activity *a)

@@ -58,61 +58,101 @@ const struct act_call *act_execs_call(const struct act_execs *x, const struct se
 
 /* ---- what /proc says ---- */
 
-/* NStgid (the process's ids from /proc's pid namespace inward) and PPid,
- * from /proc/PID/status. *n: how many ids. */
+/* The ids after "key" (a tab-separated list, as /proc writes NSpid and
+ * NStgid): the process's pid from /proc's pid namespace inward. */
+static unsigned parse_ids(const char *text, const char *key, int *ids, unsigned max)
+{
+    const char *p = strstr(text, key);
+    unsigned n = 0;
+
+    if (p == NULL)
+        return 0;
+    p += strlen(key);
+    while (n < max) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v <= 0)
+            break;
+        ids[n++] = (int)v;
+        p = end;
+    }
+    return n;
+}
+
+static ssize_t read_at(int dirfd, const char *path, char *buf, size_t cap)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n >= 0)
+        buf[n] = '\0';
+    return n;
+}
+
+/* NStgid and PPid from /proc/PID/status. *n: how many ids. */
 static int read_ids(int proc_fd, pid_t pid, int *ids, unsigned max, unsigned *n, pid_t *ppid)
 {
     char path[32], buf[STATUS_MAX];
-    _cleanup_close_ int fd = -1;
-    ssize_t len;
-    char *p;
+    const char *p;
 
-    *n = 0;
     snprintf(path, sizeof(path), "%d/status", (int)pid);
-    fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || (len = read(fd, buf, sizeof(buf) - 1)) <= 0)
+    *n = 0;
+    if (read_at(proc_fd, path, buf, sizeof(buf)) <= 0)
         return -1;
-    buf[len] = '\0';
     if (ppid != NULL && (p = strstr(buf, "\nPPid:")) != NULL)
         *ppid = (pid_t)strtol(p + 6, NULL, 10);
-    p = strstr(buf, "\nNStgid:");
-    if (p == NULL)
-        return -1;
-    p += 8;
-    while (*n < max) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p)
-            break;
-        ids[(*n)++] = (int)v;
-        p = end;
-    }
+    *n = parse_ids(buf, "\nNStgid:", ids, max);
     return *n > 0 ? 0 : -1;
 }
 
-/* The process's pid in the container, and how many pid namespaces deeper
- * it is (its own sandbox's). */
-static void inside_ids(const struct act_execs *x, pid_t pid, int *inside, unsigned *nested,
-                       pid_t *ppid)
+/* The same from the monitor's pidfd of the process (its fdinfo: a much
+ * shorter text than status; no ids once the process has been reaped). */
+static int pidfd_ids(int proc_fd, int pidfd, int *ids, unsigned max, unsigned *n)
 {
-    int ids[32];
-    unsigned n;
+    char path[48], buf[512];
 
+    snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+    *n = 0;
+    if (read_at(proc_fd, path, buf, sizeof(buf)) <= 0)
+        return -1;
+    *n = parse_ids(buf, "\nNSpid:", ids, max);
+    return *n > 0 ? 0 : -1;
+}
+
+/* The pid in the container and how many pid namespaces deeper it is (the
+ * agent's own sandbox), from a list of ids read from here inward. */
+static void place(const struct act_execs *x, const int *ids, unsigned n, int *inside,
+                  unsigned *nested)
+{
     *inside = 0;
     *nested = 0;
-    if (x->level == 0 || read_ids(x->proc_fd, pid, ids, 32, &n, ppid) < 0 || n < x->level)
+    if (x->level == 0 || n < x->level)
         return;
     *inside = ids[x->level - 1];
     *nested = n - x->level;
 }
 
+/* The parent's pid in the container: pid 1's, a recorded process's, or
+ * read. */
 static int parent_inside(const struct act_execs *x, pid_t ppid)
 {
-    int pid = act_watch_inside_pid(x, ppid);
-    unsigned nested;
+    int ids[32], pid;
+    unsigned n, nested;
 
-    if (pid == 0 && ppid > 0)
-        inside_ids(x, ppid, &pid, &nested, NULL);
+    if (ppid <= 0)
+        return 0;
+    if (ppid == x->init_pid)
+        return x->init_inside;
+    pid = act_watch_inside_pid(x, ppid);
+    if (pid != 0)
+        return pid;
+    if (read_ids(x->proc_fd, ppid, ids, 32, &n, NULL) < 0)
+        return 0;
+    place(x, ids, n, &pid, &nested);
     return pid;
 }
 
@@ -166,36 +206,31 @@ static void execveat_base(const struct act_execs *x, const struct seccomp_notif 
 /* 1 when a file is at the path as the process sees it (its root, its
  * cwd), 0 when nothing is (a PATH search's miss), -1 when the monitor
  * cannot tell. A lookup, not the exec's own: marked, never left out. */
-static int found(const struct act_execs *x, pid_t pid, struct exec_texts *t)
+static int found(int root_fd, struct exec_texts *t)
 {
     struct open_how how = {.flags = O_PATH | O_CLOEXEC,
                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-    char root[32];
-    _cleanup_close_ int rfd = -1;
     _cleanup_close_ int fd = -1;
     int n;
 
     if (t->from_fd)
         return 1;
-    if (t->path_len == 0 || t->path_cut > 0 || (t->path[0] != '/' && t->cwd_len == 0))
+    if (root_fd < 0 || t->path_len == 0 || t->path_cut > 0 ||
+        (t->path[0] != '/' && t->cwd_len == 0))
         return -1;
     n = t->path[0] == '/' ? snprintf(t->full, sizeof(t->full), "%.*s", (int)t->path_len, t->path)
                           : snprintf(t->full, sizeof(t->full), "%.*s/%.*s", (int)t->cwd_len,
                                      t->cwd, (int)t->path_len, t->path);
     if (n < 0 || (size_t)n >= sizeof(t->full))
         return -1;
-    snprintf(root, sizeof(root), "%d/root", (int)pid);
-    rfd = openat(x->proc_fd, root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rfd < 0)
-        return -1;
-    fd = (int)syscall(SYS_openat2, rfd, t->full, &how, sizeof(how));
+    fd = (int)syscall(SYS_openat2, root_fd, t->full, &how, sizeof(how));
     if (fd >= 0)
         return 1;
     return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 }
 
-static void read_texts(const struct act_execs *x, const struct seccomp_notif *req,
-                       const struct act_call *call, struct exec_texts *t)
+static void read_path(const struct seccomp_notif *req, const struct act_call *call,
+                      struct exec_texts *t)
 {
     uint64_t addr = req->data.args[call->at ? 1 : 0];
 
@@ -204,9 +239,6 @@ static void read_texts(const struct act_execs *x, const struct seccomp_notif *re
     t->from_fd = false;
     if (act_read_string(req->pid, addr, t->path, sizeof(t->path), &t->path_len, &t->path_cut) < 0)
         t->path_len = 0;
-    t->cwd_len = read_link(x->proc_fd, req->pid, "cwd", t->cwd, sizeof(t->cwd));
-    if (call->at)
-        execveat_base(x, req, t);
 }
 
 /* ---- one notification ---- */
@@ -219,13 +251,52 @@ static void let_it_run(int notify_fd, uint64_t id)
     (void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* Where the process stands: its cwd, its root (for the lookup, made
+ * later), its ids. Read while the call waits, as the memory is: a process
+ * that exits a moment after its exec has been reaped before the monitor
+ * would look again. */
+struct where {
+    int root_fd;
+    int ids[32];
+    unsigned n;
+    pid_t ppid;
+};
+
+static void gather(const struct act_execs *x, pid_t pid, int pidfd, struct exec_texts *t,
+                   struct where *w)
+{
+    char root[32];
+
+    w->n = 0;
+    w->ppid = 0;
+    t->cwd_len = read_link(x->proc_fd, pid, "cwd", t->cwd, sizeof(t->cwd));
+    snprintf(root, sizeof(root), "%d/root", (int)pid);
+    w->root_fd = openat(x->proc_fd, root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* a thread's exec has no pidfd of its own: status, the longer text */
+    if (pidfd < 0 || pidfd_ids(x->proc_fd, pidfd, w->ids, 32, &w->n) < 0 ||
+        act_pidfd_ppid(pidfd, &w->ppid) < 0) /* before Linux 6.13 */
+        read_ids(x->proc_fd, pid, w->ids, 32, &w->n, &w->ppid);
+}
+
+/* After the answer: the lookup and the parent's pid in the container. */
+static void settle_where(const struct act_execs *x, struct where *w, struct exec_texts *t,
+                         struct act_exec *e)
+{
+    e->found = found(w->root_fd, t);
+    if (w->root_fd >= 0)
+        close(w->root_fd);
+    place(x, w->ids, w->n, &e->pid, &e->nested);
+    e->ppid = parent_inside(x, w->ppid);
+}
+
 void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_notif *req,
                       const struct act_call *call)
 {
     struct exec_texts *t = x->texts;
-    struct act_exec e = {0};
-    pid_t ppid = 0;
-    int pidfd, valid;
+    struct act_exec e = {.found = -1};
+    struct where w;
+    int pidfd;
+    bool valid;
     uint64_t seq;
 
     if (activity_full(x->rec)) {
@@ -234,23 +305,27 @@ void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_n
         return;
     }
     clock_gettime(CLOCK_REALTIME, &e.when);
-    /* Before the answer: the pidfd, and what is only there while the call
-     * waits (the memory, the cwd, the ids of a process that may be gone a
-     * moment after); then whether all of it was the caller's. */
-    pidfd = x->epfd >= 0 ? rr_pidfd_open(req->pid) : -1;
-    read_texts(x, req, call, t);
+    /* While the call waits: a pidfd (this process, whatever reuses its pid
+     * later), what the exec is about to replace (its memory), where it
+     * stands; then whether the notification was still that process's (so
+     * all of it was). */
+    pidfd = rr_pidfd_open(req->pid);
+    read_path(req, call, t);
     if (act_read_argv(req->pid, req->data.args[call->at ? 2 : 1], call->ptr_size, x->args) < 0)
         x->args->n = x->args->argc = 0;
-    inside_ids(x, req->pid, &e.pid, &e.nested, &ppid);
-    e.found = found(x, req->pid, t);
+    if (call->at)
+        execveat_base(x, req, t);
+    gather(x, req->pid, pidfd, t, &w);
     valid = ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0;
     let_it_run(notify_fd, req->id);
     if (!valid) {
+        if (w.root_fd >= 0)
+            close(w.root_fd);
         if (pidfd >= 0)
             close(pidfd);
         return;
     }
-    e.ppid = parent_inside(x, ppid);
+    settle_where(x, &w, t, &e);
     e.cwd = (struct act_text){t->cwd, t->cwd_len};
     e.path = (struct act_text){t->path, t->path_len};
     e.argv = x->args->argv;
@@ -259,7 +334,7 @@ void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_n
     e.args_cut = e.argc - e.n_argv;
     e.bytes_cut = t->path_cut + x->args->bytes_cut;
     seq = activity_exec(x->rec, &e);
-    if (seq != 0 && pidfd >= 0)
+    if (seq != 0 && pidfd >= 0 && x->epfd >= 0)
         act_watch_add(x, pidfd, req->pid, e.pid, seq);
     else if (pidfd >= 0)
         close(pidfd);
@@ -283,8 +358,10 @@ int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid,
         return rr_fail(err, ENOMEM, "activity record");
     find_calls(x);
     /* pid 1 of the container: how deep its pid namespace is, seen from here */
-    if (read_ids(x->proc_fd, init_pid, ids, 32, &n, NULL) == 0)
+    if (read_ids(x->proc_fd, init_pid, ids, 32, &n, NULL) == 0) {
         x->level = n;
+        x->init_inside = ids[n - 1];
+    }
     return act_watch_init(x, err);
 }
 

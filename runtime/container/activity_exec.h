@@ -42,6 +42,7 @@ struct act_execs {
     struct activity *rec;
     pid_t init_pid;
     unsigned level; /* entries of the container's pid 1 in NStgid */
+    int init_inside; /* its pid in the container (1) */
     int proc_fd;    /* /proc */
     struct act_call calls[6];
     size_t n_calls;
@@ -79,6 +80,8 @@ void act_execs_finish(struct act_execs *x);
 int act_watch_init(struct act_execs *x, struct rr_error *err);
 void act_watch_free(struct act_execs *x);
 void act_watch_add(struct act_execs *x, int pidfd, pid_t host_pid, int pid, uint64_t seq);
+/* The parent of a pidfd's process, as seen from here (PIDFD_GET_INFO). */
+int act_pidfd_ppid(int pidfd, pid_t *ppid);
 /* The pid in the container of a watched process, or 0. */
 int act_watch_inside_pid(const struct act_execs *x, pid_t host_pid);
 

@@ -103,14 +103,16 @@ static uint64_t ptr_at(const unsigned char *p, unsigned size)
     return v;
 }
 
-/* Read the pointers, keeping the first ACT_MAX_ARGS in keep[]. */
+/* Read the pointers, keeping the first ACT_MAX_ARGS in keep[]. A first
+ * small read covers most commands; longer arrays are counted in chunks. */
 static int read_pointers(pid_t pid, uint64_t addr, unsigned size, uint64_t *keep,
                          struct act_argv *out)
 {
     unsigned char chunk[PTR_CHUNK * 8];
+    size_t want = ACT_MAX_ARGS;
 
     while (out->argc < ACT_ARGC_SCAN_MAX) {
-        size_t got = read_remote(pid, chunk, addr + out->argc * size, PTR_CHUNK * size);
+        size_t got = read_remote(pid, chunk, addr + out->argc * size, want * size);
         size_t n = got / size;
 
         if (n == 0)
@@ -123,10 +125,44 @@ static int read_pointers(pid_t pid, uint64_t addr, unsigned size, uint64_t *keep
                 keep[out->argc] = v;
             out->argc++;
         }
-        if (n < PTR_CHUNK)
+        if (n < want)
             return 0; /* the array ran into unmapped memory: execve will fail */
+        want = PTR_CHUNK;
     }
     return 0;
+}
+
+/* The kept strings in one call, each up to its page's end (a string that
+ * goes on, or one the call could not reach, is read again on its own). */
+static void read_strings(pid_t pid, const uint64_t *ptrs, struct act_argv *out)
+{
+    struct iovec local[ACT_MAX_ARGS], remote[ACT_MAX_ARGS];
+    size_t k = out->argc < ACT_MAX_ARGS ? (size_t)out->argc : ACT_MAX_ARGS;
+    ssize_t got;
+
+    for (size_t i = 0; i < k; i++) {
+        size_t len = PAGE - (size_t)(ptrs[i] % PAGE);
+        if (len > ACT_MAX_ARG_BYTES)
+            len = ACT_MAX_ARG_BYTES;
+        local[i] = (struct iovec){out->buf[i], len};
+        remote[i] = (struct iovec){(void *)(uintptr_t)ptrs[i], len};
+    }
+    got = k > 0 ? process_vm_readv(pid, local, k, remote, k, 0) : 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t have = got > 0 ? ((size_t)got < local[i].iov_len ? (size_t)got : local[i].iov_len)
+                              : 0;
+        const char *nul = memchr(out->buf[i], '\0', have);
+        size_t len = 0;
+        uint64_t cut = 0;
+
+        got -= got > 0 ? (ssize_t)have : 0;
+        if (nul != NULL)
+            len = (size_t)(nul - out->buf[i]);
+        else if (act_read_string(pid, ptrs[i], out->buf[i], ACT_MAX_ARG_BYTES, &len, &cut) < 0)
+            len = 0, cut = 0; /* unreadable: shown empty (execve fails with EFAULT) */
+        out->argv[out->n++] = (struct act_text){out->buf[i], len};
+        out->bytes_cut += cut;
+    }
 }
 
 int act_read_argv(pid_t pid, uint64_t addr, unsigned ptr_size, struct act_argv *out)
@@ -140,14 +176,6 @@ int act_read_argv(pid_t pid, uint64_t addr, unsigned ptr_size, struct act_argv *
         return 0;
     if (read_pointers(pid, addr, ptr_size, ptrs, out) < 0)
         return -1;
-    for (uint64_t i = 0; i < out->argc && i < ACT_MAX_ARGS; i++) {
-        size_t len;
-        uint64_t cut;
-
-        if (act_read_string(pid, ptrs[i], out->buf[i], ACT_MAX_ARG_BYTES, &len, &cut) < 0)
-            len = 0, cut = 0; /* unreadable: shown empty (execve fails with EFAULT) */
-        out->argv[out->n++] = (struct act_text){out->buf[i], len};
-        out->bytes_cut += cut;
-    }
+    read_strings(pid, ptrs, out);
     return 0;
 }

@@ -51,6 +51,16 @@ static int exit_status(int pidfd, int *status)
     return 1;
 }
 
+int act_pidfd_ppid(int pidfd, pid_t *ppid)
+{
+    struct act_pidfd_info info = {.mask = 0};
+
+    if (ioctl(pidfd, ACT_PIDFD_GET_INFO, &info) < 0)
+        return -1;
+    *ppid = (pid_t)info.ppid;
+    return 0;
+}
+
 int act_watch_init(struct act_execs *x, struct rr_error *err)
 {
     int self = rr_pidfd_open(getpid()), status;

@@ -541,7 +541,7 @@ static void event_loop(struct monitor *m)
              .events = POLLIN},
             {.fd = m->broker.activity, .events = POLLIN},
         };
-        int timeout = m->notify.have_execs ? act_execs_timeout_ms(&m->notify.execs) : -1;
+        int timeout = notify_timeout_ms(&m->notify);
         int r = poll(pfd, 7, timeout);
         if (r < 0) {
             if (errno == EINTR)
@@ -553,8 +553,8 @@ static void event_loop(struct monitor *m)
             notify_handle(&m->notify);
         else if (pfd[4].revents & (POLLHUP | POLLERR | POLLNVAL))
             notify_hangup(&m->notify); /* every process under the filter is gone */
-        if (m->notify.have_execs && (r == 0 || (pfd[5].revents & POLLIN)))
-            act_execs_on_exits(&m->notify.execs);
+        if (r == 0 || (pfd[5].revents & POLLIN))
+            notify_idle(&m->notify, r == 0);
         if (pfd[6].revents & (POLLIN | POLLHUP))
             egress_wire_take_activity(&m->broker.activity, &m->notify.rec);
         if ((pfd[0].revents & POLLIN) && on_signal(m))

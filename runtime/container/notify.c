@@ -1,11 +1,24 @@
 #include "runtime/container/notify.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+/* Linux 6.6: the notifying process and the monitor hand over on one CPU
+ * (no wake-up on another one, no migration): each exec waits on the
+ * monitor for a few microseconds instead of a scheduler's round. Older
+ * headers lack it; older kernels refuse it (EINVAL), harmlessly. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* Counting stops here. Without a record, the listener is closed too: from
  * then on the kernel answers ENOSYS itself (still refused), and an agent
@@ -46,6 +59,7 @@ void notify_take_fd(struct notify *n, int fd)
         return;
     }
     n->fd = fd;
+    (void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 }
 
 static void let_go(struct notify *n)
@@ -93,6 +107,23 @@ void notify_handle(struct notify *n)
         act_execs_handle(&n->execs, n->fd, n->req, call);
     else
         refuse(n, n->req, n->resp);
+}
+
+int notify_timeout_ms(const struct notify *n)
+{
+    int t = n->have_execs ? act_execs_timeout_ms(&n->execs) : -1;
+
+    if (activity_pending(&n->rec) && (t < 0 || t > ACT_FLUSH_MS))
+        t = ACT_FLUSH_MS;
+    return t;
+}
+
+void notify_idle(struct notify *n, bool timed_out)
+{
+    if (n->have_execs)
+        act_execs_on_exits(&n->execs);
+    if (timed_out)
+        activity_flush(&n->rec);
 }
 
 void notify_free(struct notify *n)

@@ -37,6 +37,11 @@ int notify_started(struct notify *n, pid_t init_pid, struct rr_error *err);
 void notify_take_fd(struct notify *n, int fd);
 /* One notification (the fd was readable). */
 void notify_handle(struct notify *n);
+/* How long the monitor's poll may wait (-1: for ever), and what to do when
+ * it timed out (idle) or a watched process ended. */
+int notify_timeout_ms(const struct notify *n);
+void notify_idle(struct notify *n, bool timed_out);
+
 /* The fd hung up: every process under the filter is gone. */
 void notify_hangup(struct notify *n);
 
