@@ -18,7 +18,7 @@ LINKED_PKGS := libseccomp yajl zlib
 MOUNT_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir mount)/libmount.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 SSL_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libssl)/libssl.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 # libgit2 is compiled against but loaded with dlopen when a review first
-# needs it (writeback/git2.h): its load and init would cost every command.
+# needs it (writeback/git/git2.h): its load and init would cost every command.
 # The unit tests link it, to make repositories.
 GIT2_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libgit2)/libgit2.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 
@@ -50,8 +50,10 @@ ALL_LDFLAGS := $(BASE_LDFLAGS) $(LDSAN) $(LDFLAGS)
 
 # Every part's sources are picked up by directory, so adding a file to a part
 # needs no edit here.
-RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/check
-PARTS := common bundle overlay writeback $(RUNTIME_PARTS) egress
+RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/confine/profile runtime/check
+# writeback/ in its stages, lowest first (writeback/README.md).
+WRITEBACK_PARTS := $(addprefix writeback/,base names git changeset scan rules export patch apply)
+PARTS := common bundle overlay $(WRITEBACK_PARTS) $(RUNTIME_PARTS) egress
 LIB_SRC := $(filter-out runtime/cli/main.c,$(wildcard $(addsuffix /*.c,$(PARTS))))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
 MAIN_OBJ := $(BUILD)/runtime/cli/main.o

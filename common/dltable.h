@@ -1,6 +1,6 @@
 /* A library loaded with dlopen, and the functions revrun takes from it:
  * linked in, libssl, libmount and libgit2 would cost every command their
- * relocations (egress/ossl.h, runtime/confine/libmnt.h, writeback/git2.h
+ * relocations (egress/ossl.h, runtime/confine/libmnt.h, writeback/git/git2.h
  * say which commands load which). */
 #ifndef REVRUN_COMMON_DLTABLE_H
 #define REVRUN_COMMON_DLTABLE_H

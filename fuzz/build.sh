@@ -20,9 +20,10 @@ $CC $flags $(pkg-config --cflags $pkgs) -o "$out/json_config_fuzz" \
 echo "built $out/json_config_fuzz"
 # shellcheck disable=SC2086
 $CC $flags $(pkg-config --cflags zlib) -o "$out/gitpack_fuzz" fuzz/gitpack_fuzz.c \
-    writeback/gitspan.c writeback/gitidx.c writeback/gitpack.c writeback/gitdelta.c \
-    writeback/gitinflate.c common/error.c $(pkg-config --libs zlib) "$@"
+    writeback/git/gitspan.c writeback/git/gitidx.c writeback/git/gitpack.c \
+    writeback/git/gitdelta.c writeback/git/gitinflate.c common/error.c \
+    $(pkg-config --libs zlib) "$@"
 echo "built $out/gitpack_fuzz"
 # shellcheck disable=SC2086
-$CC $flags -o "$out/gitindex_fuzz" fuzz/gitindex_fuzz.c writeback/gitindex.c common/error.c "$@"
+$CC $flags -o "$out/gitindex_fuzz" fuzz/gitindex_fuzz.c writeback/git/gitindex.c common/error.c "$@"
 echo "built $out/gitindex_fuzz"

@@ -1,4 +1,4 @@
-/* libFuzzer harness for revrun's index reader (writeback/gitindex.c): the
+/* libFuzzer harness for revrun's index reader (writeback/git/gitindex.c): the
  * bytes the agent can leave in .git/index. Each input is parsed; when it is
  * read, the paths cut from the input itself (every prefix of its last 64
  * bytes, and a few fixed ones) are looked up. Beyond ASan and UBSan
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "writeback/gitindex.h"
+#include "writeback/git/gitindex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the pack reader (writeback/gitidx, gitpack,
+/* libFuzzer harness for the pack reader (writeback/git/gitidx, gitpack,
  * gitdelta): the bytes the agent could leave in objects/pack, read the way
  * gitlog.c reads them. An input is a 4-byte little-endian length L, then an
  * index of L bytes (clamped to what there is), then a pack. Every object
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "writeback/gitdelta.h"
-#include "writeback/gitidx.h"
-#include "writeback/gitpack.h"
+#include "writeback/git/gitdelta.h"
+#include "writeback/git/gitidx.h"
+#include "writeback/git/gitpack.h"
 
 #define COMMIT_MAX (256u << 10) /* WB_COMMIT_MAX (gitlog.h, which needs libgit2) */
 

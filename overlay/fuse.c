@@ -33,7 +33,7 @@
  *   copied-up file        xattr user.fuseoverlayfs.origin = its path;
  *   renamed lower dir     copied up whole under the new name (each directory
  *                         opaque), the old name whited out; no redirect.
- * That is WB_FORMAT_FUSE_OVERLAYFS (writeback/format.h); the same names found
+ * That is WB_FORMAT_FUSE_OVERLAYFS (writeback/base/format.h); the same names found
  * in a native upper are planted, and refused there. integration/fuse.bats
  * pins this, and that write-back makes the same change set of it as of the
  * native upper. */

@@ -6,7 +6,7 @@
 
 #include "tests/tap.h"
 #include "tests/test_wb_tree.h"
-#include "writeback/apply.h"
+#include "writeback/apply/apply.h"
 
 static int apply_to(struct tree *t, const char *target, struct wb_apply_result *res)
 {

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "writeback/apply_same.h"
-#include "writeback/hash.h"
+#include "writeback/apply/apply_same.h"
+#include "writeback/base/hash.h"
 
 struct dir {
     char path[64];

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "writeback/fsutil.h"
+#include "writeback/base/fsutil.h"
 
 #include "tests/tap.h"
-#include "writeback/deny.h"
+#include "writeback/base/deny.h"
 
 static struct wb_deny load(const char *text)
 {

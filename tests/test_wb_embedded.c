@@ -1,9 +1,9 @@
-/* writeback/embedded.c: what makes a directory a git directory. */
+/* writeback/rules/embedded.c: what makes a directory a git directory. */
 #include <string.h>
 
 #include "tests/tap.h"
 #include "tests/test_wb_tree.h"
-#include "writeback/embedded.h"
+#include "writeback/rules/embedded.h"
 
 #define S(x) x, sizeof(x) - 1
 #define FUSE WB_FORMAT_FUSE_OVERLAYFS

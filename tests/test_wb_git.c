@@ -6,9 +6,9 @@
 
 #include "tests/tap.h"
 #include "tests/test_wb_tree.h"
-#include "writeback/gitinfo.h"
-#include "writeback/gitlog.h"
-#include "writeback/gitmatch.h"
+#include "writeback/git/gitinfo.h"
+#include "writeback/git/gitlog.h"
+#include "writeback/git/gitmatch.h"
 
 #define FUSE WB_FORMAT_FUSE_OVERLAYFS
 

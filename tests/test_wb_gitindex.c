@@ -1,4 +1,4 @@
-/* revrun's own index reader (writeback/gitindex.c): lookups in indexes real
+/* revrun's own index reader (writeback/git/gitindex.c): lookups in indexes real
  * git wrote (v2; v3 with intent-to-add and skip-worktree entries; v4 across
  * many restart blocks), and hostile indexes refused or answered without
  * harm: truncated at every length, a count past what the file holds, a path
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "writeback/gitindex.h"
+#include "writeback/git/gitindex.h"
 
 struct buf {
     char *p;

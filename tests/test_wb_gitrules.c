@@ -1,4 +1,4 @@
-/* The ignore rules parsed once (writeback/gitrules.h): the indexed answer is
+/* The ignore rules parsed once (writeback/git/gitrules.h): the indexed answer is
  * the reference scan's exactly, it never says "cannot match" where libgit2
  * says ignored, and the vet's budget on rules x paths ends in a refusal. */
 #include <errno.h>
@@ -6,8 +6,8 @@
 
 #include "tests/tap.h"
 #include "tests/test_wb_tree.h"
-#include "writeback/gitmatch.h"
-#include "writeback/gitrules.h"
+#include "writeback/git/gitmatch.h"
+#include "writeback/git/gitrules.h"
 
 #define FUSE WB_FORMAT_FUSE_OVERLAYFS
 

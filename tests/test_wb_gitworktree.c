@@ -1,4 +1,4 @@
-/* Following a worktree's gitfile (writeback/gitworktree.c): on a layout
+/* Following a worktree's gitfile (writeback/git/gitworktree.c): on a layout
  * made here as `git worktree add` makes one (the main .git with
  * worktrees/wt/{commondir,gitdir,index} and info/exclude, the checkout's
  * .git a gitfile), followed when it provably is this checkout's, and every
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "writeback/gitworktree.h"
+#include "writeback/git/gitworktree.h"
 
 struct wt {
     char root[64];

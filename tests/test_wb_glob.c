@@ -1,7 +1,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
-#include "writeback/glob.h"
+#include "writeback/names/glob.h"
 
 static bool m(const char *pat, const char *path)
 {

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
-#include "writeback/hash.h"
+#include "writeback/base/hash.h"
 
 static const char *sha256_hex(const char *s, size_t len)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "writeback/journal.h"
+#include "writeback/apply/journal.h"
 
 #define STAGE ".revrun-apply-0123456789abcdef"
 

@@ -1,4 +1,4 @@
-/* writeback/linediff.c: a diff in bounded memory that is still a correct
+/* writeback/patch/linediff.c: a diff in bounded memory that is still a correct
  * diff (the edits turn a into b) past its window, and binpatch's streamed
  * literal is the in-memory one. */
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "writeback/binpatch.h"
-#include "writeback/linediff.h"
+#include "writeback/patch/binpatch.h"
+#include "writeback/patch/linediff.h"
 
 static int memfile(const char *data, size_t len)
 {

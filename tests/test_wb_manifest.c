@@ -9,8 +9,8 @@
 
 #include "bundle/config.h"
 #include "tests/tap.h"
-#include "writeback/manifest.h"
-#include "writeback/rules.h"
+#include "writeback/changeset/manifest.h"
+#include "writeback/rules/rules.h"
 
 static struct wb_obj file_obj(const char *text, bool exec)
 {

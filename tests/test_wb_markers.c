@@ -2,7 +2,7 @@
 #include <sys/stat.h>
 
 #include "tests/tap.h"
-#include "writeback/markers.h"
+#include "writeback/base/markers.h"
 
 static enum wb_xattr_verdict cls(enum wb_format f, mode_t type, const char *name, const char *v,
                                  size_t len)

@@ -3,7 +3,7 @@
 
 #include "bundle/config.h"
 #include "tests/tap.h"
-#include "writeback/names.h"
+#include "writeback/names/names.h"
 
 #define S(x) x, sizeof(x) - 1
 

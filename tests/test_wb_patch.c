@@ -6,9 +6,9 @@
 
 #include "tests/tap.h"
 #include "tests/test_wb_tree.h"
-#include "writeback/binpatch.h"
-#include "writeback/myers.h"
-#include "writeback/patch.h"
+#include "writeback/patch/binpatch.h"
+#include "writeback/patch/myers.h"
+#include "writeback/patch/patch.h"
 
 static char *patch_of(struct tree *t)
 {

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "tests/tap.h"
-#include "writeback/resolve.h"
+#include "writeback/names/resolve.h"
 
 /* A merged tree as a table: path, kind, target. */
 struct entry {

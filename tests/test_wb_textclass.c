@@ -1,10 +1,10 @@
-/* writeback/textclass.c and siphash.c: what the patch may print as text,
+/* writeback/base/textclass.c and siphash.c: what the patch may print as text,
  * and the keyed line hash it compares lines by. */
 #include <string.h>
 
 #include "tests/tap.h"
-#include "writeback/siphash.h"
-#include "writeback/textclass.h"
+#include "writeback/patch/siphash.h"
+#include "writeback/base/textclass.h"
 
 #define S(x) x, sizeof(x) - 1
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "bundle/config.h"
-#include "writeback/rules.h"
-#include "writeback/scan.h"
+#include "writeback/rules/rules.h"
+#include "writeback/scan/scan.h"
 
 struct tree {
     char root[64];

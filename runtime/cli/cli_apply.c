@@ -11,8 +11,8 @@
 #include "common/cleanup.h"
 #include "runtime/cli/cli_wb.h"
 #include "runtime/container/log.h"
-#include "writeback/manifest.h"
-#include "writeback/rules.h"
+#include "writeback/changeset/manifest.h"
+#include "writeback/rules/rules.h"
 
 static int load(const char *dir, struct wb_changeset *cs, unsigned char digest[WB_SHA256_LEN],
                 int *dfd)

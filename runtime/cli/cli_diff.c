@@ -5,8 +5,8 @@
 
 #include "runtime/cli/cli_wb.h"
 #include "runtime/container/log.h"
-#include "writeback/patch.h"
-#include "writeback/report.h"
+#include "writeback/patch/patch.h"
+#include "writeback/changeset/report.h"
 
 enum { OUT_TEXT, OUT_JSON, OUT_PATCH };
 

@@ -7,7 +7,7 @@
 
 #include "runtime/cli/cli_wb.h"
 #include "runtime/container/log.h"
-#include "writeback/export.h"
+#include "writeback/export/export.h"
 
 int cli_export(struct rr_ctx *ctx, int argc, char **argv)
 {

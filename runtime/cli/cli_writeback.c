@@ -7,7 +7,7 @@
 
 #include "runtime/cli/cli_wb.h"
 #include "runtime/container/log.h"
-#include "writeback/manifest.h"
+#include "writeback/changeset/manifest.h"
 
 int cli_writeback(struct rr_ctx *ctx, int argc, char **argv)
 {

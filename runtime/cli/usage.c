@@ -13,6 +13,7 @@ static const struct usage_opt global_opts[] = {
                          "the cgroupfs path systemd would use (/SLICE-PATH/PREFIX-NAME.scope) "
                          "and writes it itself: systemd's D-Bus is never called"},
     {"--version", "version, runtime-spec version and the features built in"},
+    {"--man", "this whole table as a man page (roff, one section per command)"},
     {"--help", "this text; `revrun COMMAND --help` for one command"},
     END,
 };
@@ -23,7 +24,7 @@ static const struct usage_opt global_opts[] = {
     {"--agent-dir DIR", "the agent's install, read-only at /opt/agent, its bin and "            \
                         "node_modules/.bin first on PATH"},                                    \
     {"--bind SRC:DST[:ro|rw]", "a host path inside (read-only unless :rw)"},                    \
-    {"--upstream URL", "the model API, reached through the broker"},                           \
+    {"--upstream URL, --egress-upstream URL", "the model API, reached through the broker"},   \
     {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
     {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
                                                                           "settings"},          \
@@ -105,20 +106,41 @@ static const struct usage_opt o_check[] = {
     {"--bundle DIR", "judge this bundle's config against the host"},
     END,
 };
+/* What diff, export and writeback share (runtime/cli/cli_wb.h). */
+#define WB_SOURCE_FLAGS                                                                          \
+    {"--lower DIR, --upper DIR", "vet a bare lower/upper pair (from any overlay user) instead "  \
+                                 "of a live container's upper; needs --format"},               \
+    {"--format overlay|overlay-userxattr|fuse-overlayfs", "the markers the pair's upper was "    \
+                                                          "written with"},                     \
+    {"--deny-content FILE", "one secret a line (4-4096 bytes): a change set whose new content, " \
+                            "symlink targets or paths hold one is refused (plain substrings)"}
+
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
     {"--patch", "a git-style patch"},
+    WB_SOURCE_FLAGS,
+    END,
+};
+static const struct usage_opt o_export[] = {
+    WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_apply[] = {
     {"--to TARGET", "the tree to change"},
-    {"--approve DIGEST", "the digest the operator read"},
+    {"--approve DIGEST", "the digest the operator read (as summary.txt or diff prints it, with "
+                         "or without sha256:)"},
+    END,
+};
+static const struct usage_opt o_writeback[] = {
+    {"--to TARGET", "the tree to change"},
+    {"--approve DIGEST", "the digest the operator read (as diff prints it)"},
+    WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_review[] = {
     {"--lower DIR", "the checkout"},
     {"--out DIR", "where the change set goes"},
-    {"--timeout S", "wall-clock limit"},
+    {"--timeout S", "wall-clock limit: seconds, or a number with m, h or d"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
     AGENT_FLAGS,
@@ -131,7 +153,9 @@ static const struct usage_opt o_activity[] = {
 };
 static const struct usage_opt o_sweep[] = {
     {"--older-than DURATION", "only what is at least this old"},
-    {"--exports DIR", "also roll back killed applies journalled there"},
+    {"--exports DIR", "also delete the change sets exported under DIR (each a directory holding "
+                      "manifest.json) past their retention: older than --older-than, which "
+                      "it needs"},
     END,
 };
 static const struct usage_opt o_broker[] = {
@@ -178,14 +202,25 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
-     "the vetted change set, or why it is refused", o_diff, NULL},
-    {"export", "ID DIR | --lower DIR --upper DIR DIR", "manifest.json + blobs", o_none, NULL},
-    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
-    {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_apply,
+    {"diff", "[OPTIONS] ID | [OPTIONS] --lower DIR --upper DIR --format F",
+     "the vetted change set, or why it is refused", o_diff,
+     "Exit: 0 accepted (the digest is printed), 2 refused (the reasons, one a path), 1 an error."},
+    {"export", "[OPTIONS] ID DIR | [OPTIONS] --lower DIR --upper DIR --format F DIR",
+     "vet, then write DIR/manifest.json and DIR/blobs/ (the change set) and print its digest",
+     o_export, "Exit: 0 exported, 2 refused (nothing written), 1 an error."},
+    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply,
+     "Every blob's hash and every touched path's base hash are checked again; no symlink in "
+     "TARGET is followed and nothing is written under .git. On any failure TARGET is left as "
+     "it was; an apply killed half way is rolled back by sweep or by the next apply onto "
+     "TARGET, from its journal in the state root."},
+    {"writeback", "[OPTIONS] (ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
+     "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
      NULL},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
-     "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
+     "the CI job: bundle, run, vet, export, destroy", o_review,
+     "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
+     "and, when accepted, changeset/, activity.jsonl (what the agent ran and requested). Exit: 0 accepted (or no change), 1 the agent failed or "
+     "the job was cancelled, 2 refused, 3 the sandbox could not be set up, 4 timed out."},
     {"activity", "[--summary] ID",
      "what the agent executed and requested, recorded by revrun outside the sandbox", o_activity,
      "One JSON object a line: the caps first, then each exec (time, pid and parent pid as seen "
@@ -194,7 +229,9 @@ static const struct usage_cmd commands[] = {
      "each way, duration, whether the credential went with it; never a header or a body), and "
      "a last line with what the caps left out. `review` keeps it as OUT/activity.jsonl."},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
-     NULL},
+     "Removes the processes, cgroups, mounts and state of containers whose monitor is gone, "
+     "frees their host ids, rolls back an apply killed half way from its journal and removes "
+     "the shadow repository of a vet that crashed. DURATION: N followed by s, m, h or d."},
     {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",
      "the egress credential broker alone", o_broker, NULL},
 };
@@ -207,10 +244,17 @@ const struct usage_cmd *usage_find(const char *name)
     return NULL;
 }
 
+/* A flag wider than its column gets the text on the next line, so that a
+ * reader (and integration/docs_check.py) can always tell the flag from the
+ * text by the run of spaces between them. */
 static void print_opts(FILE *out, const struct usage_opt *o)
 {
-    for (; o->flag != NULL; o++)
-        fprintf(out, "  %-28s %s\n", o->flag, o->text);
+    for (; o->flag != NULL; o++) {
+        if (strlen(o->flag) > 27)
+            fprintf(out, "  %s\n  %-28s %s\n", o->flag, "", o->text);
+        else
+            fprintf(out, "  %-28s %s\n", o->flag, o->text);
+    }
 }
 
 void usage_print_all(FILE *out)
@@ -266,7 +310,13 @@ void usage_print_man(FILE *out)
     fputs(".TH REVRUN 1 \"\" \"revrun\" \"User Commands\"\n.SH NAME\nrevrun \\- run an AI "
           "review agent over a read\\-only checkout and export a vetted change set; an OCI "
           "runtime for engines\n.SH SYNOPSIS\n.B revrun\n[\\fIGLOBAL OPTIONS\\fR] "
-          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH GLOBAL OPTIONS\n",
+          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH DESCRIPTION\nrevrun runs one untrusted "
+          "program, an AI code agent, over a read\\-only checkout in an ephemeral sandbox (user, "
+          "mount, pid, network, ipc, uts and cgroup namespaces, seccomp, Landlock, no "
+          "capabilities, no_new_privs, limits), vets what it wrote and hands back only a change "
+          "set bound to a digest, which an operator approves and applies all or nothing. It is "
+          "also an OCI runtime that containerd, podman and docker can name. The sections below "
+          "are the same table that \\-\\-help prints.\n.SH GLOBAL OPTIONS\n",
           out);
     man_opts(out, global_opts);
     fputs(".SH COMMANDS\n", out);
@@ -293,7 +343,15 @@ void usage_print_man(FILE *out)
     }
     fputs(".SH EXIT STATUS\n0 on success, 1 on an error, 2 on a bad command line; run and exec "
           "without \\-\\-detach: the process's status (128+N for signal N), 255 when exec could "
-          "not start it.\n.SH SEE ALSO\nrunc(8), crun(1)\n",
+          "not start it; diff, export and writeback: 2 when the change set is refused; review: "
+          "as its section says.\n"
+          ".SH FILES\n/run/revrun, $XDG_RUNTIME_DIR/revrun: the state root. "
+          "/etc/revrun/policy.json: host ids and engine policy. /run/revrun\\-ids: the held host "
+          "ids. " REVRUN_AGENTS_DIR ": the agent presets.\n"
+          ".SH ENVIRONMENT\nREVRUN_FUSE_OVERLAYFS: the fuse\\-overlayfs binary (an absolute "
+          "path). XDG_RUNTIME_DIR: the state root's parent, rootless.\n"
+          ".SH SEE ALSO\nrunc(8), crun(1); README.md, docs/ and THREAT_MODEL.md in revrun's "
+          "source.\n",
           out);
 }
 

@@ -11,6 +11,8 @@
 
 #include "common/error.h"
 
+/* ---- git configuration text (lower_gitconfig.c) ---- */
+
 /* Does this git config text hold a credential? *line (1-based) and what
  * (a short description, never the secret) say where. */
 bool git_config_has_credential(const char *text, size_t len, unsigned *line, const char **what);
@@ -29,6 +31,8 @@ struct git_include_cursor {
  * The cursor starts zeroed. */
 int git_config_next_include(const char *text, size_t len, struct git_include_cursor *cur,
                             unsigned *line, char *out, size_t cap);
+
+/* ---- the checkout's configuration files (lower_credentials.c) ---- */
 
 /* What the agent sees where an absolute include (or "~/") leads: the
  * checkout's place inside, C's (NULL when it is not shown) and the agent's

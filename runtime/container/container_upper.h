@@ -6,7 +6,7 @@
 #include "bundle/config.h"
 #include "common/error.h"
 #include "runtime/container/ctx.h"
-#include "writeback/format.h"
+#include "writeback/base/format.h"
 
 struct container_upper {
     int lower_fd; /* O_PATH|O_DIRECTORY of the checkout */

@@ -15,7 +15,7 @@
 #include "common/cleanup.h"
 #include "common/escape.h"
 #include "runtime/container/container.h"
-#include "writeback/journal.h"
+#include "writeback/apply/journal.h"
 
 #define JOURNAL_DIR ".apply"
 

@@ -1,4 +1,4 @@
-/* Where revrun keeps the journals of applies (writeback/journal.h): in the
+/* Where revrun keeps the journals of applies (writeback/apply/journal.h): in the
  * state root, <root>/.apply/<dev>-<ino> for each TARGET directory, a file
  * only the state root's owner can write. Whoever applies to a TARGET holds
  * its journal's lock for the whole apply, so two applies onto one TARGET

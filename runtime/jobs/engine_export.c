@@ -12,8 +12,8 @@
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/log.h"
 #include "runtime/jobs/writeback_job.h"
-#include "writeback/export.h"
-#include "writeback/report.h"
+#include "writeback/export/export.h"
+#include "writeback/changeset/report.h"
 
 /* A refused set: the directory holds the reasons, so the job that reads
  * the exports sees why there is no manifest. */

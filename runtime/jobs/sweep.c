@@ -31,7 +31,7 @@
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/idalloc.h"
 #include "runtime/jobs/sweep.h"
-#include "writeback/gitshadow.h"
+#include "writeback/git/gitshadow.h"
 
 /* Lock without waiting: -1 with EWOULDBLOCK when a live command holds it. */
 static int try_lock(int dir)

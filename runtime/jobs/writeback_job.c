@@ -14,10 +14,10 @@
 #include "common/escape.h"
 #include "runtime/jobs/apply_journal.h"
 #include "runtime/container/log.h"
-#include "writeback/manifest.h"
-#include "writeback/report.h"
-#include "writeback/journal.h"
-#include "writeback/rules.h"
+#include "writeback/changeset/manifest.h"
+#include "writeback/changeset/report.h"
+#include "writeback/apply/journal.h"
+#include "writeback/rules/rules.h"
 
 static bool parse_format(const char *s, enum wb_format *f)
 {

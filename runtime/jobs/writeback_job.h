@@ -9,9 +9,9 @@
 
 #include "runtime/container/container_upper.h"
 #include "runtime/container/ctx.h"
-#include "writeback/apply.h"
-#include "writeback/deny.h"
-#include "writeback/scan.h"
+#include "writeback/apply/apply.h"
+#include "writeback/base/deny.h"
+#include "writeback/scan/scan.h"
 
 /* Exit statuses of the write-back commands. */
 enum { WB_JOB_ACCEPT = 0, WB_JOB_ERROR = 1, WB_JOB_REFUSED = 2 };

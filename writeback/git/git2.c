@@ -1,0 +1,55 @@
+#include "writeback/git/git2.h"
+
+#include <stddef.h>
+
+#include "common/dltable.h"
+
+static struct wb_git2 table;
+static void *handle;
+
+static int load(struct rr_error *err)
+{
+#define WB_GIT2_SLOT(name) (void **)&table.name,
+    static const char *const names[] = {WB_GIT2_FUNCS(DL_TABLE_NAME)};
+    void **const slots[] = {WB_GIT2_FUNCS(WB_GIT2_SLOT)};
+#undef WB_GIT2_SLOT
+
+    if (handle != NULL)
+        return 0;
+    return dl_table_open(WB_LIBGIT2_SONAME, "libgit2", names, slots,
+                         sizeof(names) / sizeof(names[0]), &handle, err);
+}
+
+const struct wb_git2 *wb_git2_acquire(struct rr_error *err)
+{
+    static const int levels[] = {GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG,
+                                 GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA};
+
+    if (load(err) < 0)
+        return NULL;
+    if (table.git_libgit2_init() < 0) {
+        rr_fail(err, 0, "libgit2: init failed");
+        return NULL;
+    }
+    /* Process-wide; only write-back uses libgit2. */
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (table.git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, levels[i], "") < 0) {
+            table.git_libgit2_shutdown();
+            rr_fail(err, 0, "libgit2: clearing the config search path failed");
+            return NULL;
+        }
+    return &table;
+}
+
+void wb_git2_release(const struct wb_git2 *g2)
+{
+    if (g2 != NULL)
+        g2->git_libgit2_shutdown();
+}
+
+const char *wb_git2_error(const struct wb_git2 *g2)
+{
+    const git_error *e = g2->git_error_last();
+
+    return e && e->message ? e->message : "?";
+}
