@@ -30,7 +30,7 @@ FOREIGN_FLAGS = {
     # docker / podman / ctr / kubectl / nsenter / systemd-run
     "--cap-add", "--security-opt", "--privileged", "--device", "--runtime", "--rm",
     "--runc-binary", "--mount", "--annotation", "--cgroup-manager", "--cgroupns",
-    "--uidmap", "--userns", "--scope", "--uid", "--gid", "--network", "--name",
+    "--uidmap", "--userns", "--scope", "--uid", "--gid", "--network", "--name", "--rootfs",
     # the agents' command lines
     "--dangerously-skip-permissions", "--allowedTools", "--skip-git-repo-check",
     "--dangerously-bypass-approvals-and-sandbox", "--sandbox", "--yolo", "--prefix",

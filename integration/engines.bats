@@ -79,6 +79,7 @@ teardown() {
     # an io.revrun.checkout test: its checkout and its export
     [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums" "$CO.moved"
     [ -n "${EXP:-}" ] && rm -rf "$EXP"
+    [ -n "${ROOTFS:-}" ] && rm -rf "$ROOTFS"
     # a hook test that failed half way: its container and bundle
     if [ -n "${B:-}" ] && [ -d "$B" ]; then
         "$RT" --root "$B/state" delete --force h1 >/dev/null 2>&1 || true
@@ -183,6 +184,53 @@ err" ]
     need docker
     same_as_runc docker 7 --network none -- sh -c 'echo out; exit 7'
     [ "$output" = out ]
+}
+
+# ---- a directory as the root (--rootfs) ----
+
+# a copy of the image as a plain directory, for --rootfs; ROOTFS_SUM: its
+# names, owners, modes, sizes and bytes
+rootfs_copy() {
+    ROOTFS=$(mktemp -d /tmp/revrun-engines-rootfs.XXXXXX)
+    cp -a "$ENG_DIR/img/rootfs/." "$ROOTFS/"
+    ROOTFS_SUM=$(rootfs_sum)
+}
+
+rootfs_sum() {
+    (cd "$ROOTFS" && find . -printf '%p %y %U:%G %m %s\n' | LC_ALL=C sort &&
+        find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum
+}
+
+# what a --rootfs container does: write the image's root-owned /etc, plant
+# a setuid copy of busybox, read its write back
+ROOTFS_SCRIPT='echo hi >/etc/written && cp /bin/busybox /tmp/r && chmod 4755 /tmp/r && cat /etc/written'
+
+@test "ctr: run --rootfs DIR runs the container; its writes (a setuid plant among them) stay in its private upper, DIR is untouched" {
+    need ctr
+    rootfs_copy
+    NAMES+=("ctr:rr-rootfs-$BATS_TEST_NUMBER")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --rootfs "$ROOTFS" \
+        "rr-rootfs-$BATS_TEST_NUMBER" sh -c "$ROOTFS_SCRIPT"
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$output" = hi ]
+    [ "$(rootfs_sum)" = "$ROOTFS_SUM" ]
+}
+
+@test "podman: run --rootfs DIR runs the container; its writes (a setuid plant among them) stay in its private upper, not in DIR" {
+    need podman
+    rootfs_copy
+    NAMES+=("podman:rr-rootfs-$BATS_TEST_NUMBER")
+    # shellcheck disable=SC2086
+    run timeout 60 podman --runtime "$RT" --cgroup-manager cgroupfs run --rm \
+        --name "rr-rootfs-$BATS_TEST_NUMBER" $PODMAN_ULIMITS --rootfs "$ROOTFS" sh -c "$ROOTFS_SCRIPT"
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$output" = hi ]
+    # podman itself adds /etc/mtab; nothing of the container's is there
+    [ ! -e "$ROOTFS/etc/written" ]
+    [ ! -e "$ROOTFS/tmp/r" ]
+    [ -z "$(find "$ROOTFS" -perm /6000)" ]
 }
 
 # ---- run -t ----

@@ -219,3 +219,43 @@ review_bg() {
     [ "$(result "$RR_TMP/uout" '["verdict"]')" = accept ]
     [ -f "$RR_TMP/uout/changeset/manifest.json" ]
 }
+
+# The secrets git keeps under keys of their own, each alone in the
+# checkout's .git/config: every one refuses the review before the agent
+# runs, names the file and the key, and its value is nowhere: not in the
+# output, the results, the state root.
+@test "review: a git-config secret (smtpPass, *.oauthtoken, *.token, *password*, *secret*, a password-shaped credential username, a cookie file inside) refuses the review; the value appears nowhere" {
+    local co="$RR_TMP/checkout" tag="rr-gitsecret-$$-$RANDOM" n=0 entry key value shown
+    git -C "$co" init -q
+    printf '# Netscape HTTP Cookie File\ngithub.com\tFALSE\t/\tTRUE\t0\tsession\t%s\n' "$tag" \
+        >"$co/.git/cookies"
+    for entry in "sendemail.smtpPass=$tag=sendemail.smtppass" \
+        "hub.oauthtoken=$tag=hub.oauthtoken" \
+        "gitlab.example.com.token=$tag=gitlab.example.com.token" \
+        "ci.deployPassword=$tag=ci.deploypassword" \
+        "ci.clientSecret=$tag=ci.clientsecret" \
+        "credential.https://github.com.username=ghp_$tag=credential.https://github.com.username" \
+        "http.cookieFile=.git/cookies=http.cookiefile" \
+        "http.https://github.com/.cookieFile=/workspace/.git/cookies=http.https://github.com/.cookiefile"; do
+        key=${entry%%=*}
+        value=${entry#*=}
+        shown=${value#*=}
+        value=${value%=*}
+        n=$((n + 1))
+        git -C "$co" config "$key" "$value"
+        run rr review --lower "$co" --out "$RR_TMP/out$n" -- \
+            sh -c 'cat .git/config .git/cookies; echo ran >a.txt'
+        echo "$key: $output"
+        [ "$status" -eq 3 ]
+        assert_output_contains "$co/.git/config line "
+        assert_output_contains "(git config key $shown)"
+        [[ "$output" != *"$tag"* ]]
+        [ -z "$(grep -rlF "$tag" "$RR_TMP/out$n" "$RR_ROOT" 2>/dev/null)" ]
+        [ "$(cat "$co/a.txt")" = hello ]
+        git -C "$co" config --unset-all "$key"
+    done
+    # without them the same checkout (the cookie file in it but named by no
+    # key) runs
+    run rr review --lower "$co" --out "$RR_TMP/out-clean" -- sh -c 'echo ran >>a.txt'
+    [ "$status" -eq 0 ]
+}

@@ -13,21 +13,21 @@
 
 static bool flags(const char *text, unsigned want_line)
 {
-    const char *what = NULL;
+    char what[600] = "";
     unsigned line = 0;
-    bool r = git_config_has_credential(text, strlen(text), &line, &what);
+    bool r = git_config_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
 
     if (r && line != want_line)
         tap_note("line %u, wanted %u", line, want_line);
-    return r && line == want_line && what != NULL;
+    return r && line == want_line && what[0] != '\0';
 }
 
 static bool clean(const char *text)
 {
-    const char *what;
+    char what[600];
     unsigned line;
 
-    return !git_config_has_credential(text, strlen(text), &line, &what);
+    return !git_config_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
 }
 
 TEST(extraheader_in_any_spelling)
@@ -323,4 +323,36 @@ TEST(include_paths_read_as_git_reads_them)
     /* longer than the buffer: git could not open it either */
     CHECK(git_config_next_include("[include]path=abc", 17, &(struct git_include_cursor){0}, &line,
                                   out, 3) == -1);
+}
+
+TEST(secrets_by_key_in_the_checkout_and_the_main_git_directory)
+{
+    struct rr_error e = {0};
+    struct lower_view v = {"/src", "/repos/main/.git", NULL};
+    char c[128];
+    int fd;
+
+    if (!CHECK(begin()))
+        return;
+    put(".git/config", "[include]\n\tpath = mail.inc\n");
+    put(".git/mail.inc", "[sendemail]\n\tsmtpPass = " TOK "\n");
+    CHECK(judged(".git/mail.inc line 2 holds a password (git config key sendemail.smtppass) "
+                 "(included from "));
+    put(".git/mail.inc", "[http]\n\tcookieFile = /src/.git/cookies\n");
+    CHECK(judged(".git/mail.inc line 2 holds a cookie file inside the checkout"));
+    /* the main git directory: its own place inside counts too */
+    snprintf(c, sizeof(c), "%s/.git", co);
+    fd = open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    put(".git/config", "[http \"https://x\"]\n\tcookieFile = /repos/main/.git/c\n");
+    CHECK(lower_refuse_git_common(c, fd, NULL, &v, &e) < 0 &&
+          strstr(e.msg, "config line 2 holds a cookie file inside the checkout (git config key "
+                        "http.https://x.cookiefile)"));
+    put(".git/config", "[core]\n");
+    put(".git/worktrees/pr/config.worktree", "[hub]\n\toauthtoken = " TOK "\n");
+    CHECK(lower_refuse_git_common(c, fd, NULL, &v, &e) < 0 &&
+          strstr(e.msg, "worktrees/pr/config.worktree line 2 holds a token (git config key "
+                        "hub.oauthtoken)") != NULL &&
+          strstr(e.msg, TOK) == NULL);
+    close(fd);
+    done();
 }

@@ -1,7 +1,6 @@
 /* A credential in the checkout's git configuration (see lower_credentials.h). */
 #include "runtime/confine/lower_credentials.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +54,7 @@ struct scan {
     struct root roots[2];
     unsigned n_roots;
     const char *home; /* the agent's HOME inside, or NULL */
+    struct lower_view view; /* where a path value leads (all NULL: nowhere) */
     struct item *work; /* INCLUDE_FILES + 1 of them, reused per configuration */
 };
 
@@ -286,8 +286,7 @@ static int check_file(struct scan *s, int dirfd, const char *name, struct rr_err
         _cleanup_close_ int fd = -1;
         struct git_include_cursor cur = {0};
         size_t len;
-        const char *what;
-        char value[PATH_MAX];
+        char value[PATH_MAX], what[600];
         unsigned line;
         struct stat st;
         bool seen = false;
@@ -319,7 +318,7 @@ static int check_file(struct scan *s, int dirfd, const char *name, struct rr_err
                            "(git's own limit), not checked further for a credential",
                            shown(s, &s->work[it->from], buf, sizeof(buf)), it->line,
                            INCLUDE_DEPTH);
-        if (git_config_has_credential(text, len, &line, &what))
+        if (git_config_has_credential(text, len, &s->view, &line, what, sizeof(what)))
             return refuse_credential(s, at, line, what, err);
         while ((k = git_config_next_include(text, len, &cur, &line, value, sizeof(value))) != 0)
             if (k > 0 && queue_include(s, &n, at, value, line, err) < 0)
@@ -396,6 +395,8 @@ static int scan_begin(struct scan *s, const char *lower, const struct lower_view
     memset(s, 0, sizeof(*s));
     s->lower = lower;
     s->home = v != NULL ? v->home : NULL;
+    if (v != NULL)
+        s->view = *v;
     s->roots[0].fd = s->roots[1].fd = -1;
     s->work = calloc(INCLUDE_FILES + 1, sizeof(*s->work));
     if (s->work == NULL)

@@ -422,6 +422,21 @@ static int apply_propagation(int root, const struct profile *p, struct rr_error 
     return 0;
 }
 
+/* The image (attached, read-only) under its private upper: the overlay,
+ * made in the container's user namespace, attached on top of the image's
+ * mount, which it hides. Returns the overlay. */
+static int image_overlay(const struct rootfs_fds *fds, struct rr_error *err)
+{
+    _cleanup_close_ int ovl = overlay_mount_native(fds->root_mfd, fds->root_upper_fd,
+                                                   fds->root_work_fd, err);
+
+    if (ovl < 0)
+        return rr_wrap(err, "root.path: the image under its private upper");
+    if (rr_attach(ovl, fds->root_mfd, err) < 0)
+        return rr_wrap(err, "root.path: the image's overlay");
+    return rr_steal_fd(&ovl);
+}
+
 int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, struct rr_error *err)
 {
     struct mount_attr priv = {.propagation = MS_PRIVATE};
@@ -433,9 +448,10 @@ int rootfs_assemble_engine(const struct profile *p, struct rootfs_fds *fds, stru
      * bundle can swap it; it stays the same mount the whole way. */
     if (rr_attach(fds->root_mfd, fds->mountpoint, err) < 0)
         return rr_wrap(err, "root.path");
-    root = fcntl(fds->root_mfd, F_DUPFD_CLOEXEC, 3);
+    root = fds->root_upper_fd >= 0 ? image_overlay(fds, err)
+                                   : fcntl(fds->root_mfd, F_DUPFD_CLOEXEC, 3);
     if (root < 0)
-        return rr_fail(err, errno, "root.path");
+        return fds->root_upper_fd >= 0 ? -1 : rr_fail(err, errno, "root.path");
     if (apply_mounts(root, p, fds, err) < 0 || harden_paths(root, p, err) < 0) {
         close(root);
         return -1;
@@ -483,7 +499,19 @@ static bool under_earlier_mount(const struct profile *p, size_t i)
     return false;
 }
 
-int rootfs_premake_engine(const struct profile *p, int root, const int *bind_fds,
+/* The image (lower, -1: none) holds the destination already, resolved in
+ * it as the container will resolve it. */
+static bool image_has(int lower, const char *dest)
+{
+    int fd = lower < 0 ? -1 : rr_open_in_root(lower, dest, O_PATH | O_CLOEXEC, false);
+
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+int rootfs_premake_engine(const struct profile *p, int root, int lower, const int *bind_fds,
                           struct rr_error *err)
 {
     for (size_t i = 0; i < p->n_mounts; i++) {
@@ -491,7 +519,7 @@ int rootfs_premake_engine(const struct profile *p, int root, const int *bind_fds
         struct stat st;
         int fd;
 
-        if (under_earlier_mount(p, i))
+        if (under_earlier_mount(p, i) || image_has(lower, m->destination))
             continue;
         st.st_mode = S_IFDIR;
         if (m->kind == MOUNT_BIND && bind_fds[i] >= 0 && fstat(bind_fds[i], &st) < 0)

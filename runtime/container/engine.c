@@ -35,6 +35,7 @@
 #include "runtime/container/console.h"
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_ids.h"
+#include "runtime/container/engine_rootstore.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
@@ -60,10 +61,43 @@ _Static_assert(sizeof(joinable) / sizeof(joinable[0]) == N_JOINABLE, "engine_int
 
 /* ---- what is opened with the caller's credentials ---- */
 
+/* The image: nosuid and nodev like every mount (its device nodes are
+ * unusable: the device rules' floor), read-only at the pivot if asked, and
+ * read-only from the start under a private upper. It must be the directory
+ * the profile judged. The mount points it lacks are made in it, as runc
+ * makes them, or in its upper, leaving it untouched. */
+static int open_image(struct engine *e, struct rr_error *err)
+{
+    const struct profile *p = &e->p;
+    struct stat st;
+    mode_t old;
+    int r;
+
+    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
+                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                    (p->eng.root_upper ? MOUNT_ATTR_RDONLY : 0),
+                                err);
+    if (e->root_mfd < 0)
+        return rr_wrap(err, "root.path %s", p->eng.root_path);
+    if (fstat(e->root_mfd, &st) < 0)
+        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
+    if (st.st_dev != p->eng.root_dev || st.st_ino != p->eng.root_ino)
+        return rr_fail(err, ESTALE, "root.path %s is no longer the directory judged",
+                       p->eng.root_path);
+    if (p->eng.root_upper)
+        return engine_root_store_open(p, e->dir_fd, e->root_mfd, e->bind_fds, &e->root_store,
+                                      err);
+    /* revrun runs with umask 077; mount points must be searchable by the
+     * container's users, as runc makes them (0755). */
+    old = umask(022);
+    r = rootfs_premake_engine(p, e->root_mfd, -1, e->bind_fds, err);
+    umask(old);
+    return r;
+}
+
 static int open_sources(struct engine *e, struct rr_error *err)
 {
     const struct profile *p = &e->p;
-    _cleanup_close_ int rootdir = -1;
 
     e->bind_fds = malloc((p->n_mounts + 1) * sizeof(int));
     if (e->bind_fds == NULL)
@@ -78,21 +112,7 @@ static int open_sources(struct engine *e, struct rr_error *err)
         if (e->bind_fds[i] < 0)
             return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
     }
-    /* The image: nosuid and nodev like every mount (its device nodes are
-     * unusable: the device rules' floor), read-only at the pivot if asked. */
-    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
-                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-    if (e->root_mfd < 0)
-        return rr_wrap(err, "root.path %s", p->eng.root_path);
-    rootdir = open(p->eng.root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rootdir < 0)
-        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
-    /* revrun runs with umask 077; mount points must be searchable by the
-     * container's users, as runc makes them (0755). */
-    mode_t old = umask(022);
-    int r = rootfs_premake_engine(p, rootdir, e->bind_fds, err);
-    umask(old);
-    if (r < 0)
+    if (open_image(e, err) < 0)
         return -1;
     e->mountpoint = openat(e->dir_fd, ROOTFS_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     e->fifo = openat(e->dir_fd, FIFO_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -270,7 +290,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
                 .git_lower_mfd = -1, .git_upper_fd = -1, .git_work_fd = -1,
                 .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
                 .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
-                .out_mfd = -1}};
+                .out_mfd = -1, .root_upper_fd = e->root_store.upper_fd,
+                .root_work_fd = e->root_store.work_fd}};
     int *keep = malloc((e->p.n_mounts + (size_t)e->o->preserve_fds + 12) * sizeof(int));
     size_t n = 0;
 
@@ -285,6 +306,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = engine_checkout_view(&e->ck);
     keep[n++] = e->ck.store.upper_fd;
     keep[n++] = e->ck.store.work_fd;
+    keep[n++] = e->root_store.upper_fd;
+    keep[n++] = e->root_store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
     for (int fd = 3; fd < 3 + e->o->preserve_fds; fd++)
@@ -372,7 +395,7 @@ static int steps(struct engine *e, struct rr_error *err)
         if (realpath(e->ctx->root, root) == NULL)
             return rr_fail(err, errno, "state root %s", e->ctx->root);
     }
-    /* held (flock) until the state directory exists, which holds it then */
+    /* held (flock) while create runs; then by the container's init */
     if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
                         err) < 0 ||
         profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base, &e->p,
@@ -401,7 +424,7 @@ static int steps(struct engine *e, struct rr_error *err)
     if (engine_make_state(e, err) < 0 || open_sources(e, err) < 0 ||
         engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         open_namespaces(e, err) < 0 ||
-        spawn(e, err) < 0)
+        spawn(e, err) < 0 || engine_ids_hold(&e->ids, e->child, err) < 0)
         return -1;
     if (place_child(e, err) < 0)
         return -1;
@@ -442,6 +465,7 @@ static void abandon(struct engine *e)
             engine_export_release(dir, e->o->id); /* the name this create claimed */
         engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
+        engine_root_store_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
     }
 }
@@ -460,7 +484,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
                        .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1,
-                       .ids = {.held = -1}};
+                       .ids = {.held = -1}, .root_store = {-1, -1}};
     int r;
 
     for (size_t i = 0; i < N_JOINABLE; i++)
@@ -490,6 +514,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         close_fd(&e.back_fd[i]);
     }
     engine_checkout_close(&e.ck, r == 0);
+    overlay_store_close(&e.root_store);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);

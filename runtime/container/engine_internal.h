@@ -31,6 +31,7 @@ struct engine {
     int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
     int *bind_fds;
     struct engine_checkout ck; /* io.revrun.checkout: the store and the lower */
+    struct overlay_store root_store; /* the image's private upper (profile eng.root_upper) */
     int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
     pid_t child;
     int sync_fd;
