@@ -14,6 +14,19 @@
 # so a busy machine weighs on both alike; median of RUNS each. The last
 # column is the difference per exec.
 #
+# Measured on 2026-12-03 (kernel 6.18, 2 cores shared with other jobs, load
+# average 4-5 throughout, 10,000 execs, median of 5):
+#
+#                 without       with    ratio     per exec
+#   shell loop       9.72      10.74   1.104x     101.4 us
+#   exec chain       2.07       3.07   1.487x     100.6 us
+#
+# About 100 us of the monitor's time per exec on that machine, the agent
+# waiting for most of it (the notification's round trip and what must be
+# read while the call waits); above the 1.05x target for the shell loop.
+# Run-to-run spread on that machine was larger than the difference itself
+# (single runs of 4,000 execs: 3.7-4.5 s without, 4.6-6.4 s with).
+#
 #   bench/activity.sh [EXECS] [RUNS]      (default 10000 5; REVRUN=path to pick a build)
 #
 # Needs root (review's root mode). Everything stays under a temporary
