@@ -18,6 +18,12 @@
 # 5); the ratio
 # is inside / outside (target: at most 1.2).
 #
+# The record's column, measured on 2026-12-03 (2 cores shared with other
+# jobs, load average 4-6, median of 3): claude 1.04 s with, 0.98 s without
+# (1.07); codex 1.43 / 1.74 (0.82); gemini 10.74 / 11.97 (0.90): a scripted
+# session execs a few dozen programs, and the difference is within the
+# machine's run-to-run noise.
+#
 #   bench/agents.sh [N] [AGENT...]     AGENT: claude codex gemini (default all)
 #
 # Needs root (review's root mode), python3, openssl, git and the agents

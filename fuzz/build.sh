@@ -15,9 +15,11 @@ pkgs="yajl"
 flags="-std=c11 -D_GNU_SOURCE -I. -g -O1 -fno-omit-frame-pointer
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Werror"
+# bundle/preset.c's built-in presets (the Makefile makes the same table)
+scripts/gen-presets.sh agents/*.json >"$out/presets.c"
 # shellcheck disable=SC2086
 $CC $flags $(pkg-config --cflags $pkgs) -o "$out/json_config_fuzz" \
-    fuzz/json_config_fuzz.c bundle/*.c common/*.c $(pkg-config --libs $pkgs) "$@"
+    fuzz/json_config_fuzz.c bundle/*.c common/*.c "$out/presets.c" $(pkg-config --libs $pkgs) "$@"
 echo "built $out/json_config_fuzz"
 # shellcheck disable=SC2086
 $CC $flags $(pkg-config --cflags zlib) -o "$out/gitpack_fuzz" fuzz/gitpack_fuzz.c \

@@ -25,21 +25,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
     const struct lower_view v = {"/src", "/repos/main/.git", "/src/home"};
-    struct git_config_cursor cur = {0};
+    struct lgc_cursor cur = {0};
     struct git_config_entry e;
-    struct git_include_cursor inc = {0};
+    struct lgc_include_cursor inc = {0};
     char value[64], what[600];
     unsigned line, steps = 0;
 
-    while (git_config_next(text, size, &cur, &e, value, sizeof(value)) > 0) {
+    while (lgc_next(text, size, &cur, &e, value, sizeof(value)) > 0) {
         must(e.name >= text && e.name + e.name_len <= text + size, "name outside the text");
         must(strlen(value) < sizeof(value), "value past its buffer");
         must(++steps <= size, "the walk does not end");
     }
-    if (git_config_has_credential(text, size, &v, &line, what, sizeof(what)))
+    if (lgc_has_credential(text, size, &v, &line, what, sizeof(what)))
         must(what[0] != '\0' && line >= 1, "a secret without a description or line");
     steps = 0;
-    while (git_config_next_include(text, size, &inc, &line, value, sizeof(value)) != 0)
+    while (lgc_next_include(text, size, &inc, &line, value, sizeof(value)) != 0)
         must(++steps <= size, "the include walk does not end");
     return 0;
 }

@@ -337,7 +337,7 @@ PROBE='printf "uid_map %s %s %s\n" $(cat /proc/self/uid_map); grep -E "^(CapEff|
 # no state for it.
 nothing_left() {
     local id=$1 root=$2
-    ! grep -F "$id" /proc/1/mountinfo
+    ! grep -F "$id" /proc/1/mountinfo || false
     [ ! -e "$root/$id" ]
 }
 
@@ -365,7 +365,7 @@ nothing_left() {
         sleep 0.1
     done
     [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = STOPPED ]
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     # kill of a stopped container: the words the shim matches
     run "$RT" --root "/run/containerd/runc/$NS" kill bg 9
     [ "$status" != 0 ]
@@ -388,7 +388,7 @@ nothing_left() {
     kill -0 "$pid"
     run podman stop -t 1 pbg
     [ "$status" = 0 ]
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ "$(podman inspect -f '{{.State.Status}}' pbg)" = exited ]
     podman rm pbg
     nothing_left "$id" /run/revrun
@@ -405,7 +405,7 @@ nothing_left() {
     kill -0 "$pid"
     run "$DOCKER" stop -t 1 dbg
     [ "$status" = 0 ]
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ "$("$DOCKER" inspect -f '{{.State.Running}}' dbg)" = false ]
     "$DOCKER" rm dbg
     nothing_left "$id" /run/docker/runtime-runc/moby
@@ -599,7 +599,7 @@ PY
     [ ! -e "$B/state/h1" ]
     local pid
     pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B/cr.json")
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     hook_teardown
 }
 
@@ -705,7 +705,7 @@ PY
     run_on podman revrun pco1 --network none -v "$CO:/work" --annotation io.revrun.checkout=/work \
         --annotation "io.revrun.export=$name" -- sh -c "$EDITS"
     judge_checkout_export
-    ! grep -F "$CO" /proc/self/mountinfo
+    ! grep -F "$CO" /proc/self/mountinfo || false
 }
 
 @test "ctr: io.revrun.checkout without an export: the upper is seen by revrun diff once stopped, and the size cap holds" {
@@ -803,7 +803,7 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     [ ! -e "$EXP/.claim" ]
     # the claim it swapped out went too
     [ ! -e "$(dirname "$EXP")/.export-cl1" ]
-    ! grep -rq attacker "$EXP"
+    ! grep -rq attacker "$EXP" || false
     grep -rqx changed "$EXP/blobs"
 }
 
@@ -903,7 +903,7 @@ PY
     grep -qx 1 "$B/out"
     "$RT" --root "$B/state" delete h1
     # the devices cgroup went with the delete
-    ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q .
+    ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q . || false
     rm -rf "$B"
 }
 
@@ -942,7 +942,7 @@ PY
     kill -0 "$pid"
     [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/$(basename "$B")/cpu.shares")" = 512 ]
     "$RT" --root "$B/state" delete --force h1
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ ! -e "$mem/rrengines-oom/$(basename "$B")" ]
     rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
     rm -rf "$B"
@@ -1001,7 +1001,7 @@ PY
     echo "$output"
     [ "$status" = 0 ]
     [[ "$output" == *"swept h1"* ]]
-    ! grep -qF "$B/state/h1" /proc/self/mountinfo
+    ! grep -qF "$B/state/h1" /proc/self/mountinfo || false
     [ ! -e "$B/state/h1" ]
     diff <(checkout_sums) "$CO.sums"
     rm -rf "$B"

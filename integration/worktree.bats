@@ -257,7 +257,7 @@ not_followed() {
 
 @test "worktree: the agent replacing or editing the gitfile .git is still refused" {
     review root "printf 'gitdir: /elsewhere\n' > .git; echo x >> a.txt"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$(result '["verdict"]')" = refuse ]
     grep -q '\.git' "$OUT/summary.txt"
 }

@@ -16,7 +16,7 @@ static unsigned judged(const char *text, const struct lower_view *v, char *what,
     unsigned line = 0;
 
     what[0] = '\0';
-    if (!git_config_has_credential(text, strlen(text), v, &line, what, cap))
+    if (!lgc_has_credential(text, strlen(text), v, &line, what, cap))
         return 0;
     if (strstr(what, SECRET) != NULL) {
         tap_note("the message shows the value: %s", what);
@@ -127,28 +127,28 @@ TEST(entries_as_git_reads_them)
                     "[broken\n\tk1 = v\n"
                     "junk line\n"
                     "[s]\n\tk2\n\tk3 junk\n\tk4=\"q\\tr\"\\\n s\n";
-    struct git_config_cursor cur = {0};
+    struct lgc_cursor cur = {0};
     struct git_config_entry e;
     char v[64];
 
-    CHECK(git_config_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 1 &&
+    CHECK(lgc_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 1 &&
           e.name_len == 4 && strncmp(e.name, "Bare", 4) == 0 && strcmp(v, "false") == 0 &&
-          git_config_in_section(&cur, "core"));
+          lgc_in_section(&cur, "core"));
     /* a quoted subsection may hold "]" and escaped quotes; the value keeps
      * its inner blanks, drops the outer ones and the comment */
-    CHECK(git_config_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 3 &&
-          git_config_in_section(&cur, "http") && strcmp(cur.subsection, "https://a]b\"c") == 0 &&
+    CHECK(lgc_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 3 &&
+          lgc_in_section(&cur, "http") && strcmp(cur.subsection, "https://a]b\"c") == 0 &&
           strcmp(v, " x  y") == 0);
     /* a header git refuses: its keys fall in no section */
-    CHECK(git_config_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 5 &&
+    CHECK(lgc_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 5 &&
           cur.section == NULL && strcmp(v, "v") == 0);
-    CHECK(git_config_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 8 &&
-          !e.has_value && git_config_in_section(&cur, "s"));
-    CHECK(git_config_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 10 &&
+    CHECK(lgc_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 8 &&
+          !e.has_value && lgc_in_section(&cur, "s"));
+    CHECK(lgc_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 1 && e.line == 10 &&
           strcmp(v, "q\tr s") == 0);
-    CHECK(git_config_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 0);
+    CHECK(lgc_next(t, strlen(t), &cur, &e, v, sizeof(v)) == 0);
     /* a value longer than the buffer: cut, and said */
-    cur = (struct git_config_cursor){0};
-    CHECK(git_config_next("[a]b=12345", 10, &cur, &e, v, 4) == 1 && e.over &&
+    cur = (struct lgc_cursor){0};
+    CHECK(lgc_next("[a]b=12345", 10, &cur, &e, v, 4) == 1 && e.over &&
           strcmp(v, "123") == 0);
 }

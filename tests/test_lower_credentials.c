@@ -15,7 +15,7 @@ static bool flags(const char *text, unsigned want_line)
 {
     char what[600] = "";
     unsigned line = 0;
-    bool r = git_config_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
+    bool r = lgc_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
 
     if (r && line != want_line)
         tap_note("line %u, wanted %u", line, want_line);
@@ -27,7 +27,7 @@ static bool clean(const char *text)
     char what[600];
     unsigned line;
 
-    return !git_config_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
+    return !lgc_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
 }
 
 TEST(extraheader_in_any_spelling)
@@ -307,21 +307,21 @@ TEST(include_paths_read_as_git_reads_them)
                     "[includeIf \"gitdir:x\"] path = \"b  c\" # x\n"
                     "[core]\n\tpath = no\n[include.x]\n  path = d\\\\e\\\n f  \n"
                     "[include]\n\tpath\n\tpath = \"g;h\"\n";
-    struct git_include_cursor cur = {0};
+    struct lgc_include_cursor cur = {0};
     char out[64];
     unsigned line;
 
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "a") == 0 && line == 3);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "b  c") == 0 && line == 4);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "d\\e f") == 0 && line == 8);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "g;h") == 0 && line == 12);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 0);
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 0);
     /* longer than the buffer: git could not open it either */
-    CHECK(git_config_next_include("[include]path=abc", 17, &(struct git_include_cursor){0}, &line,
+    CHECK(lgc_next_include("[include]path=abc", 17, &(struct lgc_include_cursor){0}, &line,
                                   out, 3) == -1);
 }
 

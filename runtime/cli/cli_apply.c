@@ -1,8 +1,8 @@
 /* revrun apply DIR --to TARGET --approve DIGEST
  * Applies an exported change set onto TARGET, all or nothing, once DIGEST is
- * the digest of what DIR's manifest does. Exit: 0 applied, 2 refused (wrong
- * digest, or TARGET no longer holds the base: nothing written), 1 an error
- * (TARGET restored). */
+ * the digest of what DIR's manifest does. Exit (common/exitcode.h): 0
+ * applied, 7 a wrong digest, 6 TARGET no longer holds the base (nothing
+ * written either way), 1 an error (TARGET restored), 2 a bad command line. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <string.h>
@@ -60,12 +60,12 @@ int cli_apply(struct rr_ctx *ctx, int argc, char **argv)
             approve = optarg;
         else {
             cli_wb_usage(argv[0], "unknown option");
-            return WB_JOB_ERROR;
+            return WB_JOB_USAGE;
         }
     }
     if (optind + 1 != argc || target == NULL || approve == NULL) {
         cli_wb_usage(argv[0], "usage: apply DIR --to TARGET --approve DIGEST");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     if (load(argv[optind], &cs, digest, &dfd) < 0) {
         wb_changeset_free(&cs);

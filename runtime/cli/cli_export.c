@@ -1,7 +1,8 @@
 /* revrun export [--deny-content FILE] (ID | --lower DIR --upper DIR --format F) DIR
  * Vets the upper and, when accepted, writes DIR/manifest.json and DIR/blobs/:
  * the bundle may be destroyed right after. Prints the digest to approve.
- * Exit: 0 exported, 2 refused (nothing written), 1 an error. */
+ * Exit (common/exitcode.h): 0 exported, 5 refused (nothing written), 1 an
+ * error, 2 a bad command line. */
 #include <getopt.h>
 #include <stdio.h>
 
@@ -24,13 +25,13 @@ int cli_export(struct rr_ctx *ctx, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
         if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return WB_JOB_ERROR;
+            return WB_JOB_USAGE;
         }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind + 1 != argc) {
         if (!bad)
             cli_wb_usage(argv[0], "expected one export directory");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) != 0) {
         wb_job_release(&run);

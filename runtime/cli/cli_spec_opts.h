@@ -24,6 +24,7 @@ enum {
     SPEC_OPT_NESTED,
     SPEC_OPT_HOME,
     SPEC_OPT_ARTIFACT,
+    SPEC_OPT_BEST_EFFORT,
     SPEC_OPT_NO_ACTIVITY,
 };
 
@@ -44,6 +45,7 @@ enum {
         {"nested-sandboxes", no_argument, NULL, SPEC_OPT_NESTED},                                  \
         {"home", required_argument, NULL, SPEC_OPT_HOME},                                          \
         {"artifact", required_argument, NULL, SPEC_OPT_ARTIFACT},                                  \
+        {"best-effort", required_argument, NULL, SPEC_OPT_BEST_EFFORT},                            \
         {"no-activity", no_argument, NULL, SPEC_OPT_NO_ACTIVITY}
 
 struct cli_spec_flags {
@@ -52,7 +54,7 @@ struct cli_spec_flags {
 };
 
 /* 1: c was one of these options (taken); 0: not one of them; -1: out of
- * memory (reported). */
+ * memory, -2: a bad value (both reported). */
 int cli_spec_flag(int c, const char *arg, struct cli_spec_flags *f);
 
 /* What the flags widen, said once on the command line (a read-write

@@ -2,18 +2,23 @@
 
 #include <string.h>
 
+#include "common/exitcode.h"
+
 #define END {NULL, NULL}
 
 static const struct usage_opt global_opts[] = {
-    {"--root DIR", "state root (default /run/revrun, or $XDG_RUNTIME_DIR/revrun rootless)"},
+    {"--root DIR", "state root (default /run/revrun; rootless $XDG_RUNTIME_DIR/revrun, or without "
+                   "XDG_RUNTIME_DIR the private /tmp/revrun-UID, 0700)"},
     {"--log FILE", "also write every message, errors included, to FILE (appended)"},
     {"--log-format text|json", "json: one {\"level\",\"msg\",\"time\"} object a line, as runc "
                                "writes it (what containerd's shim and conmon read back)"},
     {"--systemd-cgroup", "linux.cgroupsPath is systemd's slice:prefix:name; revrun maps it to "
                          "the cgroupfs path systemd would use (/SLICE-PATH/PREFIX-NAME.scope) "
                          "and writes it itself: systemd's D-Bus is never called"},
-    {"--version", "version, runtime-spec version and the features built in"},
+    {"--version", "version, commit, runtime-spec version and the features built in"},
     {"--man", "this whole table as a man page (roff, one section per command)"},
+    {"--bash-completion", "print the bash completion script, made from this table (installed "
+                          "as bash-completion/completions/revrun)"},
     {"--help", "this text; `revrun COMMAND --help` for one command"},
     END,
 };
@@ -32,7 +37,10 @@ static const struct usage_opt global_opts[] = {
     {"--env K=V", "the agent's environment (repeatable)"},                                     \
     {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
     {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
-    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"},                   \
+    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"},                    \
+    {"--best-effort memory,pids,cpu", "run without these limits where the host cannot enforce " \
+                                      "them (rootless without cgroup delegation), said in the " \
+                                      "log and result.json; also upperSize, landlock"},       \
     {"--no-activity", "no record of what the agent ran (revrun.activity \"off\"; it is "       \
                       "recorded by default)"}
 
@@ -104,6 +112,8 @@ static const struct usage_opt o_list[] = {
 };
 static const struct usage_opt o_check[] = {
     {"--bundle DIR", "judge this bundle's config against the host"},
+    {"--json", "the report as one JSON object (ok, items: status, name, detail, cause, remedy), "
+               "for fleet monitoring; the exit status is the same"},
     END,
 };
 /* What diff, export and writeback share (runtime/cli/cli_wb.h). */
@@ -169,6 +179,19 @@ static const struct usage_opt o_broker[] = {
     END,
 };
 
+/* common/exitcode.h's table, as --help and the man page print it. */
+struct exit_row {
+    int code;
+    const char *who, *text;
+};
+#define EXIT_ROW(name, code, who, text) {code, who, text},
+static const struct exit_row exit_rows[] = {RR_EXIT_CODES(EXIT_ROW)};
+#undef EXIT_ROW
+static const char exit_note[] =
+    "The engine verbs (create, start, kill, delete, state, exec, ps, pause, resume, update) "
+    "report every failure as 1, as runc does. run, and exec without --detach, exit with the "
+    "process's own status once it ran (128+N for signal N).";
+
 static const struct usage_cmd commands[] = {
     {"spec", "[OPTIONS]", "write a default hardened config.json to stdout", o_spec, NULL},
     {"create", "[OPTIONS] ID", "set the container up; its process waits for start", o_create,
@@ -200,27 +223,33 @@ static const struct usage_cmd commands[] = {
     {"features", "", "what this revrun supports, as runtime-spec's features.json", o_none, NULL},
     {"list", "[--quiet] [--format table|json]", "the containers under the state root", o_list,
      NULL},
-    {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
+    {"check", "[--bundle DIR] [--json]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
     {"diff", "[OPTIONS] ID | [OPTIONS] --lower DIR --upper DIR --format F",
      "the vetted change set, or why it is refused", o_diff,
-     "Exit: 0 accepted (the digest is printed), 2 refused (the reasons, one a path), 1 an error."},
+     "Exit: 0 accepted (the digest is printed), 5 refused (the reasons, one a path), 1 an error, "
+     "2 a bad command line."},
     {"export", "[OPTIONS] ID DIR | [OPTIONS] --lower DIR --upper DIR --format F DIR",
      "vet, then write DIR/manifest.json and DIR/blobs/ (the change set) and print its digest",
-     o_export, "Exit: 0 exported, 2 refused (nothing written), 1 an error."},
+     o_export, "Exit: 0 exported, 5 refused (nothing written), 1 an error, 2 a bad command line."},
     {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply,
      "Every blob's hash and every touched path's base hash are checked again; no symlink in "
      "TARGET is followed and nothing is written under .git. On any failure TARGET is left as "
      "it was; an apply killed half way is rolled back by sweep or by the next apply onto "
-     "TARGET, from its journal in the state root."},
+     "TARGET, from its journal in the state root. Exit: 0 applied, 7 --approve is not the "
+     "digest, 6 TARGET no longer holds the base (nothing written either way), 1 an error "
+     "(TARGET restored)."},
     {"writeback", "[OPTIONS] (ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
      "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
-     NULL},
+     "Exit: as apply's, and 5 when vetting refuses the set."},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
      "the CI job: bundle, run, vet, export, destroy", o_review,
      "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
-     "and, when accepted, changeset/, activity.jsonl (what the agent ran and requested). Exit: 0 accepted (or no change), 1 the agent failed or "
-     "the job was cancelled, 2 refused, 3 the sandbox could not be set up, 4 timed out."},
+     "and, when accepted, changeset/; activity.jsonl (what the agent ran and requested). Exit: 0 accepted (or no change), 1 the agent failed or "
+     "the job was cancelled, 2 a bad command line (also --out inside --lower or the reverse, "
+     "or an --out holding results), 3 the sandbox could not be set up or a library a later "
+     "stage needs is missing (the agent did not run), 4 timed out, 5 refused, 8 the agent ran "
+     "but vetting, exporting or tearing down failed."},
     {"activity", "[--summary] ID",
      "what the agent executed and requested, recorded by revrun outside the sandbox", o_activity,
      "One JSON object a line: the caps first, then each exec (time, pid and parent pid as seen "
@@ -235,6 +264,17 @@ static const struct usage_cmd commands[] = {
     {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",
      "the egress credential broker alone", o_broker, NULL},
 };
+
+const struct usage_cmd *usage_commands(size_t *n)
+{
+    *n = sizeof(commands) / sizeof(commands[0]);
+    return commands;
+}
+
+const struct usage_opt *usage_global_options(void)
+{
+    return global_opts;
+}
 
 const struct usage_cmd *usage_find(const char *name)
 {
@@ -264,6 +304,10 @@ void usage_print_all(FILE *out)
     fputs("\ncommands:\n", out);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nexit status (one table; in brackets, the commands that return the code):\n", out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++)
+        fprintf(out, "  %-3d  %s [%s]\n", exit_rows[i].code, exit_rows[i].text, exit_rows[i].who);
+    fprintf(out, "  %s\n", exit_note);
     fputs("\n`revrun COMMAND --help` lists a command's options; `man revrun` has it all.\n", out);
 }
 
@@ -305,6 +349,23 @@ static void man_opts(FILE *out, const struct usage_opt *o)
     }
 }
 
+static void man_exit_status(FILE *out)
+{
+    fputs(".SH EXIT STATUS\nOne table for every command; a command returns only the codes that "
+          "can happen to it (in parentheses: which).\n",
+          out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++) {
+        fprintf(out, ".TP\n.B %d\n", exit_rows[i].code);
+        roff(out, exit_rows[i].text);
+        fputs(" (", out);
+        roff(out, exit_rows[i].who);
+        fputs(")\n", out);
+    }
+    fputs(".PP\n", out);
+    roff(out, exit_note);
+    fputc('\n', out);
+}
+
 void usage_print_man(FILE *out)
 {
     fputs(".TH REVRUN 1 \"\" \"revrun\" \"User Commands\"\n.SH NAME\nrevrun \\- run an AI "
@@ -341,13 +402,12 @@ void usage_print_man(FILE *out)
             fputc('\n', out);
         }
     }
-    fputs(".SH EXIT STATUS\n0 on success, 1 on an error, 2 on a bad command line; run and exec "
-          "without \\-\\-detach: the process's status (128+N for signal N), 255 when exec could "
-          "not start it; diff, export and writeback: 2 when the change set is refused; review: "
-          "as its section says.\n"
-          ".SH FILES\n/run/revrun, $XDG_RUNTIME_DIR/revrun: the state root. "
+    man_exit_status(out);
+    fputs(".SH FILES\n/run/revrun, $XDG_RUNTIME_DIR/revrun, /tmp/revrun\\-UID (without "
+          "XDG_RUNTIME_DIR): the state root. "
           "/etc/revrun/policy.json: host ids and engine policy. /run/revrun\\-ids: the held host "
-          "ids. " REVRUN_AGENTS_DIR ": the agent presets.\n"
+          "ids. /usr/share/revrun/agents (BINDIR/../share/revrun/agents): agent presets, which "
+          "override the ones built in.\n"
           ".SH ENVIRONMENT\nREVRUN_FUSE_OVERLAYFS: the fuse\\-overlayfs binary (an absolute "
           "path). XDG_RUNTIME_DIR: the state root's parent, rootless.\n"
           ".SH SEE ALSO\nrunc(8), crun(1); README.md, docs/ and THREAT_MODEL.md in revrun's "

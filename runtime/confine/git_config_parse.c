@@ -17,7 +17,7 @@ static bool key_char(char c)
     return isalnum((unsigned char)c) || c == '-';
 }
 
-static void sub_put(struct git_config_cursor *cur, size_t *o, char c)
+static void sub_put(struct lgc_cursor *cur, size_t *o, char c)
 {
     if (*o + 1 < sizeof(cur->subsection))
         cur->subsection[(*o)++] = c;
@@ -28,7 +28,7 @@ static void sub_put(struct git_config_cursor *cur, size_t *o, char c)
 
 /* [section "sub"]'s quoted part, p after its '"': escapes as git reads
  * them; the position after the closing "]", or NULL when git refuses. */
-static const char *quoted_sub(const char *p, const char *end, struct git_config_cursor *cur,
+static const char *quoted_sub(const char *p, const char *end, struct lgc_cursor *cur,
                               size_t *o)
 {
     for (; p < end && *p != '"' && *p != '\n'; p++) {
@@ -45,7 +45,7 @@ static const char *quoted_sub(const char *p, const char *end, struct git_config_
  * [name], [name.sub] (old style, all lowercase) or [name "sub"]. Where
  * parsing goes on: after its ']' (a key may follow on the line), or at the
  * line's end when git would refuse it (the section then unknown). */
-static const char *header(const char *p, const char *end, struct git_config_cursor *cur)
+static const char *header(const char *p, const char *end, struct lgc_cursor *cur)
 {
     const char *s = ++p, *dot, *name_end, *after = NULL;
     size_t o = 0;
@@ -144,7 +144,7 @@ static const char *value_at(const char *p, const char *end, unsigned *line, char
 
 /* A key at p (a letter): name, then "= value", or nothing (a bare key,
  * true); NULL when git refuses the line. */
-static const char *entry_at(const char *p, const char *end, struct git_config_cursor *cur,
+static const char *entry_at(const char *p, const char *end, struct lgc_cursor *cur,
                             struct git_config_entry *e, char *value, size_t cap)
 {
     e->line = cur->line;
@@ -165,7 +165,7 @@ static const char *entry_at(const char *p, const char *end, struct git_config_cu
     return p;
 }
 
-int git_config_next(const char *text, size_t len, struct git_config_cursor *cur,
+int lgc_next(const char *text, size_t len, struct lgc_cursor *cur,
                     struct git_config_entry *e, char *value, size_t cap)
 {
     const char *p = text + cur->pos, *end = text + len, *next;
@@ -196,20 +196,20 @@ int git_config_next(const char *text, size_t len, struct git_config_cursor *cur,
     return 0;
 }
 
-bool git_config_in_section(const struct git_config_cursor *cur, const char *name)
+bool lgc_in_section(const struct lgc_cursor *cur, const char *name)
 {
     return cur->section != NULL && cur->section_len == strlen(name) &&
            strncasecmp(cur->section, name, cur->section_len) == 0;
 }
 
-int git_config_next_include(const char *text, size_t len, struct git_include_cursor *cur,
+int lgc_next_include(const char *text, size_t len, struct lgc_include_cursor *cur,
                             unsigned *line, char *out, size_t cap)
 {
     struct git_config_entry e;
 
-    while (git_config_next(text, len, &cur->c, &e, out, cap) > 0) {
-        if (!(git_config_in_section(&cur->c, "include") ||
-              git_config_in_section(&cur->c, "includeif")) ||
+    while (lgc_next(text, len, &cur->c, &e, out, cap) > 0) {
+        if (!(lgc_in_section(&cur->c, "include") ||
+              lgc_in_section(&cur->c, "includeif")) ||
             !e.has_value || e.name_len != 4 || strncasecmp(e.name, "path", 4) != 0)
             continue;
         *line = e.line;

@@ -12,7 +12,7 @@
 /* Where the entry walk is: the text's position and line, and the section
  * the next key falls in. section points into the text (alnum, '-'), so the
  * cursor is only good for the text it started on. Starts zeroed. */
-struct git_config_cursor {
+struct lgc_cursor {
     size_t pos;
     unsigned line;
     const char *section; /* NULL before any header and after one git refuses */
@@ -34,22 +34,22 @@ struct git_config_entry {
 
 /* The next entry: 1 with e filled and its value (unquoted and unescaped as
  * git's parse_value makes it) in value[cap]; 0 at the end. */
-int git_config_next(const char *text, size_t len, struct git_config_cursor *cur,
+int lgc_next(const char *text, size_t len, struct lgc_cursor *cur,
                     struct git_config_entry *e, char *value, size_t cap);
 
 /* Where git, reading a config inside, finds an [include] or [includeIf]
  * file: one call per `path` key of such a section, in order. */
-struct git_include_cursor {
-    struct git_config_cursor c;
+struct lgc_include_cursor {
+    struct lgc_cursor c;
 };
 
 /* The next include path of this config text into out: 1, with *line
  * (1-based) where its key is; -1 when it did not fit in cap (git could not
  * open it either); 0 at the end. The cursor starts zeroed. */
-int git_config_next_include(const char *text, size_t len, struct git_include_cursor *cur,
+int lgc_next_include(const char *text, size_t len, struct lgc_include_cursor *cur,
                             unsigned *line, char *out, size_t cap);
 
 /* Is the cursor in section `name` (lowercase; git compares without case)? */
-bool git_config_in_section(const struct git_config_cursor *cur, const char *name);
+bool lgc_in_section(const struct lgc_cursor *cur, const char *name);
 
 #endif

@@ -229,7 +229,7 @@ static bool path_inside(const char *value, bool over, const struct lower_view *v
 
 /* section[.subsection].name for the message: the subsection escaped, and
  * "<url>" when it carries a user or password itself. */
-static void key_text(const struct git_config_cursor *cur, const struct git_config_entry *e,
+static void key_text(const struct lgc_cursor *cur, const struct git_config_entry *e,
                      char *out, size_t cap)
 {
     char sub[sizeof(cur->subsection) * 4 + 16] = "";
@@ -251,7 +251,7 @@ static void key_text(const struct git_config_cursor *cur, const struct git_confi
 }
 
 /* What this entry holds, by its section and key; NULL: nothing. */
-static const char *entry_kind(const struct git_config_cursor *cur,
+static const char *entry_kind(const struct lgc_cursor *cur,
                               const struct git_config_entry *e, const char *value,
                               const struct lower_view *v)
 {
@@ -261,19 +261,19 @@ static const char *entry_kind(const struct git_config_cursor *cur,
         return NULL;
     if ((kind = named_secret(e->name, e->name_len)) != NULL)
         return kind;
-    if (git_config_in_section(cur, "credential") && span_is(e->name, e->name_len, "username") &&
+    if (lgc_in_section(cur, "credential") && span_is(e->name, e->name_len, "username") &&
         password_shaped(value))
         return "a username shaped like a password or token";
-    if (git_config_in_section(cur, "http") && span_is(e->name, e->name_len, "cookiefile") &&
+    if (lgc_in_section(cur, "http") && span_is(e->name, e->name_len, "cookiefile") &&
         path_inside(value, e->over, v))
         return "a cookie file inside the checkout";
-    if (git_config_in_section(cur, "http") && span_is(e->name, e->name_len, "sslkey") &&
+    if (lgc_in_section(cur, "http") && span_is(e->name, e->name_len, "sslkey") &&
         path_inside(value, e->over, v))
         return "a private key file inside the checkout";
     return NULL;
 }
 
-bool git_config_entry_secret(const struct git_config_cursor *cur,
+bool lgc_entry_secret(const struct lgc_cursor *cur,
                              const struct git_config_entry *e, const char *value,
                              const struct lower_view *v, char *what, size_t cap)
 {
@@ -291,7 +291,7 @@ bool git_config_entry_secret(const struct git_config_cursor *cur,
 static unsigned first_secret_entry(const char *text, size_t len, const struct lower_view *v,
                                    char *what, size_t cap)
 {
-    struct git_config_cursor cur = {0};
+    struct lgc_cursor cur = {0};
     struct git_config_entry e;
     char *value = malloc(PATH_MAX * 2);
 
@@ -299,8 +299,8 @@ static unsigned first_secret_entry(const char *text, size_t len, const struct lo
         snprintf(what, cap, "a configuration too large to check");
         return 1;
     }
-    while (git_config_next(text, len, &cur, &e, value, PATH_MAX * 2) > 0)
-        if (git_config_entry_secret(&cur, &e, value, v, what, cap)) {
+    while (lgc_next(text, len, &cur, &e, value, PATH_MAX * 2) > 0)
+        if (lgc_entry_secret(&cur, &e, value, v, what, cap)) {
             free(value);
             return e.line;
         }
@@ -340,7 +340,7 @@ static unsigned first_secret_line(const char *text, size_t len, char *what, size
     return found != NULL ? at : 0;
 }
 
-bool git_config_has_credential(const char *text, size_t len, const struct lower_view *v,
+bool lgc_has_credential(const char *text, size_t len, const struct lower_view *v,
                                unsigned *line, char *what, size_t cap)
 {
     char by_key[512];

@@ -24,13 +24,13 @@ struct lower_view {
  * it and its key (never its value): a password, token or secret by its
  * key's name, a username shaped like a password, or a cookie or key file
  * that v shows inside the checkout or its main git directory. */
-bool git_config_entry_secret(const struct git_config_cursor *cur,
+bool lgc_entry_secret(const struct lgc_cursor *cur,
                              const struct git_config_entry *e, const char *value,
                              const struct lower_view *v, char *what, size_t cap);
 
 /* Does this git config text hold a credential? The first one: *line
  * (1-based) and what[cap] (a description, never the secret) say where. */
-bool git_config_has_credential(const char *text, size_t len, const struct lower_view *v,
+bool lgc_has_credential(const char *text, size_t len, const struct lower_view *v,
                                unsigned *line, char *what, size_t cap);
 
 #endif

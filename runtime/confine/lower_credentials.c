@@ -284,7 +284,7 @@ static int check_file(struct scan *s, int dirfd, const char *name, struct rr_err
         struct item *it = &s->work[at];
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
-        struct git_include_cursor cur = {0};
+        struct lgc_include_cursor cur = {0};
         size_t len;
         char value[PATH_MAX], what[600];
         unsigned line;
@@ -318,9 +318,9 @@ static int check_file(struct scan *s, int dirfd, const char *name, struct rr_err
                            "(git's own limit), not checked further for a credential",
                            shown(s, &s->work[it->from], buf, sizeof(buf)), it->line,
                            INCLUDE_DEPTH);
-        if (git_config_has_credential(text, len, &s->view, &line, what, sizeof(what)))
+        if (lgc_has_credential(text, len, &s->view, &line, what, sizeof(what)))
             return refuse_credential(s, at, line, what, err);
-        while ((k = git_config_next_include(text, len, &cur, &line, value, sizeof(value))) != 0)
+        while ((k = lgc_next_include(text, len, &cur, &line, value, sizeof(value))) != 0)
             if (k > 0 && queue_include(s, &n, at, value, line, err) < 0)
                 return -1;
     }

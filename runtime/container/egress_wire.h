@@ -44,6 +44,11 @@ void egress_activity_send(struct eg_act_sender *s, const struct egress_log_entry
 void egress_activity_close(struct eg_act_sender *s);
 void egress_wire_take_activity(int *fd, struct activity *rec);
 
+/* Load OpenSSL for a broker that will speak TLS to its upstream (https),
+ * as the broker would: a review asks before its agent runs. No-op
+ * otherwise, or once loaded. */
+int egress_wire_load_tls(const struct rr_config *cfg, struct rr_error *err);
+
 /* pid 1, before giving up its identity: an O_PATH fd of the socket. */
 int egress_wire_open_socket(const char *state_path, struct rr_error *err);
 

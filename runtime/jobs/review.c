@@ -7,6 +7,7 @@
  * terminal nor issue CI workflow commands (GitHub Actions reads "::name::"
  * only at the start of a line); the raw bytes are kept in OUT/agent.log. */
 #include "runtime/jobs/review_internal.h"
+#include "runtime/jobs/review_preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,6 +237,7 @@ static int run_agent(struct review *r, struct rr_error *err)
     r->created = true;
     progress(r, 2, "running the agent");
     rc = container_start(r->ctx, r->id, err);
+    r->started = rc == 0;
     if (rc == 0)
         rc = pump_until_exit(r, attach, rd, err);
     close(attach);
@@ -352,7 +354,8 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     log_collect_warnings(&r.warnings);
     progress(&r, 1, "making the bundle");
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
-    if (build_config(&r, &err) < 0 || run_agent(&r, &err) < 0) {
+    if (build_config(&r, &err) < 0 || review_preflight(&r.cfg, &err) < 0 ||
+        run_agent(&r, &err) < 0) {
         record_setup_error(&r, &err);
     } else {
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
@@ -379,7 +382,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     code = review_exit_code(&r);
     if (review_write_result(&r, code, &err) < 0) {
         log_error(&err);
-        code = REVIEW_SETUP_FAILED;
+        code = r.started ? REVIEW_AFTER_AGENT : REVIEW_SETUP_FAILED;
     }
     if (r.log_fd >= 0)
         close(r.log_fd);

@@ -31,6 +31,7 @@ struct review {
     struct timespec t0, t_run, t_vet, t_end;
     /* what happened */
     bool created;
+    bool started; /* the agent's process was let run: a failure now is after it */
     int wait_status;
     bool timed_out;
     bool oom_killed;

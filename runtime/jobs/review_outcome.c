@@ -35,7 +35,7 @@ static double ms_between(const struct timespec *a, const struct timespec *b)
 int review_exit_code(const struct review *r)
 {
     if (r->setup_error[0] != '\0')
-        return REVIEW_SETUP_FAILED;
+        return r->started ? REVIEW_AFTER_AGENT : REVIEW_SETUP_FAILED;
     if (r->timed_out)
         return REVIEW_TIMEOUT;
     if (r->refused)
@@ -237,6 +237,11 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
         json_w_string(w, "timeout");
     if (r->oom_killed)
         json_w_string(w, "memory");
+    json_w_end_array(w);
+    json_w_key(w, "bestEffort"); /* what the job allowed to be skipped */
+    json_w_begin_array(w);
+    for (size_t i = 0; i < r->cfg.revrun.best_effort.n; i++)
+        json_w_string(w, r->cfg.revrun.best_effort.v[i]);
     json_w_end_array(w);
     json_w_key(w, "limitsSkipped");
     json_w_begin_array(w);
