@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "runtime/cli/cli_wb.h"
+#include "runtime/jobs/changeset_dir.h"
 #include "runtime/container/log.h"
 #include "writeback/changeset/manifest.h"
 #include "writeback/rules/rules.h"
@@ -21,8 +22,8 @@ static int load(const char *dir, struct wb_changeset *cs, unsigned char digest[W
     struct rr_error err;
     int r = -1;
 
-    if ((*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        rr_fail(&err, errno, "apply: %s", dir);
+    if ((*dfd = changeset_dir_open(dir, &err)) < 0) {
+        rr_wrap(&err, "apply");
         log_error(&err);
         return -1;
     }
