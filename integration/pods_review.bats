@@ -151,7 +151,8 @@ m = json.load(open(sys.argv[1]))
 got = sorted((c["path"], c["kind"]) for c in m["changes"])
 assert got == [("a.txt", "modify"), ("new.txt", "add"), ("sub/b.txt", "delete")], got
 PY
-    [ "$(find "$EXP/blobs" -type f | wc -l)" = 2 ]
+    # the two new contents and the two bases (an export keeps what a patch is read against)
+    [ "$(find "$EXP/blobs" -type f | wc -l)" = 4 ]
     grep -qx "container $c" "$EXP/origin"
     [ ! -e "$EXP/.claim" ]
     ! grep -rq stray "$EXP" || false
