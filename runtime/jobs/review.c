@@ -317,7 +317,7 @@ static int vet_and_export(struct review *r, struct rr_error *err)
                                 .format = cu.format, .pol = &cu.policy,
                                 .has_git_upper = cu.git_upper_fd >= 0,
                                 .git_upper_fd = cu.git_upper_fd};
-    if (wb_vet(&in, &scan, err) < 0)
+    if (wb_vet(&in, &scan, err) < 0 || wb_origin_set_review(&scan.cs.origin, r->id, err) < 0)
         goto out;
     r->vetted = true;
     r->refused = wb_changeset_refused(&scan.cs);

@@ -81,7 +81,10 @@ int wb_job_vet(struct rr_ctx *ctx, const char *cmd, const struct wb_job_source *
                                 .git_upper_fd = run->cu.git_upper_fd};
     run->scanned = true;
     crash_point("diff:opened");
-    if (wb_vet(&in, &run->scan, &err) < 0) {
+    /* the container's id names the review the set comes from (its digest
+     * binds it: the branch `apply --commit` makes is named after it) */
+    if (wb_vet(&in, &run->scan, &err) < 0 ||
+        (id && wb_origin_set_review(&run->scan.cs.origin, id, &err) < 0)) {
         rr_wrap(&err, "%s: vetting the upper", cmd);
         log_error(&err);
         return WB_JOB_ERROR;

@@ -34,6 +34,7 @@
     X(git_oid_tostr)                                                                               \
     X(git_commit_lookup)                                                                           \
     X(git_commit_summary)                                                                          \
+    X(git_commit_body)                                                                             \
     X(git_commit_parentcount)                                                                      \
     X(git_commit_parent_id)                                                                        \
     X(git_commit_free)

@@ -236,6 +236,13 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
     return name == NULL ? rr_fail(err, ENOMEM, "git") : 0;
 }
 
+int wb_git_head(int git_fd, const char *headpath, char hex[41], struct rr_error *err)
+{
+    struct gitdirs d = {.upper = -1, .lower = git_fd, .fmt = WB_FORMAT_OVERLAY, .head = headpath};
+
+    return resolve_head(&d, hex, err);
+}
+
 /* ---- the walk ---- */
 
 static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct wb_gitinfo *gi,
@@ -247,7 +254,7 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
     memcpy(hex, head, 41);
     for (;;) {
         git_commit *c = NULL;
-        const char *s;
+        const char *s, *b;
         bool theirs;
         int r;
         if (strcmp(hex, base) == 0)
@@ -272,7 +279,8 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
         if ((r = wb_gitobj_commit(rd, hex, &c, gi, err)) <= 0)
             return r;
         s = rd->g2->git_commit_summary(c);
-        r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, err);
+        b = rd->g2->git_commit_body(c);
+        r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, b, b ? strlen(b) : 0, err);
         if (r == 0 && rd->g2->git_commit_parentcount(c) > 0)
             rd->g2->git_oid_tostr(hex, sizeof(hex), rd->g2->git_commit_parent_id(c, 0));
         else
