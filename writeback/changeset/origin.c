@@ -105,6 +105,17 @@ bool wb_origin_text_ok(const char *s, size_t len, bool multiline, size_t max)
     return true;
 }
 
+int wb_origin_copy(struct wb_origin *dst, const struct wb_origin *src, struct rr_error *err)
+{
+    dst->base = src->base;
+    if (src->review && wb_origin_set_review(dst, src->review, err) < 0)
+        return -1;
+    for (size_t i = 0; i < src->n_commits; i++)
+        if (wb_origin_add_escaped(dst, src->commits[i].subject, src->commits[i].body, err) < 0)
+            return -1;
+    return 0;
+}
+
 void wb_origin_free(struct wb_origin *o)
 {
     for (size_t i = 0; i < o->n_commits; i++) {

@@ -53,6 +53,9 @@ int wb_origin_add_escaped(struct wb_origin *o, const char *subject, const char *
  * backslash, no CR, and no newline unless multiline; within max bytes? */
 bool wb_origin_text_ok(const char *s, size_t len, bool multiline, size_t max);
 
+/* dst (empty) becomes a copy of src. */
+int wb_origin_copy(struct wb_origin *dst, const struct wb_origin *src, struct rr_error *err);
+
 void wb_origin_free(struct wb_origin *o);
 
 #endif
