@@ -113,6 +113,26 @@ static const struct usage_opt o_apply[] = {
     {"--approve DIGEST", "the digest the operator read"},
     END,
 };
+static const struct usage_opt o_apply_set[] = {
+    {"--to TARGET", "the tree to change; with --commit, the repository (its worktree, its .git "
+                    "or a bare one)"},
+    {"--approve DIGEST", "the digest the operator read (the whole set's, also for a part)"},
+    {"--only PATH", "apply only the changes PATH names: a path (a directory: all under it) or a "
+                    "glob ('*' within a name; with \"**\" across); repeatable"},
+    {"--exclude PATH", "leave out what PATH names (as --only); repeatable. A part that would "
+                       "leave a broken tree (a file without its new directory, a directory "
+                       "removed while something under it stays, half of a rename) is refused"},
+    {"--commit", "write a new commit on the commit the set was made on, on a new branch, into "
+                 "the repository's object store; the worktree, index, HEAD and stash are not "
+                 "touched. Prints \"BRANCH COMMIT\""},
+    {"--branch NAME", "with --commit: the branch (default revrun/REVIEW-ID); refused if it "
+                      "exists"},
+    {"--author \"NAME <EMAIL>\"", "with --commit: the author (default: user.name and "
+                                  "user.email of the repository's config)"},
+    {"--committer \"NAME <EMAIL>\"", "with --commit: the committer (default: the config's, "
+                                     "else the author)"},
+    END,
+};
 static const struct usage_opt o_review[] = {
     {"--lower DIR", "the checkout"},
     {"--out DIR", "where the change set goes"},
@@ -174,7 +194,12 @@ static const struct usage_cmd commands[] = {
     {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
      "the vetted change set, or why it is refused", o_diff, NULL},
     {"export", "ID DIR | --lower DIR --upper DIR DIR", "manifest.json + blobs", o_none, NULL},
-    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply, NULL},
+    {"apply", "DIR --to TARGET --approve DIGEST [--only P]... [--exclude P]... [--commit ...]",
+     "all or nothing onto TARGET, or as a commit", o_apply_set,
+     "A set made on a git checkout records the commit it was made on: apply onto a tree at "
+     "another commit still checks every touched path's base and names that commit; --commit "
+     "needs the repository to hold it. Exit 0 applied, 2 refused (nothing written), 1 an "
+     "error."},
     {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_apply,
      NULL},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
