@@ -50,7 +50,7 @@ ALL_LDFLAGS := $(BASE_LDFLAGS) $(LDSAN) $(LDFLAGS)
 
 # Every part's sources are picked up by directory, so adding a file to a part
 # needs no edit here.
-RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/check
+RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runtime/confine/profile runtime/check
 # writeback/ in its stages, lowest first (writeback/README.md).
 WRITEBACK_PARTS := $(addprefix writeback/,base names git changeset scan rules export patch apply)
 PARTS := common bundle overlay $(WRITEBACK_PARTS) $(RUNTIME_PARTS) egress

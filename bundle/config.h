@@ -1,6 +1,6 @@
 /* config.json as plain structs: an OCI runtime-spec subset plus the `revrun`
  * section. bundle/ only parses and serialises; what the values allow the
- * agent to do is decided by runtime/confine/profile.c. */
+ * agent to do is decided by runtime/confine/profile/. */
 #ifndef REVRUN_CONFIG_H
 #define REVRUN_CONFIG_H
 

@@ -2,7 +2,7 @@
  * a config without a `revrun` section comes from containerd's runc shim,
  * podman's conmon or docker, and carries fields a review config refuses
  * (supplementary groups, umask, capabilities, hooks, sysctls, device rules).
- * Here they are read, shape-checked and stored; runtime/profile.c decides
+ * Here they are read, shape-checked and stored; runtime/confine/profile/ decides
  * whether each is honoured or tightened. A field of the runtime spec that
  * revrun cannot honour is refused with the reason, never ignored. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Engine configs (no `revrun` section): the OCI fields only engines send.
- * Parsed here, judged by runtime/profile.c (profile_build_engine). */
+ * Parsed here, judged by runtime/confine/profile/ (profile_build_engine). */
 #ifndef REVRUN_CONFIG_ENGINE_H
 #define REVRUN_CONFIG_ENGINE_H
 

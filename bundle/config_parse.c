@@ -1,6 +1,6 @@
 /* config.json -> struct rr_config. Validation here is about shape (types,
  * ranges, absolute paths, known names); what the values permit is judged by
- * runtime/confine/profile.c. */
+ * runtime/confine/profile/. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* `revrun spec` and `revrun review` flags (and an agent preset) applied to a
  * config: everything here becomes plain config.json fields (mounts,
  * process.env, revrun.egress, revrun.home...), so what the flags produce is
- * what `revrun spec` prints and what runtime/confine/profile.c judges. A
+ * what `revrun spec` prints and what runtime/confine/profile/ judges. A
  * flag overrides the preset; lists given on the command line replace the
  * preset's (allow, baseUrlEnv) or add to them (env, artifacts, binds). */
 #ifndef REVRUN_SPEC_H

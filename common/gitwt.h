@@ -21,9 +21,9 @@
  *   checkout's owner, and no directory of them may be written by anyone.
  *
  * Anything short of that: not followed, and why[] says why in words an
- * operator acts on. Users: write-back's ignore rules (writeback/
+ * operator acts on. Users: write-back's ignore rules (writeback/git/
  * gitworktree.c) and the profile's decision to show C to the agent
- * (runtime/confine/profile.c). Nothing found here is run or configured. */
+ * (runtime/confine/profile/gitdirs.c). Nothing found here is run or configured. */
 #ifndef REVRUN_GITWT_H
 #define REVRUN_GITWT_H
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the pack reader (writeback/gitidx, gitpack,
+/* libFuzzer harness for the pack reader (writeback/git/gitidx, gitpack,
  * gitdelta): the bytes the agent could leave in objects/pack, read the way
  * gitlog.c reads them. An input is a 4-byte little-endian length L, then an
  * index of L bytes (clamped to what there is), then a pack. Every object

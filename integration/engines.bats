@@ -588,7 +588,7 @@ make_checkout() {
     mkdir "$CO/sub"
     echo keep >"$CO/sub/b.txt"
     echo same >"$CO/c.txt"
-    # a checkout is never root's or a system id's (profile.c checkout_owner_ok)
+    # a checkout is never root's or a system id's (profile/checkout.c checkout_owner_ok)
     chown -R 4242:4242 "$CO"
     checkout_sums >"$CO.sums"
 }

@@ -10,7 +10,7 @@
 
 #include "bundle/config.h"
 #include "bundle/json.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "tests/tap.h"
 
 /* Uses every section; mounts[0] proc, [1] tmpfs, [2] bind; seccomp

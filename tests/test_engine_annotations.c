@@ -14,7 +14,7 @@
 #include "bundle/config.h"
 #include "bundle/json.h"
 #include "bundle/policy.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "tests/tap.h"
 
 static char dir[] = "/tmp/revrun-test-annot.XXXXXX";
@@ -146,7 +146,7 @@ TEST(setup_dirs)
     snprintf(policy, sizeof(policy), "%s/policy.json", dir);
     snprintf(checkout, sizeof(checkout), "%s/co", dir);
     CHECK(mkdir(checkout, 0755) == 0);
-    /* a checkout is never root's (profile.c checkout_owner_ok) */
+    /* a checkout is never root's (profile/checkout.c checkout_owner_ok) */
     CHECK(chown(checkout, CO_OWNER, CO_OWNER) == 0 || geteuid() != 0);
     snprintf(mounts, sizeof(mounts),
              "[{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"}, "

@@ -17,7 +17,7 @@
 #include "bundle/json.h"
 #include "bundle/policy.h"
 #include "runtime/confine/cgroup_devices.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "tests/tap.h"
 
 static const char *const fixtures[] = {

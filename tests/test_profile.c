@@ -1,4 +1,4 @@
-/* runtime/confine/profile.c: what profile_build refuses and the plan it makes. Each
+/* runtime/confine/profile/: what profile_build refuses and the plan it makes. Each
  * case starts from the default spec (over a temporary checkout) and changes
  * one thing. Root and rootless are judged differently: both are passed
  * explicitly, whoever runs the tests. */
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "tests/tap.h"
 
 static char lower[] = "/tmp/revrun-test-profile.XXXXXX";

@@ -2,7 +2,7 @@
  * for the container user where the dedicated host id is not mapped. */
 #include <string.h>
 
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/confine/userns_ids.h"
 #include "tests/tap.h"
 

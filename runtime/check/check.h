@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "bundle/config.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/container/ctx.h"
 
 enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL, CHECK_INFO };

@@ -4,7 +4,7 @@
 
 #include "bundle/policy.h"
 #include "runtime/check/check.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/confine/userns_ids.h"
 #include "runtime/container/idalloc.h"
 

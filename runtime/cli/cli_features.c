@@ -42,7 +42,7 @@ static void strings(struct json_writer *w, const char *key, const char *const *v
 
 static const char *const namespaces[] = {"cgroup", "ipc", "mount", "network", "pid",
                                          "user",   "uts", NULL};
-/* rootfs.c / profile.c judge_options: what a mount may say. */
+/* rootfs.c / profile/mounts.c judge_options: what a mount may say. */
 static const char *const mount_options[] = {
     "bind", "rbind", "ro", "rw", "nosuid", "nodev", "noexec", "exec", "noatime",
     "strictatime", "nodiratime", "relatime", "private", "rprivate", "slave", "rslave", NULL};
@@ -55,7 +55,7 @@ static const char *const seccomp_ops[] = {"SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CM
 static const char *const seccomp_archs[] = {"SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32",
                                             "SCMP_ARCH_AARCH64", "SCMP_ARCH_ARM", NULL};
 static const char *const none[] = {NULL};
-/* Hooks config_parse accepts and runs, and the capabilities profile.c may
+/* Hooks config_parse accepts and runs, and the capabilities the profile may
  * grant: none of either in revrun's own profile (a config naming them is
  * refused); engine mode's policy widens these lists when it lands. */
 static const char *const features_hooks[] = {NULL};

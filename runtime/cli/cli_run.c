@@ -25,7 +25,7 @@
 #include "runtime/container/container.h"
 #include "runtime/container/log.h"
 #include "common/proc.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/container/sync.h"
 
 struct run_opts {
@@ -97,7 +97,7 @@ static int build_config(const struct rr_ctx *ctx, const struct run_opts *o,
     if (realpath(o->out, out) == NULL)
         return rr_fail(err, errno, "--out %s", o->out);
     /* /out inside, handed to this directory, vetted, at the agent's exit
-     * (revrun.out: runtime/confine/profile.c judge_out) */
+     * (revrun.out: runtime/confine/profile/mounts.c judge_out) */
     cfg->revrun.out = strdup(out);
     if (cfg->revrun.out == NULL)
         return rr_fail(err, ENOMEM, "--out");

@@ -9,7 +9,7 @@
 #include "runtime/cli/cli.h"
 #include "runtime/cli/cli_spec_opts.h"
 #include "runtime/container/log.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 static int print_spec(const char *lower, bool rootless, const struct cli_spec_flags *f)
 {

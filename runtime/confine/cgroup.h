@@ -18,7 +18,7 @@
 
 #include "bundle/config.h"
 #include "common/error.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 enum cg_version { CG_NONE = 0, CG_V1, CG_V2 };
 

@@ -1,7 +1,7 @@
 /* linux.resources.devices where cgroups allow: the v1 devices controller
  * (hybrid hosts). The profile turns the engine's rules into the lines
- * written here (profile.c, engine_device_rules); this file only makes the
- * cgroup, writes them in order and moves the process in. A v2-only host
+ * written here (profile/devices.c, engine_device_rules); this file only
+ * makes the cgroup, writes them in order and moves the process in. A v2-only host
  * (no BPF device program is loaded by revrun) keeps the floor without
  * them: every mount nodev and the fixed node set, said in one line. */
 #ifndef REVRUN_CGROUP_DEVICES_H

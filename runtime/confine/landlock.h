@@ -1,6 +1,6 @@
 /* Landlock (Linux 5.13+): the second filesystem layer, under the mounts. The
- * profile says what the agent may write (profile.c judge_landlock); this
- * module turns that into a ruleset with every access right the running
+ * profile says what the agent may write (profile/landlock.c,
+ * pf_judge_landlock); this module turns that into a ruleset with every access right the running
  * kernel's ABI knows handled, so what no rule grants is denied. The ruleset
  * is built by the container's pid 1 inside the new root and enforced by the
  * agent's process just before seccomp and exec. */
@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 /* The Landlock ABI version this kernel offers; 0 without Landlock (not built
  * in, or not in the boot's lsm= list). */

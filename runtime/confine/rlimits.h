@@ -6,7 +6,7 @@
 #define REVRUN_RLIMITS_H
 
 #include "common/error.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 /* Open files revrun itself needs to build a container (its fds, the
  * monitor's, the helpers'): below this, create refuses up front rather than

@@ -6,7 +6,7 @@
 #define REVRUN_ROOTFS_H
 
 #include "common/error.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 struct rootfs_fds {
     int mountpoint; /* O_PATH of the bundle's root.path: where the new root is attached */

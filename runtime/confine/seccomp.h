@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 struct seccomp_progs {
     struct sock_fprog prog[2]; /* [0] revrun's floor, [1] linux.seccomp (optional) */

@@ -17,7 +17,7 @@
 #include "overlay/overlay.h"
 #include "runtime/confine/cgroup.h"
 #include "runtime/container/fuse_daemon.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 /* Operators may name the fuse-overlayfs binary (an absolute path, checked
  * as any other); otherwise it is looked for in fixed system directories. */

@@ -29,7 +29,7 @@
 #include "runtime/container/log.h"
 #include "runtime/container/monitor.h"
 #include "common/proc.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 #include "runtime/container/engine.h"

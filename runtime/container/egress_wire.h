@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 #define EGRESS_SOCKET "egress.sock" /* in the container's state directory */
 #define EGRESS_LOG "egress.log"     /* method, path, status per request */

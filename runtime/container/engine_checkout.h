@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "overlay/overlay.h"
 #include "runtime/confine/cgroup.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/confine/seccomp.h"
 #include "runtime/container/backend.h"
 

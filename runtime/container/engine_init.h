@@ -6,7 +6,7 @@
 #ifndef REVRUN_ENGINE_INIT_H
 #define REVRUN_ENGINE_INIT_H
 
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/confine/rootfs.h"
 #include "runtime/confine/seccomp.h"
 

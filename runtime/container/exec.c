@@ -29,7 +29,7 @@
 #include "runtime/confine/landlock.h"
 #include "runtime/container/log.h"
 #include "runtime/container/members.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/confine/seccomp.h"
 #include "runtime/container/passfds.h"
 #include "runtime/container/statedir.h"

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "common/treecopy.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 /* Caps of the seed copy (revrun.home). */
 #define HOME_SEED_MAX_FILES 10000u

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/confine/rootfs.h"
 #include "runtime/confine/seccomp.h"
 

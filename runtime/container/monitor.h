@@ -14,7 +14,7 @@
 #include <stdbool.h>
 
 #include "runtime/confine/cgroup.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 struct monitor_args {
     const struct profile *p;

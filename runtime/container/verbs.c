@@ -7,7 +7,7 @@
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/container.h"
 #include "runtime/container/members.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 
 int container_signal_all(const struct rr_state *s, int sig, struct rr_error *err)
 {

@@ -31,7 +31,7 @@
 #include "runtime/container/home_store.h"
 #include "runtime/container/log.h"
 #include "common/proc.h"
-#include "runtime/confine/profile.h"
+#include "runtime/confine/profile/profile.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 #include "runtime/confine/cgroup.h"

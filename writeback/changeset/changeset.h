@@ -1,6 +1,7 @@
 /* The change set: what apply will do, path by path, and the notes (refusals
- * and warnings) the vetting attached. Pure data; the scan (scan.c) fills it,
- * the manifest code (manifest.c) serialises and digests it, apply consumes it.
+ * and warnings) the vetting attached. Pure data; the scan (scan/scan.c)
+ * fills it, the manifest code (manifest.c) serialises and digests it, apply
+ * consumes it.
  *
  * Only content and the executable bit are carried: a file is (exec, size,
  * sha256), a symlink is its target, a directory is just there. */
@@ -39,7 +40,7 @@ struct wb_obj {
     unsigned char sha256[WB_SHA256_LEN]; /* files: content; symlinks: target */
     char *target;                        /* symlinks, NUL-terminated */
     const char *unsafe; /* files: why the content is not printed as text (a
-                         * static reason, textclass.h), or NULL; not in the
+                         * static reason, base/textclass.h), or NULL; not in the
                          * manifest */
 };
 

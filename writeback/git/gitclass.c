@@ -2,93 +2,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "common/crashpoint.h"
 #include "writeback/base/fsutil.h"
 #include "writeback/git/git2.h"
 #include "writeback/git/gitfile.h"
 #include "writeback/git/gitindex.h"
 #include "writeback/git/gitrules.h"
-#include "writeback/git/gitshadow.h"
+#include "writeback/git/gitclass_int.h"
 #include "writeback/git/gitworktree.h"
 #include "writeback/git/gitinfo.h"
 #include "writeback/names/names.h"
-#include "writeback/base/rmtree.h"
-
-/* The shadow's own config: nothing of the checkout's, and no core.ignoreCase
- * guess (Linux compares names by bytes, as the apply does). */
-static const char shadow_config[] = "[core]\n"
-                                    "\trepositoryformatversion = 0\n"
-                                    "\tbare = false\n"
-                                    "\tignorecase = false\n";
-
-/* An ignore file of the merged view, kept until the shadow needs it. */
-struct ignore_file {
-    char *dir; /* "" for the top */
-    size_t dlen;
-    char *text;
-    size_t len;
-    struct wb_rules *rules; /* parsed once: the quick answers (gitrules.h) */
-    bool written;           /* copied into the shadow */
-};
-
-/* One set of rules and the shadow repository libgit2 evaluates them in. */
-struct rules {
-    struct ignore_file *files;
-    size_t n_files, cap_files, bytes;
-    size_t *stack; /* per directory the walk is in: its file, or SIZE_MAX */
-    size_t depth, cap_stack;
-    char *exclude; /* .git/info/exclude, or NULL */
-    size_t exclude_len;
-    struct wb_rules *exclude_rules;
-    uint32_t n_rules; /* of the files kept and the exclude: capped in all */
-    char shadow[PATH_MAX];
-    int shadow_fd;
-    bool shadow_made;
-    git_repository *repo;
-};
-
-struct wb_git {
-    int lower_fd, upper_fd; /* borrowed */
-    enum wb_format fmt;
-    /* What the agent leaves (the merged view's files: an addition or an
-     * edit is judged by them), and what the checkout had (a deletion is
-     * judged by the rules that applied while the file existed). */
-    struct rules merged, lower;
-    const struct wb_git2 *g2; /* loaded on the first question a rule may answer */
-    bool worktree;            /* a gitfile followed (gitworktree.h) */
-    int wt_index_fd;          /* then its index (O_PATH), or -1 */
-    bool indexes_read;
-    bool lower_failed; /* the checkout's index could not be read (the agent's never sets it) */
-    struct wb_gitindex *lower_idx, *upper_idx;
-    struct wb_ignore_budget budget; /* both sets' questions, this vet's */
-    char problem[WB_GIT_PROBLEM_MAX];
-};
-
-static int write_at(int dirfd, const char *name, const char *buf, size_t len, struct rr_error *err)
-{
-    _cleanup_close_ int fd =
-        openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    size_t off = 0;
-    ssize_t w;
-
-    if (fd < 0)
-        return rr_fail(err, errno, "git shadow: create %s", name);
-    while (off < len) {
-        if ((w = write(fd, buf + off, len - off)) < 0)
-            return rr_fail(err, errno, "git shadow: write %s", name);
-        off += (size_t)w;
-    }
-    return 0;
-}
 
 static void exclude_over_cap(struct wb_git *g)
 {
@@ -207,21 +136,6 @@ int wb_git_open(int lower_fd, int upper_fd, enum wb_format fmt, bool gitfile, st
     return 0;
 }
 
-static void remove_shadow(struct rules *rs)
-{
-    struct rr_error ignored;
-    char *slash = strrchr(rs->shadow, '/');
-    int parent;
-
-    *slash = '\0';
-    parent = open(rs->shadow[0] ? rs->shadow : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (parent >= 0) {
-        /* revrun's own tree, as deep as the walk went at most (256) */
-        wb_rmtree_at(parent, slash + 1, WB_SHADOW_DEPTH, &ignored);
-        close(parent);
-    }
-}
-
 static void rules_free(const struct wb_git2 *g2, struct rules *rs)
 {
     if (g2 != NULL)
@@ -229,7 +143,7 @@ static void rules_free(const struct wb_git2 *g2, struct rules *rs)
     if (rs->shadow_fd >= 0)
         close(rs->shadow_fd);
     if (rs->shadow_made)
-        remove_shadow(rs);
+        gc_remove_shadow(rs);
     for (size_t i = 0; i < rs->n_files; i++) {
         free(rs->files[i].dir);
         free(rs->files[i].text);
@@ -254,99 +168,6 @@ void wb_git_close(struct wb_git *g)
     if (g->wt_index_fd >= 0)
         close(g->wt_index_fd);
     free(g);
-}
-
-/* ---- the shadow repository libgit2 reads ---- */
-
-static int make_shadow(struct rules *rs, struct rr_error *err)
-{
-    _cleanup_close_ int gd = -1, info = -1;
-
-    snprintf(rs->shadow, sizeof(rs->shadow), "%s/" WB_SHADOW_PREFIX "XXXXXX", wb_shadow_parent());
-    if (mkdtemp(rs->shadow) == NULL)
-        return rr_fail(err, errno, "git shadow: mkdtemp %s", rs->shadow);
-    rs->shadow_made = true;
-    /* Locked while in use: `revrun sweep` removes only unlocked ones, the
-     * leftovers of a vet that crashed or was killed (gitshadow.h). */
-    if ((rs->shadow_fd = open(rs->shadow, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-        flock(rs->shadow_fd, LOCK_EX) < 0 || mkdirat(rs->shadow_fd, ".git", 0700) < 0 ||
-        (gd = openat(rs->shadow_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-        mkdirat(gd, "objects", 0700) < 0 || mkdirat(gd, "refs", 0700) < 0 ||
-        mkdirat(gd, "info", 0700) < 0 ||
-        (info = openat(gd, "info", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return rr_fail(err, errno, "git shadow %s", rs->shadow);
-    if (write_at(gd, "HEAD", "ref: refs/heads/main\n", 21, err) < 0 ||
-        write_at(gd, "config", shadow_config, sizeof(shadow_config) - 1, err) < 0 ||
-        (rs->exclude && write_at(info, "exclude", rs->exclude, rs->exclude_len, err) < 0))
-        return -1;
-    return 0;
-}
-
-/* mkdir -p dir[0..len) inside the shadow; returns the directory's fd. */
-static int shadow_dir(struct rules *rs, const char *dir, size_t len, struct rr_error *err)
-{
-    int fd = dup(rs->shadow_fd), next;
-    size_t pos = 0, n;
-    const char *c;
-    char name[NAME_MAX + 1];
-
-    if (fd < 0)
-        return rr_fail(err, errno, "git shadow");
-    while (len > 0 && wb_next_component(dir, len, &pos, &c, &n)) {
-        if (n > NAME_MAX) {
-            close(fd);
-            return rr_fail(err, ENAMETOOLONG, "git shadow");
-        }
-        memcpy(name, c, n);
-        name[n] = '\0';
-        if (mkdirat(fd, name, 0700) < 0 && errno != EEXIST) {
-            close(fd);
-            return rr_fail(err, errno, "git shadow: mkdir");
-        }
-        next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        close(fd);
-        if ((fd = next) < 0)
-            return rr_fail(err, errno, "git shadow: open");
-    }
-    return fd;
-}
-
-/* The ignore files met since the last question, into the shadow. */
-static int flush_files(struct rules *rs, struct rr_error *err)
-{
-    for (size_t i = 0; i < rs->n_files; i++) {
-        struct ignore_file *f = &rs->files[i];
-        int fd, r;
-        if (f->written)
-            continue;
-        if ((fd = shadow_dir(rs, f->dir, f->dlen, err)) < 0)
-            return -1;
-        r = write_at(fd, ".gitignore", f->text, f->len, err);
-        close(fd);
-        if (r < 0)
-            return -1;
-        f->written = true;
-    }
-    return 0;
-}
-
-/* libgit2 and the shadow, the first time a rule may answer. */
-static int need_lib(struct wb_git *g, struct rules *rs, struct rr_error *err)
-{
-    if (rs->repo != NULL)
-        return flush_files(rs, err);
-    if (g->g2 == NULL && (g->g2 = wb_git2_acquire(err)) == NULL)
-        return -1;
-    if (!rs->shadow_made && make_shadow(rs, err) < 0)
-        return -1;
-    if (flush_files(rs, err) < 0)
-        return -1;
-    if (g->g2->git_repository_open_ext(&rs->repo, rs->shadow, GIT_REPOSITORY_OPEN_NO_SEARCH,
-                                       NULL) < 0)
-        return rr_fail(err, 0, "libgit2: opening the shadow repository: %s",
-                       wb_git2_error(g->g2));
-    crash_point("vet:git-shadow"); /* the shadow is left behind: sweep's to clean */
-    return 0;
 }
 
 /* ---- the walk's directories ---- */
@@ -522,78 +343,6 @@ static void charge_lib(struct wb_git *g, const struct rules *rs, const char *pat
     g->budget.used += rules * comps * WB_GIT2_RULE_STEPS;
 }
 
-/* ---- the indexes ---- */
-
-/* The checkout's index could not be read: every changed checkout file then
- * counts as tracked (nothing of the checkout is left out on a guess). */
-static void lower_failed(struct wb_git *g, const char *why)
-{
-    g->lower_failed = true;
-    if (g->problem[0] == '\0')
-        snprintf(g->problem, sizeof(g->problem), "the checkout's index could not be read (%s)",
-                 why);
-}
-
-/* The index fd holds (O_PATH, or -1: none) into *out, by revrun's own reader
- * (gitindex.h): no index reaches libgit2. 0, or -1 with why. A file that is
- * not a regular one is no index. */
-static int read_index_fd(int fd, struct wb_gitindex **out, char *why, size_t why_len)
-{
-    struct rr_error err = {0};
-    char *buf = NULL;
-    size_t len;
-    int r;
-
-    *out = NULL;
-    if (fd < 0)
-        return 0;
-    if ((r = wb_git_read_fd(fd, WB_GIT_INDEX_MAX, &buf, &len, &err)) <= 0) {
-        if (r < 0)
-            snprintf(why, why_len, "%s", err.errnum == E2BIG ? "larger than 256 MiB"
-                                                              : strerror(err.errnum));
-        return r;
-    }
-    if ((r = wb_gitindex_parse(buf, len, out, why, why_len, &err)) < 0)
-        snprintf(why, why_len, "%s", strerror(err.errnum));
-    return r == 1 ? 0 : -1;
-}
-
-/* root/.git/index into *out; a tree without one (or, in the upper, with the
- * whiteout of one) leaves *out NULL. */
-static int read_index(int root, struct wb_gitindex **out, char *why, size_t why_len)
-{
-    _cleanup_close_ int fd = wb_openat_beneath(root, ".git/index", O_PATH, 0);
-
-    *out = NULL;
-    if (fd < 0 && errno != ENOENT) {
-        snprintf(why, why_len, "%s", strerror(errno));
-        return -1;
-    }
-    return read_index_fd(fd, out, why, why_len);
-}
-
-static void load_indexes(struct wb_git *g)
-{
-    char why[200];
-
-    g->indexes_read = true;
-    if (g->worktree) {
-        /* The agent has no git directory of its own there. */
-        if (read_index_fd(g->wt_index_fd, &g->lower_idx, why, sizeof(why)) < 0)
-            lower_failed(g, why);
-        return;
-    }
-    if (read_index(g->lower_fd, &g->lower_idx, why, sizeof(why)) < 0)
-        lower_failed(g, why);
-    /* The agent's index only ever adds: a new path it force-added counts as
-     * tracked. Unread, it adds nothing; the checkout's answers still hold. */
-    if (read_index(g->upper_fd, &g->upper_idx, why, sizeof(why)) < 0 && g->problem[0] == '\0')
-        snprintf(g->problem, sizeof(g->problem),
-                 "the agent's index was not read (%s): a file it force-added (git add -f) "
-                 "that an ignore rule matches is left out like any ignored file",
-                 why);
-}
-
 static bool in_index(const struct wb_gitindex *ix, const char *path, size_t len, bool dir)
 {
     return dir ? wb_gitindex_has_below(ix, path, len) : wb_gitindex_has(ix, path, len);
@@ -615,7 +364,7 @@ static int ask(struct wb_git *g, struct rules *rs, const char *path, size_t len,
     charge_lib(g, rs, path, len);
     if (wb_ignore_over(&g->budget))
         return 0;
-    if (need_lib(g, rs, err) < 0)
+    if (gc_need_lib(g, rs, err) < 0)
         return rr_wrap(err, "the checkout's ignore rules");
     if ((q = malloc(len + 2)) == NULL)
         return rr_fail(err, ENOMEM, "git");
@@ -628,7 +377,7 @@ static int ask(struct wb_git *g, struct rules *rs, const char *path, size_t len,
     if (!ign)
         return 0;
     if (!g->indexes_read)
-        load_indexes(g);
+        gc_load_indexes(g);
     if (in_lower) {
         /* What the checkout has is the checkout's index's to call tracked:
          * the agent's own index (git add -f of an operator's ignored file,

@@ -4,9 +4,7 @@
  * checked before it is read. A refusal is recorded and the walk goes on, so
  * the operator sees every offending path; only a cap stops it. */
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,278 +13,10 @@
 #include "common/cleanup.h"
 #include "writeback/base/fsutil.h"
 #include "writeback/git/gitclass.h"
-#include "writeback/git/gitfile.h"
-#include "writeback/git/gitlog.h"
 #include "writeback/base/markers.h"
 #include "writeback/names/names.h"
 #include "writeback/scan/scan_entry.h"
 #include "writeback/scan/scan_int.h"
-
-struct uframe {
-    int ufd;            /* the upper directory */
-    int lfd;            /* the checkout's directory at the same path, or -1 */
-    bool lower_visible; /* the merged directory shows the lower's entries */
-    bool sgid;
-    size_t plen;
-    char **names;
-    size_t n, i;
-    /* git: the dir-add of this directory (or SIZE_MAX), the change count
-     * when it was entered, and whether something below it was ignored */
-    size_t dir_change, cs_mark, drops_mark;
-    bool ignored_below;
-};
-
-struct walk {
-    struct uframe *stack;
-    size_t depth;
-};
-
-int sc_refuse(struct scanner *sc, size_t len, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    int r;
-
-    va_start(ap, fmt);
-    r = wb_note_addv(&sc->out->cs.refused, len ? sc->path : NULL, len, code, sc->err, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-int sc_warn(struct scanner *sc, size_t len, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    int r;
-
-    va_start(ap, fmt);
-    r = wb_note_addv(&sc->out->cs.warned, len ? sc->path : NULL, len, code, sc->err, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-bool sc_child_path(struct scanner *sc, size_t plen, const char *name, size_t *len)
-{
-    size_t nlen = strlen(name), total = plen + (plen > 0) + nlen;
-
-    if (total + 1 > sc->path_cap)
-        return false;
-    if (plen > 0)
-        sc->path[plen] = '/';
-    memcpy(sc->path + total - nlen, name, nlen + 1);
-    *len = total;
-    return true;
-}
-
-bool sc_count(struct scanner *sc)
-{
-    if (sc->out->stopped)
-        return false;
-    if (++sc->entries <= sc->walk_cap)
-        return true;
-    sc->out->stopped = true;
-    sc_refuse(sc, 0, "walk-cap",
-              "the upper and the checkout trees it hides hold more than %zu entries; stopped",
-              sc->walk_cap);
-    return false;
-}
-
-int sc_names_failed(struct scanner *sc, size_t len)
-{
-    if (sc->err->errnum != E2BIG)
-        return rr_wrap(sc->err, "%.*s", (int)len, sc->path);
-    sc->out->stopped = true; /* one directory wider than the whole walk may go */
-    return sc_refuse(sc, 0, "walk-cap", "a directory holds more than %zu entries; stopped",
-                     sc->walk_cap);
-}
-
-int sc_change(struct scanner *sc, size_t len, const struct wb_obj *base, const struct wb_obj *new)
-{
-    return wb_changeset_add(&sc->out->cs, sc->path, len, base, new, sc->err);
-}
-
-int sc_index(struct scanner *sc, size_t len, enum wb_upper_kind kind, bool opaque,
-             const char *target)
-{
-    struct wb_scan *s = sc->out;
-    struct wb_upper_entry e = {.len = len, .kind = kind, .opaque = opaque};
-
-    if (s->n_idx == s->cap_idx) {
-        size_t ncap = s->cap_idx ? s->cap_idx * 2 : 256;
-        struct wb_upper_entry *nv = realloc(s->idx, ncap * sizeof(*nv));
-        if (nv == NULL)
-            return rr_fail(sc->err, ENOMEM, "upper index");
-        s->idx = nv;
-        s->cap_idx = ncap;
-    }
-    e.path = strndup(sc->path, len);
-    e.target = target ? strdup(target) : NULL;
-    if (e.path == NULL || (target && e.target == NULL)) {
-        free(e.path);
-        free(e.target);
-        return rr_fail(sc->err, ENOMEM, "upper index");
-    }
-    s->idx[s->n_idx++] = e;
-    return 0;
-}
-
-/* ---- git: what the checkout's ignore rules leave out ---- */
-
-static int cmp_size(const void *x, const void *y)
-{
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    return (a > b) - (a < b);
-}
-
-static bool git_rules(const struct scanner *sc)
-{
-    return sc->git != NULL && !sc->pol->include_ignored;
-}
-
-/* Past the ignore rules' budget no answer is trusted: the set is refused
- * (once) and the walk stops, so the cost stays bounded. */
-static int git_budget(struct scanner *sc)
-{
-    uint64_t used, max;
-
-    if (!wb_git_over_budget(sc->git, &used, &max) || sc->out->stopped)
-        return 0;
-    sc->out->stopped = true;
-    return sc_refuse(sc, 0, "ignore-cost",
-                     "the agent's ignore rules are too costly to evaluate: %" PRIu64
-                     " checks, past the budget of %" PRIu64,
-                     used, max);
-}
-
-/* Is sc->path[0..len) left out? Then it is counted (and its directory knows
- * something below was), and only indexed for the merged lookups. */
-static int git_ignored(struct scanner *sc, struct uframe *f, size_t len, bool in_lower,
-                       bool *ignored)
-{
-    *ignored = false;
-    if (!git_rules(sc))
-        return 0;
-    if (wb_git_ignored(sc->git, sc->path, len, false, in_lower, ignored, sc->err) < 0 ||
-        git_budget(sc) < 0)
-        return -1;
-    if (!*ignored)
-        return 0;
-    f->ignored_below = true;
-    return wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, false, 1, sc->err);
-}
-
-/* A new directory the rules ignore as a whole, with nothing below it
- * tracked: not walked (a node_modules tree may hold more entries than the
- * walk allows), its files only counted. Indexed as opaque, so the merged
- * lookups see nothing below it, as the target will. */
-static int git_ignored_dir(struct scanner *sc, struct uframe *f, int fd, size_t len,
-                           bool *ignored)
-{
-    uint64_t n;
-    bool more;
-
-    *ignored = false;
-    if (!git_rules(sc))
-        return 0;
-    if (wb_git_ignored(sc->git, sc->path, len, true, false, ignored, sc->err) < 0 ||
-        git_budget(sc) < 0)
-        return -1;
-    if (!*ignored)
-        return 0;
-    if (wb_git_count(fd, WB_SCRATCH_CAP, &n, &more, sc->err) < 0)
-        return rr_wrap(sc->err, "%s", sc->path);
-    f->ignored_below = true;
-    if (wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, true, n, sc->err) < 0)
-        return -1;
-    return sc_index(sc, len, WB_U_DIR, true, NULL);
-}
-
-int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t len,
-                           bool *ignored)
-{
-    _cleanup_close_ int fd = -1;
-    struct stat st;
-    uint64_t n = 1;
-    bool dir, more;
-
-    *ignored = false;
-    if (!git_rules(sc) || lfd < 0 || fstatat(lfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return 0; /* gone from the checkout too: the deletion is judged as before */
-    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode))
-        return 0; /* a special file is refused, ignored or not */
-    dir = S_ISDIR(st.st_mode);
-    if (wb_git_deleted_ignored(sc->git, sc->path, len, dir, ignored, sc->err) < 0 ||
-        git_budget(sc) < 0)
-        return -1;
-    if (!*ignored)
-        return 0;
-    if (dir && ((fd = sc_open_dir(lfd, name)) < 0 ||
-                wb_git_count(fd, WB_SCRATCH_CAP, &n, &more, sc->err) < 0))
-        return fd < 0 ? rr_fail(sc->err, errno, "lower %s", sc->path) : rr_wrap(sc->err, "%s", sc->path);
-    return wb_gitinfo_ignore(&sc->out->cs.git, sc->path, len, dir, n, sc->err);
-}
-
-int sc_git_drop(struct scanner *sc, size_t idx)
-{
-    if (sc->n_drops == sc->cap_drops) {
-        size_t ncap = sc->cap_drops ? sc->cap_drops * 2 : 64;
-        size_t *nv = realloc(sc->drops, ncap * sizeof(*nv));
-        if (nv == NULL)
-            return rr_fail(sc->err, ENOMEM, "change set");
-        sc->drops = nv;
-        sc->cap_drops = ncap;
-    }
-    sc->drops[sc->n_drops++] = idx;
-    return 0;
-}
-
-/* Leaving a new directory: git has no directories, so one that holds no
- * change but ignored ones (build/ with only x.o) is no change either. */
-static int git_leave(struct scanner *sc, struct walk *w)
-{
-    struct uframe *f = &w->stack[w->depth - 1];
-    size_t below = sc->out->cs.n - f->cs_mark - (sc->n_drops - f->drops_mark);
-    int r = 0;
-
-    if (f->dir_change != SIZE_MAX && below == 0 && f->ignored_below)
-        r = sc_git_drop(sc, f->dir_change);
-    if (f->ignored_below && w->depth > 1)
-        w->stack[w->depth - 2].ignored_below = true;
-    if (sc->git != NULL)
-        wb_git_leave(sc->git);
-    return r;
-}
-
-/* The changes the rules left out go; the order is restored by the sort. */
-static void git_compact(struct scanner *sc)
-{
-    struct wb_changeset *cs = &sc->out->cs;
-    size_t out = 0, d = 0;
-
-    if (sc->n_drops == 0)
-        return;
-    qsort(sc->drops, sc->n_drops, sizeof(size_t), cmp_size);
-    for (size_t i = 0; i < cs->n; i++) {
-        if (d < sc->n_drops && sc->drops[d] == i) {
-            d++;
-            wb_obj_free(&cs->v[i].base);
-            wb_obj_free(&cs->v[i].new);
-            free(cs->v[i].path);
-            continue;
-        }
-        cs->v[out++] = cs->v[i];
-    }
-    cs->n = out;
-}
-
-/* The scratch .git of a checkout that is a repository: the agent's to use,
- * never applied, so not walked as part of the change; counted afterwards. */
-static bool git_scratch_dir(const struct scanner *sc, const struct uframe *f, const char *name,
-                            const struct stat *st)
-{
-    /* A gitfile checkout has no git directory of its own: a .git directory
-     * over its gitfile is a replaced .git, walked and refused. */
-    return sc->git != NULL && !sc->gitfile && f->plen == 0 && strcmp(name, ".git") == 0 &&
-           S_ISDIR(st->st_mode);
-}
 
 static bool kernel_format(const struct scanner *sc)
 {
@@ -389,7 +119,7 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
     int kind;
 
     /* Build output is left out before it is read or counted against a cap. */
-    if (base->type == WB_T_NONE && git_ignored(sc, f, e->len, false, &ignored) < 0)
+    if (base->type == WB_T_NONE && sc_git_ignored(sc, f, e->len, false, &ignored) < 0)
         return -1;
     if (base->type == WB_T_NONE && ignored)
         return sc_index(sc, e->len, WB_U_FILE, false, NULL);
@@ -410,7 +140,7 @@ static int new_file(struct scanner *sc, struct uframe *f, const struct sc_entry 
     memcpy(new.sha256, c.sha256, WB_SHA256_LEN);
     kind = wb_kind_of(base, &new);
     /* A checkout file the rules ignore counts only if an index tracks it. */
-    if (kind >= 0 && base->type != WB_T_NONE && git_ignored(sc, f, e->len, true, &ignored) < 0)
+    if (kind >= 0 && base->type != WB_T_NONE && sc_git_ignored(sc, f, e->len, true, &ignored) < 0)
         return -1;
     if (kind >= 0 && base->type != WB_T_NONE && ignored)
         return sc_index(sc, e->len, WB_U_FILE, false, NULL);
@@ -440,7 +170,7 @@ static int new_symlink(struct scanner *sc, struct uframe *f, const struct sc_ent
                    : rr_wrap(sc->err, "%s", sc->path);
     /* A venv's bin/python -> /usr/bin/python3 is left out before it is judged. */
     if ((base->type != WB_T_SYMLINK || strcmp(base->target, target) != 0) &&
-        git_ignored(sc, f, e->len, base->type != WB_T_NONE, &ignored) < 0)
+        sc_git_ignored(sc, f, e->len, base->type != WB_T_NONE, &ignored) < 0)
         return -1;
     if ((base->type != WB_T_SYMLINK || strcmp(base->target, target) != 0) && ignored)
         return sc_index(sc, e->len, WB_U_SYMLINK, false, target);
@@ -512,7 +242,7 @@ static int new_dir(struct scanner *sc, struct walk *w, struct uframe *f, struct 
     size_t dir_change = SIZE_MAX;
     int lfd = -1;
 
-    if (base->type == WB_T_NONE && git_ignored_dir(sc, f, *fd, e->len, &ignored) < 0)
+    if (base->type == WB_T_NONE && sc_git_ignored_dir(sc, f, *fd, e->len, &ignored) < 0)
         return -1;
     if (base->type == WB_T_NONE && ignored)
         return 0;
@@ -637,7 +367,7 @@ static int visit(struct scanner *sc, struct walk *w)
         return sc_refuse(sc, f->plen, "path", "a path below is longer than the cap");
     if (fstatat(f->ufd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return rr_fail(sc->err, errno, "upper %s", sc->path);
-    if (git_scratch_dir(sc, f, name, &st))
+    if (sc_git_scratch_dir(sc, f, name, &st))
         return 0;
     if (wb_name_is_wh_marker(name))
         return kernel_format(sc) ? sc_refuse(sc, len, "foreign-marker",
@@ -697,7 +427,7 @@ static int walk_upper(struct scanner *sc)
     while (r == 0 && w.depth > 0 && !sc->out->stopped) {
         if (w.stack[w.depth - 1].i < w.stack[w.depth - 1].n)
             r = visit(sc, &w);
-        else if ((r = git_leave(sc, &w)) == 0)
+        else if ((r = sc_git_leave(sc, &w)) == 0)
             pop(&w);
     }
     while (w.depth > 0)
@@ -717,37 +447,6 @@ const struct wb_upper_entry *wb_scan_find(const struct wb_scan *s, const char *p
     struct wb_upper_entry key = {.path = (char *)path, .len = len};
 
     return bsearch(&key, s->idx, s->n_idx, sizeof(key), cmp_idx);
-}
-
-/* A checkout that is a git repository gets git's idea of the change. */
-static int git_open(struct scanner *sc)
-{
-    struct wb_gitinfo *gi = &sc->out->cs.git;
-
-    if (!wb_git_is_repo(sc->out->lower_fd) && !(sc->gitfile = wb_git_is_gitfile(sc->out->lower_fd)))
-        return 0;
-    gi->repo = true;
-    gi->include_ignored = sc->pol->include_ignored;
-    if (wb_git_open(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, sc->gitfile, &sc->git,
-                    sc->err) < 0)
-        return rr_wrap(sc->err, "the checkout's git rules");
-    return 0;
-}
-
-/* What the agent did in .git: counted, and its commits' subjects kept. */
-static int git_after(struct scanner *sc)
-{
-    struct wb_gitinfo *gi = &sc->out->cs.git;
-
-    snprintf(gi->problem, sizeof(gi->problem), "%s", wb_git_problem(sc->git));
-    if (sc->gitfile && sc->in->has_git_upper &&
-        wb_git_worktree_log(sc->out->lower_fd, sc->in->git_upper_fd, gi, sc->err) < 0)
-        return rr_wrap(sc->err, "the agent's writes to the worktree's git directory");
-    if (!sc->gitfile && /* else no .git directory of the agent's in the upper */
-        (wb_git_scratch(sc->out->upper_fd, gi, sc->err) < 0 ||
-         wb_git_commits(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, gi, sc->err) < 0))
-        return rr_wrap(sc->err, "the agent's .git");
-    return sc_origin(sc);
 }
 
 static int dup_dir(int fd)
@@ -773,12 +472,12 @@ int wb_scan_run(const struct wb_scan_input *in, struct wb_scan *out, struct rr_e
     sc.path_cap = (size_t)pol->max_path_bytes + 512;
     if ((sc.path = malloc(sc.path_cap)) == NULL)
         r = rr_fail(err, ENOMEM, "scan");
-    else if ((r = git_open(&sc)) == 0)
+    else if ((r = sc_git_open(&sc)) == 0)
         r = walk_upper(&sc);
     if (r == 0)
-        git_compact(&sc);
+        sc_git_compact(&sc);
     if (r == 0 && sc.git != NULL)
-        r = git_after(&sc);
+        r = sc_git_after(&sc);
     wb_git_close(sc.git);
     free(sc.drops);
     free(sc.path);

@@ -1,5 +1,5 @@
 /* Reading an upper against its lower: the walk, and the result it leaves for
- * the set-level rules (rules.c) and for export, patch and writeback.
+ * the set-level rules (rules/rules.c) and for export, patch and writeback.
  *
  * base(P) is what the checkout has at P (the lower, read without following
  * any symlink); new(P) is what the merged view shows. The walk visits only

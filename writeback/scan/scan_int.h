@@ -1,5 +1,6 @@
-/* Internals shared by the walk (scan.c), the lower side (scan_lower.c) and
- * the per-entry checks (scan_entry.c). Not for other parts. */
+/* Internals shared by the walk (scan.c), what it records (scan_record.c),
+ * the lower side (scan_lower.c), the per-entry checks (scan_entry.c) and the
+ * checkout's git rules (scan_git.c). Not for other parts. */
 #ifndef REVRUN_WB_SCAN_INT_H
 #define REVRUN_WB_SCAN_INT_H
 
@@ -22,6 +23,26 @@ struct scanner {
     size_t *drops;      /* changes (indices) that the ignore rules leave out */
     size_t n_drops, cap_drops;
     struct rr_error *err;
+};
+
+/* One directory of the walk's explicit stack. */
+struct uframe {
+    int ufd;            /* the upper directory */
+    int lfd;            /* the checkout's directory at the same path, or -1 */
+    bool lower_visible; /* the merged directory shows the lower's entries */
+    bool sgid;
+    size_t plen;
+    char **names;
+    size_t n, i;
+    /* git: the dir-add of this directory (or SIZE_MAX), the change count
+     * when it was entered, and whether something below it was ignored */
+    size_t dir_change, cs_mark, drops_mark;
+    bool ignored_below;
+};
+
+struct walk {
+    struct uframe *stack;
+    size_t depth;
 };
 
 /* Refuse the path sc->path[0..len) (len 0: the whole set); returns 0, or -1
@@ -82,5 +103,35 @@ int sc_origin(struct scanner *sc);
 
 /* Open dirfd/name as a directory for reading, no symlink, no mount. */
 int sc_open_dir(int dirfd, const char *name);
+
+/* The checkout's git rules (scan_git.c). sc->git is NULL when the checkout
+ * is no repository; then none of these leaves anything out. */
+
+/* A checkout that is a git repository gets git's idea of the change. */
+int sc_git_open(struct scanner *sc);
+
+/* Is sc->path[0..len) left out? Then it is counted (and its directory knows
+ * something below was), and only indexed for the merged lookups. */
+int sc_git_ignored(struct scanner *sc, struct uframe *f, size_t len, bool in_lower,
+                   bool *ignored);
+
+/* A new directory the rules ignore as a whole, with nothing below it
+ * tracked: not walked, its files only counted, indexed as opaque. */
+int sc_git_ignored_dir(struct scanner *sc, struct uframe *f, int fd, size_t len, bool *ignored);
+
+/* Leaving a new directory: one that holds no change but ignored ones is no
+ * change either. */
+int sc_git_leave(struct scanner *sc, struct walk *w);
+
+/* After the walk: the changes the rules left out go (the sort restores the
+ * order). */
+void sc_git_compact(struct scanner *sc);
+
+/* The scratch .git of a checkout that is a repository: not walked. */
+bool sc_git_scratch_dir(const struct scanner *sc, const struct uframe *f, const char *name,
+                        const struct stat *st);
+
+/* What the agent did in .git: counted, and its commits' subjects kept. */
+int sc_git_after(struct scanner *sc);
 
 #endif

@@ -4,7 +4,9 @@
  * environment, capabilities, seccomp switches, limits, network), refusing
  * what revrun does not allow. The code that executes the plan (rootfs.c,
  * caps.c, seccomp.c, cgroup*.c, init.c) makes no policy decision of its own,
- * so widening the agent's reach is always a diff to profile.c. */
+ * so widening the agent's reach is always a diff to runtime/confine/profile/.
+ * This header is that folder's one interface (README.md there says which
+ * file decides what). */
 #ifndef REVRUN_PROFILE_H
 #define REVRUN_PROFILE_H
 
