@@ -615,7 +615,8 @@ m = json.load(open(sys.argv[1]))
 got = sorted((c["path"], c["kind"]) for c in m["changes"])
 assert got == [("a.txt", "modify"), ("new.txt", "add"), ("sub/b.txt", "delete")], got
 PY
-    [ "$(find "$EXP/blobs" -type f | wc -l)" = 2 ]
+    # the new contents of a.txt and new.txt, the bases of a.txt and sub/b.txt
+    [ "$(find "$EXP/blobs" -type f | wc -l)" = 4 ]
 }
 
 @test "ctr: io.revrun.checkout overlays the bind: writes land in the upper, the host checkout is untouched, delete exports the change set" {

@@ -7,7 +7,6 @@
  * applied, 2 refused (wrong digest, a broken part, TARGET no longer holds
  * the base, the branch exists: nothing written), 1 an error (TARGET
  * restored; no branch made). */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,34 +15,6 @@
 #include "common/cleanup.h"
 #include "runtime/cli/cli_wb.h"
 #include "runtime/jobs/apply_job.h"
-#include "runtime/container/log.h"
-#include "writeback/changeset/manifest.h"
-#include "writeback/rules/rules.h"
-
-static int load(const char *dir, struct wb_changeset *cs, unsigned char digest[WB_SHA256_LEN],
-                int *dfd)
-{
-    struct rr_writeback_policy pol;
-    struct rr_error err;
-    int r = -1;
-
-    if ((*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        rr_fail(&err, errno, "apply: %s", dir);
-        log_error(&err);
-        return -1;
-    }
-    if (writeback_policy_defaults(&pol, &err) == 0) {
-        r = wb_manifest_load(*dfd, &pol, cs, digest, &err);
-        if (r == 0)
-            r = wb_rules_recheck(cs, &pol, &err);
-        writeback_policy_free(&pol);
-    }
-    if (r < 0) {
-        rr_wrap(&err, "apply: %s", dir);
-        log_error(&err);
-    }
-    return r;
-}
 
 /* Repeatable --only/--exclude: kept NULL-terminated in v (argc slots). */
 static void push(const char **v, size_t *n, const char *arg)
@@ -105,7 +76,7 @@ int cli_apply(struct rr_ctx *ctx, int argc, char **argv)
     if (only == NULL || excl == NULL || !parse(argc, argv, &req, only, excl))
         return WB_JOB_ERROR;
     req.subset = (struct wb_subset_spec){.only = only, .exclude = excl};
-    if (load(argv[optind], &cs, digest, &dfd) < 0) {
+    if (wb_job_load_export("apply", argv[optind], &cs, digest, &dfd) < 0) {
         wb_changeset_free(&cs);
         return WB_JOB_ERROR;
     }

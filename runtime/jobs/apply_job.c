@@ -1,6 +1,7 @@
 #include "runtime/jobs/apply_job.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,32 @@
 #include "writeback/apply/gitcommit.h"
 #include "writeback/changeset/commitmsg.h"
 #include "writeback/changeset/manifest.h"
+#include "writeback/rules/rules.h"
+
+int wb_job_load_export(const char *cmd, const char *dir, struct wb_changeset *cs,
+                       unsigned char digest[WB_SHA256_LEN], int *dfd)
+{
+    struct rr_writeback_policy pol;
+    struct rr_error err;
+    int r = -1;
+
+    if ((*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        rr_fail(&err, errno, "%s: %s", cmd, dir);
+        log_error(&err);
+        return -1;
+    }
+    if (writeback_policy_defaults(&pol, &err) == 0) {
+        r = wb_manifest_load(*dfd, &pol, cs, digest, &err);
+        if (r == 0)
+            r = wb_rules_recheck(cs, &pol, &err);
+        writeback_policy_free(&pol);
+    }
+    if (r < 0) {
+        rr_wrap(&err, "%s: %s", cmd, dir);
+        log_error(&err);
+    }
+    return r;
+}
 
 static bool approved(const unsigned char digest[WB_SHA256_LEN], const char *approve)
 {
@@ -34,15 +61,15 @@ static void print_notes(const char *what, const struct wb_notes *n)
     }
 }
 
-/* The part of cs the patterns select, into *sub, and which changes it
- * leaves out; WB_JOB_ACCEPT, or the status of a refusal. */
-static int take_part(const struct wb_changeset *cs, const struct wb_subset_spec *spec,
+int wb_job_take_part(const struct wb_changeset *cs, const struct wb_subset_spec *spec,
                      struct wb_changeset *sub, bool *left)
 {
     struct wb_notes why = {0};
     struct rr_error err;
     int r = WB_JOB_ERROR;
 
+    if (!wb_subset_wanted(spec))
+        return WB_JOB_ACCEPT;
     if (wb_subset_select(cs, spec, left, &err) < 0) {
         log_error(&err);
         log_msg(LOG_ERROR, "apply: nothing applied");
@@ -131,7 +158,7 @@ int wb_job_apply_request(struct rr_ctx *ctx, const struct wb_changeset *cs,
     if (!approved(digest, req->approve))
         return WB_JOB_REFUSED;
     if (wb_subset_wanted(&req->subset)) {
-        r = take_part(cs, &req->subset, &sub, left);
+        r = wb_job_take_part(cs, &req->subset, &sub, left);
         part = &sub;
     }
     if (r == WB_JOB_ACCEPT)

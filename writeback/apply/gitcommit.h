@@ -63,4 +63,9 @@ void wb_commit_result_free(struct wb_commit_result *res);
  * newline inside). Pure. */
 bool wb_ident_parse(const char *s, char **name, char **email);
 
+/* The operator's identity as git finds it outside a repository (user.name
+ * and user.email of the global, XDG and system config): 1 and new
+ * strings, 0 when either is unset, -1. */
+int wb_ident_default(char **name, char **email, struct rr_error *err);
+
 #endif

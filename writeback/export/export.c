@@ -14,27 +14,44 @@
 #include "writeback/changeset/manifest.h"
 #include "writeback/base/rmtree.h"
 
-static int put_blob(const struct wb_scan *s, const struct wb_change *c, int blobs,
+/* Copy rootfd/path into blobs/<sha256>, verified against the vetted size
+ * and hash while copied. */
+static int put_blob(int rootfd, const char *path, const struct wb_obj *o, int blobs,
                     struct rr_error *err)
 {
     char hex[WB_SHA256_HEX], tmp[WB_SHA256_HEX + 8];
     _cleanup_close_ int src = -1, dst = -1;
     struct stat st;
 
-    wb_hex(c->new.sha256, WB_SHA256_LEN, hex);
+    wb_hex(o->sha256, WB_SHA256_LEN, hex);
     if (fstatat(blobs, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
         return 0; /* the same content twice: already copied and verified */
     snprintf(tmp, sizeof(tmp), ".tmp-%s", hex);
-    src = wb_openat_beneath(s->upper_fd, c->path, O_RDONLY | O_NONBLOCK, 0);
+    src = wb_openat_beneath(rootfd, path, O_RDONLY | O_NONBLOCK, 0);
     if (src < 0)
-        return rr_fail(err, errno, "open %s", c->path);
+        return rr_fail(err, errno, "open %s", path);
     dst = openat(blobs, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (dst < 0)
         return rr_fail(err, errno, "create blob %s", hex);
-    if (wb_copy_verified(src, dst, c->new.size, c->new.sha256, err) < 0)
-        return rr_wrap(err, "%s", c->path);
+    if (wb_copy_verified(src, dst, o->size, o->sha256, err) < 0)
+        return rr_wrap(err, "%s", path);
     if (renameat(blobs, tmp, blobs, hex) < 0)
         return rr_fail(err, errno, "blob %s", hex);
+    return 0;
+}
+
+/* The blobs of a change: the new content apply places, and the base a
+ * patch of the export needs (diff --patch and the mail of an export: the
+ * checkout is not there any more). */
+static int put_blobs(const struct wb_scan *s, const struct wb_change *c, int blobs,
+                     struct rr_error *err)
+{
+    if (c->new.type == WB_T_FILE && put_blob(s->upper_fd, c->path, &c->new, blobs, err) < 0)
+        return -1;
+    if (c->base.type == WB_T_FILE &&
+        !(c->new.type == WB_T_FILE && memcmp(c->new.sha256, c->base.sha256, WB_SHA256_LEN) == 0))
+        return put_blob(s->lower_fd, c->path, &c->base, blobs, err) < 0 ? rr_wrap(err, "its base")
+                                                                         : 0;
     return 0;
 }
 
@@ -65,7 +82,7 @@ static int fill(const struct wb_scan *s, int dfd, unsigned char digest[WB_SHA256
         (blobs = openat(dfd, WB_BLOBS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return rr_fail(err, errno, "create %s", WB_BLOBS_DIR);
     for (size_t i = 0; i < s->cs.n; i++)
-        if (s->cs.v[i].new.type == WB_T_FILE && put_blob(s, &s->cs.v[i], blobs, err) < 0)
+        if (put_blobs(s, &s->cs.v[i], blobs, err) < 0)
             return -1;
     if (fsync(blobs) < 0)
         return rr_fail(err, errno, "fsync %s", WB_BLOBS_DIR);

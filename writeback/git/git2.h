@@ -74,7 +74,11 @@
     X(git_reference_target)                                                                        \
     X(git_reference_create)                                                                        \
     X(git_reference_free)                                                                          \
-    X(git_oid_cmp)
+    X(git_oid_cmp)                                                                                 \
+    X(git_config_open_default)                                                                     \
+    X(git_config_get_string_buf)                                                                   \
+    X(git_config_free)                                                                             \
+    X(git_buf_dispose)
 
 struct wb_git2 {
 #define WB_GIT2_FIELD(name) __typeof__(name) *name;
