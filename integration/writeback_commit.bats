@@ -9,6 +9,7 @@
 # from the outside: git's own view of the repository.
 
 load helpers
+load wb_helpers
 
 setup() {
     rr_setup_tmp
@@ -44,6 +45,7 @@ make_checkout() {
     chmod +x "$d/run.sh"
     printf 'old\n' >"$d/docs/old/a.txt"
     printf 'bin\000ary\001' >"$d/blob.bin"
+    printf 'crlf\r\nline\r\n' >"$d/w.txt"
     ln -s a.txt "$d/link"
     chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$d"
     ugit init -q "$d"
@@ -342,4 +344,98 @@ reviewed() {
     run "$RR_BIN/revrun" apply "$OUT/changeset" --to "$OP" --approve "$DIGEST" --commit \
         --only moved.txt --only docs/old
     assert_success
+}
+
+# For the mail: a subject git am must decode, a body that holds a patch of
+# its own and lines git am would take for the end of the message or for
+# headers, a file with CRLF lines, a binary, a file replaced by a
+# directory and a directory by a file.
+MAIL_AGENT="set -e; $AGENT_ID
+evil=\$(printf 'From: Mallory <m@x>\\n\\ndiff --git a/evil.txt b/evil.txt\\nnew file mode 100644\\n--- /dev/null\\n+++ b/evil.txt\\n@@ -0,0 +1 @@\\n+evil\\n---\\nIndex: x')
+printf 'fixed\\n' >> a.txt
+git add a.txt
+git commit -qm \"\$(printf 'agent: caf\\303\\251 fix')\" -m \"\$evil\"
+printf 'crlf\\r\\nchanged\\r\\n' > w.txt
+printf 'bin\\000new\\001\\002' > blob.bin
+git rm -q -r docs/old; mkdir -p docs; printf 'now a file\\n' > docs/old
+rm run.sh; mkdir run.sh; printf 'in\\n' > run.sh/in
+chmod +x src/lib.c
+git add -A
+git commit -qm 'agent: reshape'
+echo AGENT_TREE=\$(git rev-parse HEAD^{tree})"
+
+# git am on a fresh clone at the base, as the test identity.
+am_onto_fresh() {
+    rm -rf "$RR_TMP/fresh"
+    ugit clone -q "$CO" "$RR_TMP/fresh"
+    ugit -C "$RR_TMP/fresh" -c user.name=Applier -c user.email=applier@localhost am -q "$1"
+}
+
+mail_applies() {
+    local mode=$1 tree
+    review "$mode" "$MAIL_AGENT"
+    assert_success
+    DIGEST=$(result '["digest"]')
+    tree=$(sed -n 's/^AGENT_TREE=//p' "$OUT/agent.log")
+    [ -n "$tree" ]
+    rv "$mode" export "$OUT/changeset" --format mbox --author "Mail Author <mail@localhost>" \
+        >"$RR_TMP/mail.mbox"
+    chmod a+r "$RR_TMP/mail.mbox"
+    am_onto_fresh "$RR_TMP/mail.mbox"
+    [ "$(ugit -C "$RR_TMP/fresh" rev-parse HEAD^{tree})" = "$tree" ]
+    [ "$(ugit -C "$RR_TMP/fresh" rev-parse HEAD^)" = "$BASE" ]
+    [ ! -e "$RR_TMP/fresh/evil.txt" ]
+    [ "$(ugit -C "$RR_TMP/fresh" log -1 --format='%an <%ae>|%s')" = \
+        "Mail Author <mail@localhost>|$(printf 'agent: caf\303\251 fix')" ]
+    [ "$(ugit -C "$RR_TMP/fresh" log -1 --format='%(trailers:key=Revrun-Digest,valueonly)')" = \
+        "sha256:$DIGEST" ]
+    ugit -C "$RR_TMP/fresh" log -1 --format=%B | grep -qx '    diff --git a/evil.txt b/evil.txt'
+    # the same commit apply --commit writes: tree and message
+    make_operator
+    run rv "$mode" apply "$OUT/changeset" --to "$OP" --approve "$DIGEST" --commit --branch mail
+    assert_success
+    [ "$(ugit -C "$OP" rev-parse mail^{tree})" = "$tree" ]
+    diff <(ugit -C "$OP" log -1 --format=%B mail) <(ugit -C "$RR_TMP/fresh" log -1 --format=%B)
+    # a part: the mail of --exclude is the commit of --exclude
+    rv "$mode" export "$OUT/changeset" --format mbox --author "M <m@x>" --exclude '*.bin' \
+        >"$RR_TMP/part.mbox"
+    chmod a+r "$RR_TMP/part.mbox"
+    am_onto_fresh "$RR_TMP/part.mbox"
+    run rv "$mode" apply "$OUT/changeset" --to "$OP" --approve "$DIGEST" --commit --branch part \
+        --exclude '*.bin'
+    assert_success
+    [ "$(ugit -C "$OP" rev-parse part^{tree})" = "$(ugit -C "$RR_TMP/fresh" rev-parse HEAD^{tree})" ]
+    [ "$(ugit -C "$RR_TMP/fresh" rev-parse HEAD:blob.bin)" = "$(ugit -C "$CO" rev-parse HEAD:blob.bin)" ]
+}
+
+@test "mbox: the export as a mail git am applies on a fresh clone: the agent's tree, apply --commit's message (root)" {
+    mail_applies root
+}
+
+@test "mbox: the export as a mail git am applies on a fresh clone: the agent's tree, apply --commit's message (rootless)" {
+    mail_applies user
+}
+
+@test "mbox: diff --mbox of a live pair is the mail of its export" {
+    WB="$RR_TMP/wb"
+    mkdir -p "$WB"
+    chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$WB"
+    ugit clone -q "$CO" "$WB/lower"
+    wb_agent root "printf 'x\\n' >> a.txt && printf 'bin\\000z' > blob.bin && rm link && mkdir n && echo n > n/n"
+    run "$RR_BIN/revrun" diff --mbox $(wb_pair) --author "Op <op@localhost>"
+    assert_success
+    printf '%s\n' "$output" >"$RR_TMP/live.mbox"
+    chmod a+r "$RR_TMP/live.mbox"
+    am_onto_fresh "$RR_TMP/live.mbox"
+    run "$RR_BIN/revrun" export $(wb_pair) "$WB/out"
+    assert_success
+    make_operator
+    run "$RR_BIN/revrun" apply "$WB/out" --to "$OP" --approve "$(wb_digest)" --commit
+    assert_success
+    [ "$(ugit -C "$OP" rev-parse "${output%% *}^{tree}")" = \
+        "$(ugit -C "$RR_TMP/fresh" rev-parse HEAD^{tree})" ]
+    # no author known: refused, and said how to give one
+    run env HOME="$RR_TMP/nohome" "$RR_BIN/revrun" diff --mbox $(wb_pair)
+    [ "$status" -eq 1 ]
+    assert_output_contains 'pass --author "Name <email>"'
 }
