@@ -139,6 +139,7 @@ two_commits_as_a_branch() {
     digest=$(result '["digest"]')
     id=$(result '["id"]')
     # the base is part of the set, bound by the digest
+    [ "$(result '["base"]["commit"]')" = "$BASE" ]
     [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["base"]["commit"])' \
         "$OUT/changeset/manifest.json")" = "$BASE" ]
     grep -qx "base: commit $BASE (tree $(ugit -C "$CO" rev-parse HEAD^{tree})), the checkout's HEAD" \

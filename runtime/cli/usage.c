@@ -106,6 +106,18 @@ static const struct usage_opt o_check[] = {
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
     {"--patch", "a git-style patch"},
+    {"--mbox", "the commit `apply --commit` would write, as a mail `git am` applies on a "
+               "clone at the base"},
+    {"--author \"NAME <EMAIL>\"", "with --mbox: the mail's author (default: git's user.name "
+                                  "and user.email)"},
+    END,
+};
+static const struct usage_opt o_export[] = {
+    {"--format mbox", "with an exported DIR: the mail of the commit `apply --commit` would "
+                      "write, on stdout, for `git am` on any clone at the base (the same tree)"},
+    {"--author \"NAME <EMAIL>\"", "the mail's author (default: git's user.name and "
+                                  "user.email; never the agent)"},
+    {"--only PATH, --exclude PATH", "the mail of a part, as `apply` takes them"},
     END,
 };
 static const struct usage_opt o_apply[] = {
@@ -191,9 +203,10 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[--json|--patch] ID | --lower DIR --upper DIR",
+    {"diff", "[--json|--patch|--mbox] ID | --lower DIR --upper DIR",
      "the vetted change set, or why it is refused", o_diff, NULL},
-    {"export", "ID DIR | --lower DIR --upper DIR DIR", "manifest.json + blobs", o_none, NULL},
+    {"export", "ID DIR | --lower DIR --upper DIR DIR | DIR --format mbox",
+     "manifest.json + blobs; or an exported DIR as a mail for git am", o_export, NULL},
     {"apply", "DIR --to TARGET --approve DIGEST [--only P]... [--exclude P]... [--commit ...]",
      "all or nothing onto TARGET, or as a commit", o_apply_set,
      "A set made on a git checkout records the commit it was made on: apply onto a tree at "

@@ -66,6 +66,7 @@ struct review {
     size_t n_changes;
     char digest[80];
     struct wb_gitinfo git; /* taken from the vetted set, for result.json */
+    struct wb_git_at base; /* the commit the set was made on ("" when none) */
     char setup_error[RR_ERROR_MSG_MAX + 128];
     struct rr_strv warnings;  /* revrun's own, for result.json */
     unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */
@@ -334,6 +335,7 @@ static int vet_and_export(struct review *r, struct rr_error *err)
     }
 out:
     r->git = scan.cs.git;
+    r->base = scan.cs.origin.base;
     scan.cs.git = (struct wb_gitinfo){0};
     wb_scan_free(&scan);
     container_upper_release(&cu);
@@ -574,6 +576,13 @@ static int write_result(struct review *r, int code, struct rr_error *err)
         json_w_kv_uint(w, "changes", r->n_changes);
         json_w_kv_string(w, "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
+        if (r->base.commit[0] != '\0') {
+            json_w_key(w, "base");
+            json_w_begin_object(w);
+            json_w_kv_string(w, "commit", r->base.commit);
+            json_w_kv_string(w, "tree", r->base.tree);
+            json_w_end_object(w);
+        }
         wb_report_git_json(w, &r->git);
     }
     w_artifacts(w, r);
