@@ -440,3 +440,27 @@ mail_applies() {
     [ "$status" -eq 1 ]
     assert_output_contains 'pass --author "Name <email>"'
 }
+
+@test "base: read from a checkout whose history and refs are packed (git gc), and none from one at no commit" {
+    ugit -C "$CO" gc -q
+    [ -z "$(find "$CO/.git/objects" -mindepth 1 -maxdepth 1 -name '??' -type d ! -empty)" ]
+    [ ! -e "$CO/.git/refs/heads/main" ]
+    review root "printf 'x\n' >> a.txt"
+    assert_success
+    [ "$(result '["base"]["commit"]')" = "$BASE" ]
+    [ "$(result '["base"]["tree"]')" = "$(ugit -C "$CO" rev-parse HEAD^{tree})" ]
+    # a repository with no commit yet: no base, and --commit says why
+    rm -rf "$CO" "$OUT"
+    mkdir -p "$CO" "$OUT"
+    printf 'a\n' >"$CO/a.txt"
+    chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO" "$OUT"
+    ugit init -q "$CO"
+    review root "printf 'x\n' >> a.txt"
+    assert_success
+    grep -q "^base: none recorded (HEAD names no commit" "$OUT/summary.txt"
+    ugit init -q "$RR_TMP/r"
+    run "$RR_BIN/revrun" apply "$OUT/changeset" --to "$RR_TMP/r" --approve "$(result '["digest"]')" \
+        --commit --author "O <o@x>"
+    [ "$status" -eq 2 ]
+    assert_output_contains "the set records no base commit"
+}
