@@ -72,15 +72,19 @@ TEST(the_mail_from_an_exports_blobs)
     put(dfd, "hello\nfixed\n", new.sha256);
     wb_changeset_add(&cs, "a.txt", 5, &base, &new, &err);
     memcpy(cs.origin.base.commit, "0123456789abcdef0123456789abcdef01234567", 41);
-    struct wb_mail m = {.name = "Op", .email = "op@x", .when = 0,
+    struct wb_mail m = {.name = "Op",
+                        .email = "op@x",
+                        .when = 0,
                         .message = "Fix it\n\n    the agent's body\n\nRevrun-Digest: sha256:00\n"};
     struct wb_patch_src src = {.base_fd = dfd, .new_fd = dfd, .by_hash = true};
     f = open_memstream(&buf, &len);
     CHECK(wb_mbox_write(f, &m, &cs, &src, &err) == 0);
     fclose(f);
-    CHECK(buf && strncmp(buf, "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 "
-                              "2001\nFrom: Op <op@x>\nDate: Thu, 1 Jan 1970 00:00:00 +0000\n"
-                              "Subject: [PATCH] Fix it\n", 146) == 0);
+    CHECK(buf && strncmp(buf,
+                         "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 "
+                         "2001\nFrom: Op <op@x>\nDate: Thu, 1 Jan 1970 00:00:00 +0000\n"
+                         "Subject: [PATCH] Fix it\n",
+                         146) == 0);
     CHECK(buf && strstr(buf, "8bit\n\n    the agent's body\n\nRevrun-Digest: sha256:00\n---\n\n"
                              "diff --git a/a.txt b/a.txt\n"));
     CHECK(buf && strstr(buf, "@@ -1,1 +1,2 @@\n hello\n+fixed\n"));

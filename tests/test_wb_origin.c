@@ -60,7 +60,7 @@ static void m_no_base(struct wb_changeset *cs)
 
 TEST(digest_binds_the_origin)
 {
-    void (*const muts[])(struct wb_changeset *) = {m_commit, m_tree,  m_review,
+    void (*const muts[])(struct wb_changeset *) = {m_commit,  m_tree, m_review,
                                                    m_subject, m_body, m_no_base};
 
     for (size_t i = 0; i < sizeof(muts) / sizeof(muts[0]); i++) {
@@ -151,7 +151,9 @@ TEST(manifest_round_trips_the_origin_and_refuses_raw_text)
      * a review id that is not one: refused before any digest is compared */
     static const char *const forged[][2] = {
         {"\"second\"", "\"sec\\u001bond\""},
-        {"\"" C1 "\"", "\"" "0123456789ABCDEF0123456789abcdef01234567" "\""},
+        {"\"" C1 "\"", "\""
+                       "0123456789ABCDEF0123456789abcdef01234567"
+                       "\""},
         {"\"tree\"", "\"trees\""},
         {"\"review-1-2\"", "\"../x\""},
         {"\"why\"", "\"wh\\ry\""},

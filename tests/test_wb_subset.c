@@ -128,7 +128,8 @@ TEST(broken_subsets_are_refused_with_the_reason)
     bool keep[16];
 
     build(&cs);
-    CHECK(select_(&cs, no_dir, NULL, keep, &why) == 0 && refused_for(&why, "d/x", "subset-directory"));
+    CHECK(select_(&cs, no_dir, NULL, keep, &why) == 0 &&
+          refused_for(&why, "d/x", "subset-directory"));
     wb_notes_free(&why);
     /* the contents alone may go (the directory stays, empty) */
     CHECK(select_(&cs, half_removal, NULL, keep, &why) == 0 && why.n == 0);
@@ -171,9 +172,11 @@ TEST(the_message_lists_what_was_left_out)
     for (size_t i = 0; i < cs.n; i++)
         left[i] = !keep[i];
     CHECK(wb_commit_message(&cs, left, digest, &msg, &len, &err) == 0);
-    CHECK(msg && strstr(msg, "Left out of this commit (approved with the set, not applied): 3 "
-                             "changes\n    dir-add    d/\n    add        d/x\n    add        d/y\n"));
-    CHECK(msg && strstr(msg, "\n\nRevrun-Digest: sha256:" "00112233445566778899aabbccddeeff"
+    CHECK(msg &&
+          strstr(msg, "Left out of this commit (approved with the set, not applied): 3 "
+                      "changes\n    dir-add    d/\n    add        d/x\n    add        d/y\n"));
+    CHECK(msg && strstr(msg, "\n\nRevrun-Digest: sha256:"
+                             "00112233445566778899aabbccddeeff"
                              "00112233445566778899aabbccddeeff\nRevrun-Review: rev-1\n"));
     /* no commits of the agent's: the summary's list, of the applied ones */
     CHECK(msg && strncmp(msg, "Apply the agent's change set (9 changes)\n\n", 42) == 0);
@@ -195,8 +198,8 @@ TEST(the_message_carries_the_agents_commits_indented)
 
     build(&cs);
     /* newest first, as the walk lists them */
-    wb_origin_add_commit(&cs.origin, "second", 6, "diff --git a/x b/x\n---\nFrom: evil <e@x>",
-                         39, &err);
+    wb_origin_add_commit(&cs.origin, "second", 6, "diff --git a/x b/x\n---\nFrom: evil <e@x>", 39,
+                         &err);
     wb_origin_add_commit(&cs.origin, "first", 5, "", 0, &err);
     CHECK(wb_commit_message(&cs, NULL, digest, &msg, &len, &err) == 0);
     subject = msg ? wb_commit_subject(msg) : NULL;

@@ -27,10 +27,14 @@ static bool parse(int argc, char **argv, struct wb_apply_request *req, const cha
                   const char **excl)
 {
     static const struct option opts[] = {
-        {"to", required_argument, NULL, 't'},      {"approve", required_argument, NULL, 'a'},
-        {"commit", no_argument, NULL, 'c'},        {"branch", required_argument, NULL, 'b'},
-        {"author", required_argument, NULL, 'A'},  {"committer", required_argument, NULL, 'C'},
-        {"only", required_argument, NULL, 'o'},    {"exclude", required_argument, NULL, 'x'},
+        {"to", required_argument, NULL, 't'},
+        {"approve", required_argument, NULL, 'a'},
+        {"commit", no_argument, NULL, 'c'},
+        {"branch", required_argument, NULL, 'b'},
+        {"author", required_argument, NULL, 'A'},
+        {"committer", required_argument, NULL, 'C'},
+        {"only", required_argument, NULL, 'o'},
+        {"exclude", required_argument, NULL, 'x'},
         {NULL, 0, NULL, 0},
     };
     size_t no = 0, nx = 0;
@@ -38,14 +42,30 @@ static bool parse(int argc, char **argv, struct wb_apply_request *req, const cha
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 't': req->target = optarg; break;
-        case 'a': req->approve = optarg; break;
-        case 'c': req->commit = true; break;
-        case 'b': req->branch = optarg; break;
-        case 'A': req->author = optarg; break;
-        case 'C': req->committer = optarg; break;
-        case 'o': push(only, &no, optarg); break;
-        case 'x': push(excl, &nx, optarg); break;
+        case 't':
+            req->target = optarg;
+            break;
+        case 'a':
+            req->approve = optarg;
+            break;
+        case 'c':
+            req->commit = true;
+            break;
+        case 'b':
+            req->branch = optarg;
+            break;
+        case 'A':
+            req->author = optarg;
+            break;
+        case 'C':
+            req->committer = optarg;
+            break;
+        case 'o':
+            push(only, &no, optarg);
+            break;
+        case 'x':
+            push(excl, &nx, optarg);
+            break;
         default:
             cli_wb_usage(argv[0], "unknown option");
             return false;

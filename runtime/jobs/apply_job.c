@@ -47,8 +47,10 @@ static bool approved(const unsigned char digest[WB_SHA256_LEN], const char *appr
     if (wb_digest_parse(approve, want) && memcmp(want, digest, WB_SHA256_LEN) == 0)
         return true;
     wb_hex(digest, WB_SHA256_LEN, hex);
-    log_msg(LOG_ERROR, "apply: --approve is not the digest of this change set (%s): nothing "
-                       "applied", hex);
+    log_msg(LOG_ERROR,
+            "apply: --approve is not the digest of this change set (%s): nothing "
+            "applied",
+            hex);
     return false;
 }
 
@@ -79,8 +81,10 @@ int wb_job_take_part(const struct wb_changeset *cs, const struct wb_subset_spec 
         log_error(&err);
     } else if (why.n > 0) {
         print_notes("the part would leave a broken tree", &why);
-        log_msg(LOG_ERROR, "apply: the part chosen would leave %zu path%s broken: nothing "
-                           "applied", why.n, why.n == 1 ? "" : "s");
+        log_msg(LOG_ERROR,
+                "apply: the part chosen would leave %zu path%s broken: nothing "
+                "applied",
+                why.n, why.n == 1 ? "" : "s");
         r = WB_JOB_REFUSED;
     } else if (sub->n == 0) {
         log_msg(LOG_ERROR, "apply: the part chosen holds no change: nothing applied");
@@ -100,8 +104,10 @@ static int commit_report(int r, const struct wb_commit_result *res, const struct
     if (r == 0) {
         printf("%s %s\n", res->branch, res->commit);
         if (res->empty_dirs > 0)
-            log_msg(LOG_WARN, "apply: %zu new empty director%s not in the commit (git records "
-                              "none)", res->empty_dirs, res->empty_dirs == 1 ? "y is" : "ies are");
+            log_msg(LOG_WARN,
+                    "apply: %zu new empty director%s not in the commit (git records "
+                    "none)",
+                    res->empty_dirs, res->empty_dirs == 1 ? "y is" : "ies are");
         return WB_JOB_ACCEPT;
     }
     if (r == 1) {
@@ -112,7 +118,8 @@ static int commit_report(int r, const struct wb_commit_result *res, const struct
     log_error(err);
     log_msg(LOG_ERROR, "apply: no branch made in %s%s", repo,
             res->objects_written ? "; objects written into its store that no ref reaches are "
-                                   "removed by git gc" : "");
+                                   "removed by git gc"
+                                 : "");
     return WB_JOB_ERROR;
 }
 
@@ -122,8 +129,10 @@ static int as_commit(const struct wb_changeset *whole, const struct wb_changeset
 {
     char hex[WB_SHA256_HEX];
     _cleanup_free_ char *msg = NULL;
-    struct wb_commit_opts o = {.repo = req->target, .branch = req->branch,
-                               .author = req->author, .committer = req->committer,
+    struct wb_commit_opts o = {.repo = req->target,
+                               .branch = req->branch,
+                               .author = req->author,
+                               .committer = req->committer,
                                .digest_hex = hex};
     struct wb_commit_result res;
     struct rr_error err;

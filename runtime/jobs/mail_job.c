@@ -39,8 +39,8 @@ static int author_of(const char *opt, char **name, char **email)
 }
 
 /* The mail of part (of the whole set, whose digest it carries). */
-static int mail(const struct wb_changeset *whole, const struct wb_changeset *part,
-                const bool *left, const struct wb_patch_src *src, const char *author)
+static int mail(const struct wb_changeset *whole, const struct wb_changeset *part, const bool *left,
+                const struct wb_patch_src *src, const char *author)
 {
     _cleanup_free_ char *name = NULL, *email = NULL, *msg = NULL;
     char hex[WB_SHA256_HEX];

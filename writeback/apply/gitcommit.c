@@ -49,8 +49,10 @@ static int refuse(struct committer *c, const char *fmt, ...)
  * own ~/.gitconfig is no one else's to read). */
 static int open_repo(struct committer *c)
 {
-    if (c->g2->git_repository_open_ext(&c->repo, c->o->repo, GIT_REPOSITORY_OPEN_NO_SEARCH,
-                                       NULL) < 0)
+    int r =
+        c->g2->git_repository_open_ext(&c->repo, c->o->repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+
+    if (r < 0)
         return refuse(c, "%s is not a git repository revrun can open: %s", c->o->repo,
                       wb_git2_error(c->g2));
     return wb_owner_of(c->g2->git_repository_commondir(c->repo), &c->owner, c->err);
@@ -66,9 +68,12 @@ static int find_base(struct committer *c)
                          "checkout at a commit revrun could read): apply it as files instead");
     if (c->g2->git_oid_fromstr(&id, o->base.commit) < 0 ||
         c->g2->git_commit_lookup(&c->base, c->repo, &id) < 0)
-        return refuse(c, "the set was made on commit %s, which %s does not hold: fetch it, "
-                         "then apply again", o->base.commit, c->o->repo);
-    c->g2->git_oid_tostr(c->res->commit, sizeof(c->res->commit), c->g2->git_commit_tree_id(c->base));
+        return refuse(c,
+                      "the set was made on commit %s, which %s does not hold: fetch it, "
+                      "then apply again",
+                      o->base.commit, c->o->repo);
+    c->g2->git_oid_tostr(c->res->commit, sizeof(c->res->commit),
+                         c->g2->git_commit_tree_id(c->base));
     if (strcmp(c->res->commit, o->base.tree) != 0)
         return refuse(c, "commit %s holds tree %s, not the recorded %s", o->base.commit,
                       c->res->commit, o->base.tree);
@@ -107,8 +112,8 @@ static int check_branch(struct committer *c)
         c->g2->git_reference_name_is_valid(&valid, c->refname) < 0 || !valid)
         return refuse(c, "%s is not a branch name git takes", c->res->branch);
     if (ref_exists(c, c->refname))
-        return refuse(c, "the branch %s exists already in %s: pass --branch NAME",
-                      c->res->branch, c->o->repo);
+        return refuse(c, "the branch %s exists already in %s: pass --branch NAME", c->res->branch,
+                      c->o->repo);
     for (size_t i = 11; c->refname[i] != '\0'; i++) {
         if (c->refname[i] != '/')
             continue;
@@ -135,8 +140,10 @@ static int identity(struct committer *c, const char *opt, git_signature *fallbac
     } else if ((r = c->g2->git_signature_default(out, c->repo)) == GIT_ENOTFOUND && fallback) {
         r = c->g2->git_signature_now(out, fallback->name, fallback->email);
     } else if (r == GIT_ENOTFOUND) {
-        return refuse(c, "no %s: pass --%s \"Name <email>\", or set user.name and user.email "
-                         "in %s's config", which, which, c->o->repo);
+        return refuse(c,
+                      "no %s: pass --%s \"Name <email>\", or set user.name and user.email "
+                      "in %s's config",
+                      which, which, c->o->repo);
     }
     return r < 0 ? gc_fail(c, which) : 0;
 }
@@ -158,8 +165,10 @@ static int preflight(struct committer *c)
     if (r < 0)
         return -1;
     if ((r = gc_check_bases(c)) == 1)
-        return refuse(c, "the base commit %s does not hold the base of %zu path%s the set "
-                         "changes", c->cs->origin.base.commit, c->res->conflicts.n,
+        return refuse(c,
+                      "the base commit %s does not hold the base of %zu path%s the set "
+                      "changes",
+                      c->cs->origin.base.commit, c->res->conflicts.n,
                       c->res->conflicts.n == 1 ? "" : "s");
     return r;
 }

@@ -32,11 +32,11 @@
 #define WB_BRANCH_MAX 200 /* bytes of a branch name */
 
 struct wb_commit_opts {
-    const char *repo;      /* --to: a repository's worktree, its .git, or a bare one */
-    const char *branch;    /* NULL: revrun/<review id>, or revrun/<digest's first 12> */
-    const char *author;    /* "Name <email>", or NULL: user.name/user.email of REPO's config */
-    const char *committer; /* the same; NULL: the config's, else the author */
-    const char *message;   /* commitmsg.h */
+    const char *repo;       /* --to: a repository's worktree, its .git, or a bare one */
+    const char *branch;     /* NULL: revrun/<review id>, or revrun/<digest's first 12> */
+    const char *author;     /* "Name <email>", or NULL: user.name/user.email of REPO's config */
+    const char *committer;  /* the same; NULL: the config's, else the author */
+    const char *message;    /* commitmsg.h */
     const char *digest_hex; /* the approved digest (the reflog says it) */
 };
 

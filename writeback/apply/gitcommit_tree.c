@@ -24,8 +24,7 @@ static int conflict(struct committer *c, const struct wb_change *ch, const char 
 }
 
 /* The blob id's content against a file or symlink base. */
-static int same_blob(struct committer *c, const git_oid *id, const struct wb_obj *want,
-                     bool *same)
+static int same_blob(struct committer *c, const git_oid *id, const struct wb_obj *want, bool *same)
 {
     const struct wb_git2 *g2 = c->g2;
     unsigned char sha[WB_SHA256_LEN];

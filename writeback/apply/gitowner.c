@@ -32,8 +32,7 @@ int wb_owner_enter(const struct wb_owner *o, struct rr_error *err)
     setfsuid(o->uid);
     if ((uid_t)setfsuid((uid_t)-1) != o->uid || (gid_t)setfsgid((gid_t)-1) != o->gid) {
         wb_owner_leave(o);
-        return rr_fail(err, EPERM, "writing as the repository's owner (uid %u)",
-                       (unsigned)o->uid);
+        return rr_fail(err, EPERM, "writing as the repository's owner (uid %u)", (unsigned)o->uid);
     }
     return 0;
 }
@@ -57,9 +56,10 @@ static int is_or_absent(int dirfd, const char *path, mode_t type, char *why, siz
         return errno == ENOENT ? 1 : rr_fail(err, errno, "%s", path);
     if ((st.st_mode & S_IFMT) == type)
         return 1;
-    snprintf(why, whylen, "%s in the git directory is %s, not a %s: revrun writes no object or "
-                          "ref through it", path,
-             S_ISLNK(st.st_mode) ? "a symlink" : "something else",
+    snprintf(why, whylen,
+             "%s in the git directory is %s, not a %s: revrun writes no object or "
+             "ref through it",
+             path, S_ISLNK(st.st_mode) ? "a symlink" : "something else",
              type == S_IFDIR ? "directory" : "regular file");
     return 0;
 }
@@ -88,8 +88,8 @@ static int objects_ok(int gfd, char *why, size_t whylen, struct rr_error *err)
 }
 
 /* prefix/refname's directories, top down: refs, refs/heads, ... */
-static int ref_dirs_ok(int gfd, const char *prefix, const char *refname, char *why,
-                       size_t whylen, struct rr_error *err)
+static int ref_dirs_ok(int gfd, const char *prefix, const char *refname, char *why, size_t whylen,
+                       struct rr_error *err)
 {
     char path[512];
     int n = snprintf(path, sizeof(path), "%s%s", prefix, refname), r;

@@ -159,8 +159,8 @@ static int split_group(const struct wb_changeset *cs, const bool *keep, const st
     return 0;
 }
 
-static int need_rename_halves(const struct wb_changeset *cs, const bool *keep,
-                              struct wb_notes *why, struct rr_error *err)
+static int need_rename_halves(const struct wb_changeset *cs, const bool *keep, struct wb_notes *why,
+                              struct rr_error *err)
 {
     size_t n, a = 0;
     _cleanup_free_ struct side *v = rename_sides(cs, &n);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,12 @@ static int put_blob(int rootfd, const char *path, const struct wb_obj *o, int bl
     return 0;
 }
 
+static bool same_content(const struct wb_obj *a, const struct wb_obj *b)
+{
+    return a->type == WB_T_FILE && b->type == WB_T_FILE &&
+           memcmp(a->sha256, b->sha256, WB_SHA256_LEN) == 0;
+}
+
 /* The blobs of a change: the new content apply places, and the base a
  * patch of the export needs (diff --patch and the mail of an export: the
  * checkout is not there any more). */
@@ -48,10 +55,9 @@ static int put_blobs(const struct wb_scan *s, const struct wb_change *c, int blo
 {
     if (c->new.type == WB_T_FILE && put_blob(s->upper_fd, c->path, &c->new, blobs, err) < 0)
         return -1;
-    if (c->base.type == WB_T_FILE &&
-        !(c->new.type == WB_T_FILE && memcmp(c->new.sha256, c->base.sha256, WB_SHA256_LEN) == 0))
-        return put_blob(s->lower_fd, c->path, &c->base, blobs, err) < 0 ? rr_wrap(err, "its base")
-                                                                         : 0;
+    if (c->base.type == WB_T_FILE && !same_content(&c->base, &c->new) &&
+        put_blob(s->lower_fd, c->path, &c->base, blobs, err) < 0)
+        return rr_wrap(err, "its base");
     return 0;
 }
 

@@ -104,7 +104,7 @@ static int read_packed(int git_fd, const char *hex, char **body, size_t *len, co
             r = 0;
         } else if (r == 0 && *why == NULL) {
             *why = d->skipped[0] != '\0' ? "a pack of the checkout was not read"
-                                        : "the checkout does not hold its HEAD commit";
+                                         : "the checkout does not hold its HEAD commit";
         }
         wb_packdir_close(d);
     }
@@ -113,8 +113,8 @@ static int read_packed(int git_fd, const char *hex, char **body, size_t *len, co
 }
 
 /* The commit hex in git_fd, checked against its id, its tree into at. */
-static int read_commit(int git_fd, const char *hex, struct wb_git_at *at, char *why,
-                       size_t whylen, struct rr_error *err)
+static int read_commit(int git_fd, const char *hex, struct wb_git_at *at, char *why, size_t whylen,
+                       struct rr_error *err)
 {
     _cleanup_free_ char *body = NULL;
     const char *pwhy = "the HEAD commit is not a commit object revrun can read";
@@ -182,8 +182,9 @@ int wb_git_base(int dir_fd, struct wb_git_at *at, char *why, size_t whylen, stru
     if ((r = wb_git_head(fd, head, at->commit, err)) < 0)
         return -1;
     if (r == 0) {
-        snprintf(why, whylen, "HEAD names no commit revrun can read (an unborn branch, or refs "
-                              "beyond revrun's bounds)");
+        snprintf(why, whylen,
+                 "HEAD names no commit revrun can read (an unborn branch, or refs "
+                 "beyond revrun's bounds)");
         return 0;
     }
     if ((r = read_commit(fd, at->commit, at, why, whylen, err)) <= 0)

@@ -15,8 +15,8 @@ static int keep_commits(struct wb_changeset *cs, struct rr_error *err)
     if (gi->commits_more || gi->commits_off_base || gi->commits_packed)
         return 0;
     for (size_t i = 0; i < gi->n_commits; i++)
-        if (wb_origin_add_commit(&cs->origin, gi->commits[i].s, gi->commits[i].len,
-                                 gi->bodies[i].s, gi->bodies[i].len, err) < 0)
+        if (wb_origin_add_commit(&cs->origin, gi->commits[i].s, gi->commits[i].len, gi->bodies[i].s,
+                                 gi->bodies[i].len, err) < 0)
             return -1;
     return 0;
 }
