@@ -3,13 +3,37 @@
 #   make check           unit tests + bats suites, ending "N passed, N failed"
 #   make check SANITIZE=1  the same with ASan + UBSan
 #   make install PREFIX=/usr/local DESTDIR=
+#   make deb             a Debian package of this build (debian/), in build/deb/
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-AGENTSDIR ?= $(PREFIX)/share/revrun/agents
+# Nothing of PREFIX is compiled in: the presets are built into the binary,
+# and files in BINDIR/../share/revrun/agents override them (bundle/preset.h).
+AGENTSDIR = $(PREFIX)/share/revrun/agents
 PKGS := libseccomp yajl mount libssl libcrypto zlib
+
+# Each pkg-config module on its own, so that a missing one is named with
+# the package that provides it (Debian 12, Ubuntu 24.04) instead of taking
+# every other module's flags down with it.
+DEV_libseccomp := libseccomp-dev
+DEV_yajl := libyajl-dev
+DEV_mount := libmount-dev
+DEV_libssl := libssl-dev
+DEV_libcrypto := libssl-dev
+DEV_zlib := zlib1g-dev
+DEV_libgit2 := libgit2-dev
+NO_BUILD_GOALS := clean format help
+ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(shell command -v $(PKG_CONFIG) 2>/dev/null),)
+$(error $(PKG_CONFIG) not found: apt-get install pkg-config)
+endif
+MISSING_PC := $(strip $(foreach m,$(PKGS) libgit2,$(if $(shell $(PKG_CONFIG) --exists $(m) && echo y),,$(m))))
+ifneq ($(MISSING_PC),)
+$(error pkg-config finds no $(MISSING_PC): apt-get install $(sort $(foreach m,$(MISSING_PC),$(DEV_$(m)))))
+endif
+endif
 # Linked: the rest is compiled against but loaded with dlopen where needed,
 # so that `revrun diff` pays no relocations of theirs at start-up: OpenSSL
 # by the egress broker alone (egress/ossl.h), libmount by the commands that
@@ -22,7 +46,7 @@ SSL_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libssl)/lib
 # The unit tests link it, to make repositories.
 GIT2_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir libgit2)/libgit2.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libgit2) \
+PKG_CFLAGS := $(foreach m,$(PKGS) libgit2,$(shell $(PKG_CONFIG) --cflags $(m))) \
 	$(if $(GIT2_SONAME),-DWB_LIBGIT2_SONAME='"$(GIT2_SONAME)"') \
 	$(if $(SSL_SONAME),-DEG_LIBSSL_SONAME='"$(SSL_SONAME)"') \
 	$(if $(MOUNT_SONAME),-DRR_LIBMOUNT_SONAME='"$(MOUNT_SONAME)"')
@@ -32,7 +56,7 @@ GIT2_LIBS := $(shell $(PKG_CONFIG) --libs libgit2)
 # -Wformat-truncation is off: snprintf into bounded message buffers truncates on
 # purpose; where a built string reaches a syscall its length is checked.
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes -Wno-format-truncation
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. -DREVRUN_AGENTS_DIR='"$(AGENTSDIR)"' $(WARN) -fstack-protector-strong -fPIE -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -I. $(WARN) -fstack-protector-strong -fPIE -g
 BASE_LDFLAGS := -pie -Wl,-z,relro,-z,now
 
 ifeq ($(SANITIZE),1)
@@ -55,7 +79,9 @@ RUNTIME_PARTS := runtime/cli runtime/jobs runtime/container runtime/confine runt
 WRITEBACK_PARTS := $(addprefix writeback/,base names git changeset scan rules export patch apply)
 PARTS := common bundle overlay $(WRITEBACK_PARTS) $(RUNTIME_PARTS) egress
 LIB_SRC := $(filter-out runtime/cli/main.c,$(wildcard $(addsuffix /*.c,$(PARTS))))
-LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
+# agents/*.json compiled in (bundle/preset_builtin.h)
+GEN_OBJ := $(BUILD)/gen/presets.o
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_OBJ)
 MAIN_OBJ := $(BUILD)/runtime/cli/main.o
 
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -67,7 +93,8 @@ PROBE_SRC := $(wildcard integration/probes/*.c)
 PROBE_BIN := $(patsubst integration/probes/%.c,$(BUILD)/probes/%,$(PROBE_SRC))
 PROBE_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static
 
-.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check man
+.PHONY: all check unit integration install uninstall clean format lint fuzz probes layout-check man \
+	completion deb
 
 all: revrun probes
 
@@ -81,6 +108,23 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/presets.c: scripts/gen-presets.sh $(wildcard agents/*.json)
+	@mkdir -p $(dir $@)
+	scripts/gen-presets.sh $(sort $(wildcard agents/*.json)) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c
+	@$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The commit --version prints, compiled into one object, which a stamp
+# rebuilds only when the commit changes (REVRUN_COMMIT= overrides it, for
+# a tree without git).
+REVRUN_COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- 2>/dev/null && echo -dirty)
+COMMIT_STAMP := $(BUILD)/gen/commit
+$(shell mkdir -p $(BUILD)/gen && { [ "$$(cat $(COMMIT_STAMP) 2>/dev/null)" = "$(REVRUN_COMMIT)" ] || echo "$(REVRUN_COMMIT)" >$(COMMIT_STAMP); })
+$(BUILD)/runtime/cli/cli_features.o: $(COMMIT_STAMP)
+$(BUILD)/runtime/cli/cli_features.o: ALL_CFLAGS += -DREVRUN_COMMIT='"$(REVRUN_COMMIT)"'
 
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -106,6 +150,7 @@ layout-check:
 
 # Both stages always run; the summary line counts every test of both.
 check: layout-check $(BUILD)/revrun probes $(TEST_BIN)
+	@tests/symbol-check.sh $(BUILD)/revrun
 	@tests/run-all.sh "$(CURDIR)/$(BUILD)" $(TEST_BIN)
 
 # The man page is rendered from the usage table (runtime/cli/usage.c), the
@@ -116,17 +161,47 @@ man: $(BUILD)/revrun.1
 $(BUILD)/revrun.1: $(BUILD)/revrun
 	$< --man >$@
 
-install: revrun $(BUILD)/revrun.1
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 revrun $(DESTDIR)$(BINDIR)/revrun
-	install -d $(DESTDIR)$(MANDIR)/man1
+# The bash completion, rendered from the same table.
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+completion: $(BUILD)/revrun.bash
+
+$(BUILD)/revrun.bash: $(BUILD)/revrun
+	$< --bash-completion >$@
+
+# systemd reads units and tmpfiles.d entries under /usr/local/lib too; the
+# Debian package puts the units in /lib/systemd/system (debian/rules).
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+
+# The presets are built in; the installed files are the ones an operator
+# reads and may override (bundle/preset.h).
+install: $(BUILD)/revrun $(BUILD)/revrun.1 $(BUILD)/revrun.bash
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(AGENTSDIR) \
+		$(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
+	install -m 0755 $(BUILD)/revrun $(DESTDIR)$(BINDIR)/revrun
 	install -m 0644 $(BUILD)/revrun.1 $(DESTDIR)$(MANDIR)/man1/revrun.1
-	install -d $(DESTDIR)$(AGENTSDIR)
 	install -m 0644 agents/*.json $(DESTDIR)$(AGENTSDIR)/
+	install -m 0644 $(BUILD)/revrun.bash $(DESTDIR)$(COMPLETIONDIR)/revrun
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/revrun-sweep.service.in >$(DESTDIR)$(SYSTEMDUNITDIR)/revrun-sweep.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/revrun-sweep.service
+	install -m 0644 dist/revrun-sweep.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 dist/revrun.tmpfiles $(DESTDIR)$(TMPFILESDIR)/revrun.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/revrun $(DESTDIR)$(MANDIR)/man1/revrun.1
 	rm -f $(addprefix $(DESTDIR)$(AGENTSDIR)/,$(notdir $(wildcard agents/*.json)))
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/revrun $(DESTDIR)$(TMPFILESDIR)/revrun.conf
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,revrun-sweep.service revrun-sweep.timer)
+
+# A Debian package of this build (debian/): what `make` built is packaged
+# as is (debian/rules runs only `make install`), the .deb lands in
+# build/deb/. Needs dpkg-dev and debhelper.
+deb: all $(BUILD)/revrun.1 $(BUILD)/revrun.bash
+	@mkdir -p $(BUILD)/deb
+	dpkg-buildpackage -b -us -uc --no-sign \
+		--changes-option=-u$(CURDIR)/$(BUILD)/deb --changes-option=-O$(CURDIR)/$(BUILD)/deb/revrun.changes \
+		--buildinfo-option=-u$(CURDIR)/$(BUILD)/deb --buildinfo-option=-O$(CURDIR)/$(BUILD)/deb/revrun.buildinfo
+	@ls $(BUILD)/deb/*.deb
 
 fuzz:
 	@fuzz/build.sh

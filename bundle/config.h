@@ -186,6 +186,7 @@ struct rr_writeback_policy {
 /* Names that revrun.bestEffort may list: limits that may be skipped (with a
  * warning) when the host cannot enforce them. Anything else is refused. */
 #define RR_BEST_EFFORT_NAMES "memory, pids, cpu, upperSize, landlock"
+bool config_best_effort_known(const char *name);
 
 struct rr_config {
     char *oci_version;

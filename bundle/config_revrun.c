@@ -18,6 +18,14 @@
 static const char *const best_effort_names[] = {"memory", "pids", "cpu", "upperSize", "landlock",
                                                 NULL};
 
+bool config_best_effort_known(const char *name)
+{
+    for (const char *const *n = best_effort_names; *n != NULL; n++)
+        if (strcmp(*n, name) == 0)
+            return true;
+    return false;
+}
+
 static int parse_enum(const struct json_node *obj, const char *key, const char *path,
                       const char *const *names, int *out, struct rr_error *err)
 {

@@ -1,5 +1,6 @@
 /* The one JSON module. yajl has been unmaintained upstream since 2015, so it
- * is used here and nowhere else: swapping it is a change to json.c only.
+ * is used here and nowhere else: swapping it is a change to json.c (parsing)
+ * and json_write.c (writing) only.
  *
  * Parsing builds a small tree of json_node. All input is treated as hostile:
  * the size, nesting depth, node count, string length and object width are

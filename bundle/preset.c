@@ -9,14 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bundle/jfield.h"
+#include "bundle/preset_builtin.h"
 #include "common/cleanup.h"
-
-#ifndef REVRUN_AGENTS_DIR
-#define REVRUN_AGENTS_DIR "/usr/local/share/revrun/agents"
-#endif
 
 static const struct json_limits preset_limits = {
     .max_bytes = PRESET_MAX_BYTES,
@@ -151,56 +149,91 @@ static bool has_suffix(const char *s, const char *suf)
     return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
-/* NAME.json in the installed directory, then beside the binary (./revrun in
- * the source tree) or one up (build/revrun). */
-static int find_named(const char *name, char *out, size_t len, struct rr_error *err)
+/* A directory or file near the binary is taken only when root or the
+ * caller owns it and no one else may write it: a binary copied to
+ * /tmp/x/ must not read a preset someone planted in /tmp/share/, which
+ * could point the broker, and the key, at their own server. */
+static bool trusted(const struct stat *st)
 {
-    char exe[PATH_MAX];
+    return (st->st_uid == 0 || st->st_uid == geteuid()) && (st->st_mode & 022) == 0;
+}
+
+/* NAME.json in DIR, when DIR and the file are trusted: 1 and *root, 0 when
+ * it is not there (or not trusted), -1 on a file that does not parse. */
+static int from_dir(const char *dir, const char *file, struct json_node **root,
+                    struct rr_error *err)
+{
+    _cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat st;
+
+    if (dfd < 0 || fstat(dfd, &st) < 0 || !trusted(&st) ||
+        fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || !trusted(&st))
+        return 0;
+    if (json_parse_file(dfd, file, &preset_limits, root, err) < 0)
+        return rr_wrap(err, "preset %s/%s", dir, file);
+    return 1;
+}
+
+/* "claude, codex, gemini" */
+static const char *builtin_names(void)
+{
+    static char names[256];
+
+    names[0] = '\0';
+    for (size_t i = 0; i < preset_builtins_n; i++)
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+                 preset_builtins[i].name);
+    return names;
+}
+
+/* A NAME: a file near the binary overrides the copy built in. Near is
+ * where an install puts them (BINDIR/../share/revrun/agents, whatever the
+ * PREFIX), or agents/ of a source tree (beside ./revrun, one up from
+ * build/revrun). */
+static int find_named(const char *name, struct json_node **root, struct rr_error *err)
+{
+    static const char *const near[] = {"../share/revrun/agents", "agents", "../agents"};
+    char exe[PATH_MAX], dir[PATH_MAX + 64], file[PRESET_NAME_MAX + 8];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     char *slash;
+    int r;
 
-    snprintf(out, len, "%s/%s.json", REVRUN_AGENTS_DIR, name);
-    if (access(out, R_OK) == 0)
-        return 0;
-    if (n > 0) {
-        exe[n] = '\0';
-        if ((slash = strrchr(exe, '/')) != NULL) {
-            *slash = '\0';
-            snprintf(out, len, "%s/agents/%s.json", exe, name);
-            if (access(out, R_OK) == 0)
-                return 0;
-            if ((slash = strrchr(exe, '/')) != NULL) {
-                *slash = '\0';
-                snprintf(out, len, "%s/agents/%s.json", exe, name);
-                if (access(out, R_OK) == 0)
-                    return 0;
-            }
+    snprintf(file, sizeof(file), "%s.json", name);
+    if (n > 0 && (exe[n] = '\0', slash = strrchr(exe, '/')) != NULL) {
+        *slash = '\0';
+        for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+            snprintf(dir, sizeof(dir), "%s/%s", exe, near[i]);
+            if ((r = from_dir(dir, file, root, err)) != 0)
+                return r < 0 ? -1 : 0;
         }
     }
-    return rr_fail(err, ENOENT, "--agent %s: no preset of that name in %s (nor agents/ of an "
-                                "uninstalled build); give a FILE with a '/'",
-                   name, REVRUN_AGENTS_DIR);
+    for (size_t i = 0; i < preset_builtins_n; i++)
+        if (strcmp(preset_builtins[i].name, name) == 0)
+            return json_parse(preset_builtins[i].text, preset_builtins[i].len, &preset_limits,
+                              root, err) < 0
+                       ? rr_wrap(err, "built-in preset %s", name)
+                       : 0;
+    return rr_fail(err, 0, "--agent %s: no preset of that name (built in: %s); give a FILE "
+                                "with a '/'",
+                   name, builtin_names());
 }
 
 int preset_load(const char *arg, struct rr_preset *p, struct rr_error *err)
 {
-    char path[PATH_MAX + 64];
     struct json_node *root = NULL;
     int r;
 
     if (strchr(arg, '/') == NULL && !has_suffix(arg, ".json")) {
         if (!is_name(arg))
             return rr_fail(err, 0, "--agent %s: a preset name is [a-z0-9-]{1,32}", arg);
-        if (find_named(arg, path, sizeof(path), err) < 0)
+        if (find_named(arg, &root, err) < 0)
             return -1;
-    } else {
-        snprintf(path, sizeof(path), "%s", arg);
+    } else if (json_parse_file(AT_FDCWD, arg, &preset_limits, &root, err) < 0) {
+        return rr_wrap(err, "preset %s", arg);
     }
-    if (json_parse_file(AT_FDCWD, path, &preset_limits, &root, err) < 0)
-        return rr_wrap(err, "preset %s", path);
     r = preset_from_json(root, p, err);
     json_free(root);
-    return r < 0 ? rr_wrap(err, "preset %s", path) : 0;
+    return r < 0 ? rr_wrap(err, "preset %s", arg) : 0;
 }
 
 void preset_free(struct rr_preset *p)

@@ -40,10 +40,11 @@ struct rr_preset {
  * would refuse are refused, with the JSON path. */
 int preset_from_json(const struct json_node *root, struct rr_preset *p, struct rr_error *err);
 
-/* NAME ([a-z0-9-]{1,32}) is looked up as NAME.json in the installed
- * directory (REVRUN_AGENTS_DIR, $(PREFIX)/share/revrun/agents) and, for an
- * uninstalled build, in agents/ beside the binary or its parent; anything
- * with a '/' or ending in ".json" is a FILE. */
+/* NAME ([a-z0-9-]{1,32}) is NAME.json of a directory near the binary
+ * (BINDIR/../share/revrun/agents as installed, agents/ of a source tree),
+ * when root or the caller owns it and no one else may write it; else the
+ * copy of agents/NAME.json built in (preset_builtin.h). Anything with a '/'
+ * or ending in ".json" is a FILE. */
 int preset_load(const char *name_or_file, struct rr_preset *p, struct rr_error *err);
 
 void preset_free(struct rr_preset *p);

@@ -278,6 +278,10 @@ int spec_apply(struct rr_config *c, const struct spec_opts *o, const struct rr_p
             return -1;
     if (o->nested_sandboxes || (pr != NULL && pr->nested_sandboxes))
         c->revrun.nested_sandboxes = true;
+    for (size_t i = 0; i < o->best_effort.n; i++)
+        if (!strv_contains(&c->revrun.best_effort, o->best_effort.v[i]) &&
+            strv_push(&c->revrun.best_effort, o->best_effort.v[i]) < 0)
+            return rr_fail(err, ENOMEM, "--best-effort");
     return 0;
 }
 
@@ -299,4 +303,5 @@ void spec_opts_free(struct spec_opts *o)
     strv_free(&o->base_url_env);
     strv_free(&o->env);
     strv_free(&o->artifacts);
+    strv_free(&o->best_effort);
 }

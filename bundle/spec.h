@@ -34,6 +34,7 @@ struct spec_opts {
     bool nested_sandboxes;
     const char *home;
     struct rr_strv artifacts;
+    struct rr_strv best_effort; /* added to revrun.bestEffort (names checked by the caller) */
 };
 
 /* Apply preset (may be NULL), then the flags, to cfg. Host paths (binds,

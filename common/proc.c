@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,4 +152,22 @@ int proc_signalfd_stop(bool with_sigchld)
     if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
         return -1;
     return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int proc_pidns_self(unsigned long long *dev, unsigned long long *ino)
+{
+    char self[32], want[32];
+    struct stat st;
+    ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+    snprintf(want, sizeof(want), "%d", (int)getpid());
+    if (n <= 0 || (self[n] = '\0', strcmp(self, want) != 0)) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (stat("/proc/self/ns/pid", &st) < 0)
+        return -1;
+    *dev = (unsigned long long)st.st_dev;
+    *ino = (unsigned long long)st.st_ino;
+    return 0;
 }

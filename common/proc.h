@@ -35,6 +35,12 @@ int proc_ref_wait_gone(const struct proc_ref *ref, int timeout_ms);
  * the mask: each one that runs foreign code resets its own. */
 int proc_signalfd_stop(bool with_sigchld);
 
+/* The pid namespace this process's pids (pidfd_open, /proc/PID) are
+ * numbered in, as the device and inode of /proc/self/ns/pid: -1 (errno
+ * ESRCH) when /proc is another pid namespace's (its "self" is not this
+ * process), where a pid read there could name another process. */
+int proc_pidns_self(unsigned long long *dev, unsigned long long *ino);
+
 int rr_pidfd_open(pid_t pid);
 int rr_pidfd_send_signal(int pidfd, int sig);
 

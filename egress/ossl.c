@@ -18,8 +18,7 @@ static int load_locked(struct rr_error *err)
 #undef EG_OSSL_SLOT
     void *h;
 
-    if (dl_table_open(EG_LIBSSL_SONAME, "OpenSSL", names, slots, sizeof(names) / sizeof(names[0]),
-                      &h, err) < 0)
+    if (dl_table_open(DLIB_SSL, names, slots, sizeof(names) / sizeof(names[0]), &h, err) < 0)
         return -1;
     __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
     return 0;

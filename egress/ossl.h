@@ -23,10 +23,6 @@
 
 #include "common/error.h"
 
-#ifndef EG_LIBSSL_SONAME
-#define EG_LIBSSL_SONAME "libssl.so.3"
-#endif
-
 #define EG_OSSL_FUNCS(X)                                                                           \
     X(ERR_clear_error)                                                                             \
     X(ERR_get_error)                                                                               \

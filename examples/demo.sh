@@ -11,7 +11,8 @@ if [ "$(id -u)" != 0 ]; then
     exec sudo "$0" "$@"
 fi
 cd "$(dirname "$0")/.."
-REVRUN=./revrun
+# REVRUN: the binary to run (an installed one: REVRUN=/usr/bin/revrun)
+REVRUN=${REVRUN:-./revrun}
 ID=demo-$$
 
 echo "== the agent runs confined over examples/checkout"

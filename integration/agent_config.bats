@@ -226,7 +226,7 @@ agent_dir_runs() {
         --bind "$RR_TMP/res:/data:rw" -- sh -c 'echo forged >/data/out/summary.txt'
     [ "$status" -eq 3 ]
     assert_output_contains "results directory"
-    ! grep -qs forged "$RR_TMP/res/out/summary.txt"
+    ! grep -qs forged "$RR_TMP/res/out/summary.txt" || false
     # read-only stays allowed: the agent may read its own log
     rm -rf "$RR_TMP/res/out"
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/res/out" \
@@ -304,9 +304,9 @@ artifacts_kept() {
     # never part of the change set
     [ "$(result '["changes"]')" = 1 ]
     grep -q "new.txt" "$RR_TMP/out/changeset/manifest.json"
-    ! grep -rq "transcript" "$RR_TMP/out/changeset"
+    ! grep -rq "transcript" "$RR_TMP/out/changeset" || false
     # names the agent chose reach the summary escaped
-    ! grep -q $'\033' "$RR_TMP/out/summary.txt"
+    ! grep -q $'\033' "$RR_TMP/out/summary.txt" || false
     grep -q "artifacts: 2 files" "$RR_TMP/out/summary.txt"
 }
 

@@ -70,7 +70,7 @@ claude_review() {
     [ "$(ag_result '["nestedSandbox"]["refused"]')" -ge 1 ]
     grep -q 'nested sandbox: .* refused' "$AG/out/summary.txt"
     grep -q -- '--nested-sandboxes' "$AG/out/summary.txt"
-    ! grep -q 'SHELL-42' "$AG/up.rec"
+    ! grep -q 'SHELL-42' "$AG/up.rec" || false
 }
 
 # Allowed, it works inside revrun. It leaves its mount placeholders behind
@@ -119,7 +119,7 @@ codex_review() {
     ag_expect_transcript .codex/sessions
     # one WebSocket for the whole session, no fallback to plain POSTs
     grep -q '^GET /v1/responses 101$' "$AG/out/egress.log"
-    ! grep -q '^POST /v1/responses' "$AG/out/egress.log"
+    ! grep -q '^POST /v1/responses' "$AG/out/egress.log" || false
     grep -q '^=== ws-message' "$AG/up.rec"
 }
 
@@ -140,7 +140,7 @@ codex_review() {
     grep -q -- '--nested-sandboxes' "$AG/out/summary.txt"
     grep -q 'danger-full-access' "$AG/out/summary.txt"
     # nothing the sandboxed tools would have written got through
-    ! grep -q 'NOTES.md' "$AG/out/summary.txt"
+    ! grep -q 'NOTES.md' "$AG/out/summary.txt" || false
 }
 
 # ---- Gemini CLI -------------------------------------------------------------

@@ -139,7 +139,7 @@ ag_expect_key() {
     n_key=$(tr -d '\r' <"$AG/up.rec" | grep -ic "^$header: $prefix$AG_KEY\$")
     [ "$n_req" -gt 0 ]
     [ "$n_key" = "$n_req" ]
-    ! grep -q "$AG_DUMMY_MARK" "$AG/up.rec"
+    ! grep -q "$AG_DUMMY_MARK" "$AG/up.rec" || false
     ! grep -qi '^x-api-key: \|^authorization: \|^x-goog-api-key: ' \
         <(tr -d '\r' <"$AG/up.rec" | grep -iv "^$header: $prefix$AG_KEY\$")
 }
@@ -156,7 +156,7 @@ ag_expect_shell_ran() {
     grep -q '?? NOTES.md' "$AG/up.rec"
     grep -q 'index 3b18e51\.\.2f005b4' "$AG/up.rec"
     [ "${1:-}" = nodns ] || grep -q 'dns -2' "$AG/up.rec"
-    ! grep -q 'SCRIPT-ABORTED' "$AG/up.rec"
+    ! grep -q 'SCRIPT-ABORTED' "$AG/up.rec" || false
 }
 
 # The agent's commit (the shell step's git add + commit) went through:
@@ -175,7 +175,7 @@ ag_expect_transcript() {
     local dir=$1
     [ -d "$AG/out/artifacts/$dir" ]
     grep -rlq "revrun-agent-test" "$AG/out/artifacts/$dir"
-    ! grep -q 'artifacts\|\.claude\|\.codex\|\.gemini' "$AG/out/changeset/manifest.json"
+    ! grep -q 'artifacts\|\.claude\|\.codex\|\.gemini' "$AG/out/changeset/manifest.json" || false
 }
 
 # ag_worktree_lower: the checkout becomes a `git worktree add` checkout (as
@@ -201,6 +201,6 @@ ag_main_sum() {
 ag_expect_worktree() {
     grep -q 'its main git directory is shown inside at ' "$AG/out/summary.txt"
     [ "$(ag_main_sum)" = "$AG_MAIN_SUM" ]
-    ! grep -q 'revrun-agents-main-' "$AG/up.rec"
-    ! grep -rq 'revrun-agents-main-' "$AG/out"
+    ! grep -q 'revrun-agents-main-' "$AG/up.rec" || false
+    ! grep -rq 'revrun-agents-main-' "$AG/out" || false
 }

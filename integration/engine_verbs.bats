@@ -104,7 +104,7 @@ ctr_pid() {
     init=$(ctr_pid "$n")
     [ "$(grep CapEff <<<"$output")" = "$(grep CapEff /proc/$init/status)" ]
     # root inside is not root outside: a user namespace mapping
-    ! grep -qE '^ *0 +0 ' <<<"$(tail -1 <<<"$output")"
+    ! grep -qE '^ *0 +0 ' <<<"$(tail -1 <<<"$output")" || false
     # a detached exec: in the container's namespaces, reaped by the shim
     timeout 60 ctr -n "$NS" task exec -d --exec-id e3 "$n" sleep 301
     x=$(pgrep -f '^sleep 301$' | head -1)
@@ -134,7 +134,7 @@ ctr_pid() {
         }
         timeout 60 ctr -n "$NS" task kill -a -s 9 "$n"
         for _ in $(seq 50); do kill -0 "$x" 2>/dev/null || break; sleep 0.1; done
-        ! kill -0 "$x" 2>/dev/null
+        ! kill -0 "$x" 2>/dev/null || false
         for _ in $(seq 50); do [ "$(ctr -n "$NS" task ls | awk -v n="$n" '$1 == n {print $3}')" = STOPPED ] && break; sleep 0.1; done
         [ "$(ctr -n "$NS" task ls | awk -v n="$n" '$1 == n {print $3}')" = STOPPED ]
     done

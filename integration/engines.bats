@@ -79,6 +79,7 @@ teardown() {
     # an io.revrun.checkout test: its checkout and its export
     [ -n "${CO:-}" ] && rm -rf "$CO" "$CO.sums" "$CO.moved"
     [ -n "${EXP:-}" ] && rm -rf "$EXP"
+    [ -n "${ROOTFS:-}" ] && rm -rf "$ROOTFS"
     # a hook test that failed half way: its container and bundle
     if [ -n "${B:-}" ] && [ -d "$B" ]; then
         "$RT" --root "$B/state" delete --force h1 >/dev/null 2>&1 || true
@@ -185,6 +186,53 @@ err" ]
     [ "$output" = out ]
 }
 
+# ---- a directory as the root (--rootfs) ----
+
+# a copy of the image as a plain directory, for --rootfs; ROOTFS_SUM: its
+# names, owners, modes, sizes and bytes
+rootfs_copy() {
+    ROOTFS=$(mktemp -d /tmp/revrun-engines-rootfs.XXXXXX)
+    cp -a "$ENG_DIR/img/rootfs/." "$ROOTFS/"
+    ROOTFS_SUM=$(rootfs_sum)
+}
+
+rootfs_sum() {
+    (cd "$ROOTFS" && find . -printf '%p %y %U:%G %m %s\n' | LC_ALL=C sort &&
+        find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum
+}
+
+# what a --rootfs container does: write the image's root-owned /etc, plant
+# a setuid copy of busybox, read its write back
+ROOTFS_SCRIPT='echo hi >/etc/written && cp /bin/busybox /tmp/r && chmod 4755 /tmp/r && cat /etc/written'
+
+@test "ctr: run --rootfs DIR runs the container; its writes (a setuid plant among them) stay in its private upper, DIR is untouched" {
+    need ctr
+    rootfs_copy
+    NAMES+=("ctr:rr-rootfs-$BATS_TEST_NUMBER")
+    run timeout 60 ctr -n "$NS" run --runc-binary "$RT" --rm --rootfs "$ROOTFS" \
+        "rr-rootfs-$BATS_TEST_NUMBER" sh -c "$ROOTFS_SCRIPT"
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$output" = hi ]
+    [ "$(rootfs_sum)" = "$ROOTFS_SUM" ]
+}
+
+@test "podman: run --rootfs DIR runs the container; its writes (a setuid plant among them) stay in its private upper, not in DIR" {
+    need podman
+    rootfs_copy
+    NAMES+=("podman:rr-rootfs-$BATS_TEST_NUMBER")
+    # shellcheck disable=SC2086
+    run timeout 60 podman --runtime "$RT" --cgroup-manager cgroupfs run --rm \
+        --name "rr-rootfs-$BATS_TEST_NUMBER" $PODMAN_ULIMITS --rootfs "$ROOTFS" sh -c "$ROOTFS_SCRIPT"
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$output" = hi ]
+    # podman itself adds /etc/mtab; nothing of the container's is there
+    [ ! -e "$ROOTFS/etc/written" ]
+    [ ! -e "$ROOTFS/tmp/r" ]
+    [ -z "$(find "$ROOTFS" -perm /6000)" ]
+}
+
 # ---- run -t ----
 
 @test "ctr: run -t gives a terminal and the exit status, as with runc" {
@@ -289,7 +337,7 @@ PROBE='printf "uid_map %s %s %s\n" $(cat /proc/self/uid_map); grep -E "^(CapEff|
 # no state for it.
 nothing_left() {
     local id=$1 root=$2
-    ! grep -F "$id" /proc/1/mountinfo
+    ! grep -F "$id" /proc/1/mountinfo || false
     [ ! -e "$root/$id" ]
 }
 
@@ -317,7 +365,7 @@ nothing_left() {
         sleep 0.1
     done
     [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = STOPPED ]
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     # kill of a stopped container: the words the shim matches
     run "$RT" --root "/run/containerd/runc/$NS" kill bg 9
     [ "$status" != 0 ]
@@ -340,7 +388,7 @@ nothing_left() {
     kill -0 "$pid"
     run podman stop -t 1 pbg
     [ "$status" = 0 ]
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ "$(podman inspect -f '{{.State.Status}}' pbg)" = exited ]
     podman rm pbg
     nothing_left "$id" /run/revrun
@@ -357,7 +405,7 @@ nothing_left() {
     kill -0 "$pid"
     run "$DOCKER" stop -t 1 dbg
     [ "$status" = 0 ]
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ "$("$DOCKER" inspect -f '{{.State.Running}}' dbg)" = false ]
     "$DOCKER" rm dbg
     nothing_left "$id" /run/docker/runtime-runc/moby
@@ -551,7 +599,7 @@ PY
     [ ! -e "$B/state/h1" ]
     local pid
     pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B/cr.json")
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     hook_teardown
 }
 
@@ -658,7 +706,7 @@ PY
     run_on podman revrun pco1 --network none -v "$CO:/work" --annotation io.revrun.checkout=/work \
         --annotation "io.revrun.export=$name" -- sh -c "$EDITS"
     judge_checkout_export
-    ! grep -F "$CO" /proc/self/mountinfo
+    ! grep -F "$CO" /proc/self/mountinfo || false
 }
 
 @test "ctr: io.revrun.checkout without an export: the upper is seen by revrun diff once stopped, and the size cap holds" {
@@ -756,7 +804,7 @@ assert ch["big"]["size"] < (1 << 20), ch["big"]
     [ ! -e "$EXP/.claim" ]
     # the claim it swapped out went too
     [ ! -e "$(dirname "$EXP")/.export-cl1" ]
-    ! grep -rq attacker "$EXP"
+    ! grep -rq attacker "$EXP" || false
     grep -rqx changed "$EXP/blobs"
 }
 
@@ -856,7 +904,7 @@ PY
     grep -qx 1 "$B/out"
     "$RT" --root "$B/state" delete h1
     # the devices cgroup went with the delete
-    ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q .
+    ! find /sys/fs/cgroup -path "*revrun*" -name h1 | grep -q . || false
     rm -rf "$B"
 }
 
@@ -895,7 +943,7 @@ PY
     kill -0 "$pid"
     [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/$(basename "$B")/cpu.shares")" = 512 ]
     "$RT" --root "$B/state" delete --force h1
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ ! -e "$mem/rrengines-oom/$(basename "$B")" ]
     rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
     rm -rf "$B"
@@ -954,7 +1002,7 @@ PY
     echo "$output"
     [ "$status" = 0 ]
     [[ "$output" == *"swept h1"* ]]
-    ! grep -qF "$B/state/h1" /proc/self/mountinfo
+    ! grep -qF "$B/state/h1" /proc/self/mountinfo || false
     [ ! -e "$B/state/h1" ]
     diff <(checkout_sums) "$CO.sums"
     rm -rf "$B"

@@ -47,10 +47,10 @@ assert_clean() {
     [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ] || { ls -la "$RR_ROOT"; return 1; }
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ] || { echo "mounts differ"; return 1; }
     [ "$(cgroup_dirs)" = "$CGROUPS_BEFORE" ] || { echo "cgroups differ"; cgroup_dirs; return 1; }
-    ! pgrep -f "revrun --root $RR_ROOT" >/dev/null || { pgrep -af "revrun --root $RR_ROOT"; return 1; }
-    ! pgrep -x revrun-monitor -u 0 -f >/dev/null 2>&1 || true
+    ! pgrep -f "revrun --root $RR_ROOT" >/dev/null || { pgrep -af "revrun --root $RR_ROOT"; return 1; } || false
+    ! pgrep -x revrun-monitor -u 0 -f >/dev/null 2>&1 || true || false
     # no host id still held for a container of this state root (hostids.bats)
-    ! grep -lsx "root $RR_ROOT" /run/revrun-ids/* || { echo "host ids held"; return 1; }
+    ! grep -lsx "root $RR_ROOT" /run/revrun-ids/* || { echo "host ids held"; return 1; } || false
 }
 
 @test "kill -9 at each phase of create, start, diff, export and destroy, then sweep: nothing left" {
@@ -93,7 +93,7 @@ assert_clean() {
     monitor=$(python3 -c "import json;print(json.load(open('$RR_ROOT/m1/state.json'))['monitorPid'])")
     kill -9 "$monitor"
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     run rr sweep
     assert_success
     assert_output_contains "swept m1: its monitor is gone"
@@ -255,8 +255,8 @@ PY
     assert_failure
     # the terminal got the escape spelled out, never the raw bytes
     [[ "$output" == *'\x1b]0;pwned\x07\x0aname'* ]]
-    ! printf '%s' "$output" | grep -q "$(printf '\033')"
-    ! grep -q "$(printf '\033')" "$RR_TMP/log.json"
+    ! printf '%s' "$output" | grep -q "$(printf '\033')" || false
+    ! grep -q "$(printf '\033')" "$RR_TMP/log.json" || false
     python3 -c "
 import json, sys
 for line in open('$RR_TMP/log.json'):

@@ -232,9 +232,9 @@ EOF2
     echo "$output"
     [ "$status" = 0 ]
     wait "$START_PID" || true
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ ! -e "$RR_ROOT/c4" ]
-    ! pgrep -f "^sleep 1000" -P "$pid" >/dev/null
+    ! pgrep -f "^sleep 1000" -P "$pid" >/dev/null || false
 }
 
 @test "hooks: startContainer (the image's program) runs confined as the process: its caps, no_new_privs, seccomp; a read-only bind stays read-only; nothing keeps more" {
@@ -285,7 +285,7 @@ EOF2
     # the remount was refused and the host directory is unchanged
     [ "$(cat "/proc/$pid/root/tmp/hr")" != mount=0 ]
     awk '$5 == "/h" {print $6}' "/proc/$pid/mountinfo" | grep -q '^ro'
-    ! awk '$5 == "/h" {print $6}' "/proc/$pid/mountinfo" | grep -q '^rw'
+    ! awk '$5 == "/h" {print $6}' "/proc/$pid/mountinfo" | grep -q '^rw' || false
     [ "$(cat "$D/canary")" = host-bytes ]
     [ "$(ls -A "$D")" = canary ]
     # every process of the container's pid namespace (the left-behind
@@ -314,7 +314,7 @@ EOF2
     [ ! -e "$OUT/cr.json" ]
     local pid
     pid=$(field "$OUT/pre.json" pid)
-    ! kill -0 "$pid" 2>/dev/null
+    ! kill -0 "$pid" 2>/dev/null || false
     [ ! -e "$RR_ROOT/c3" ]
     run rr state c3
     [ "$status" != 0 ]

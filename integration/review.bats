@@ -81,25 +81,35 @@ assert_nothing_left() {
     grep -q "the new content holds a carriage return: shown as binary in the patch" "$RR_TMP/out/summary.txt"
     [ "$(grep -c "shown as binary in the patch" "$RR_TMP/out/summary.txt")" -eq 2 ]
     # only printable ASCII, TAB and LF: no CR, ESC, BEL, NUL, C1 or bidi from the files
-    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$RR_TMP/out/summary.txt"
+    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$RR_TMP/out/summary.txt" || false
     assert_nothing_left
 }
 
-@test "review: a refused change set exits 2, names the reason and exports nothing" {
+@test "review: a refused change set exits 5, names the reason and exports nothing" {
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- sh -c 'mkfifo pipe'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$(result "$RR_TMP/out" '["verdict"]')" = refuse ]
     grep -q "pipe" "$RR_TMP/out/summary.txt"
     [ ! -e "$RR_TMP/out/changeset" ]
     assert_nothing_left
 }
 
-@test "review: a sandbox that cannot be set up exits 3 and says why" {
-    run rr review --lower "$RR_TMP/no-such-checkout" --out "$RR_TMP/out" -- true
+@test "review: a sandbox that cannot be set up exits 3, says why, and the agent never ran" {
+    mkdir -p "$RR_TMP/host"
+    run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" \
+        --bind "$RR_TMP/host:/proc/x" -- sh -c 'echo the agent ran'
     [ "$status" -eq 3 ]
-    assert_output_contains "no-such-checkout"
+    assert_output_contains "/proc"
     grep -q setupError "$RR_TMP/out/result.json"
+    [ ! -s "$RR_TMP/out/agent.log" ]
     assert_nothing_left
+}
+
+@test "review: a checkout that does not exist is a bad command line (exit 2), not a setup failure" {
+    run rr review --lower "$RR_TMP/no-such-checkout" --out "$RR_TMP/out" -- true
+    [ "$status" -eq 2 ]
+    assert_output_contains "no-such-checkout"
+    [ ! -e "$RR_TMP/out" ]
 }
 
 @test "review: the timeout kills the whole container and exits 4" {
@@ -168,10 +178,10 @@ review_bg() {
         sh -c 'echo "::set-env name=PATH::/evil"; printf "\033]0;title\007\n"'
     [ "$status" -eq 0 ]
     # no line of the job's log starts with a workflow command, no raw ESC
-    ! printf '%s\n' "$output" | grep -q '^::'
+    ! printf '%s\n' "$output" | grep -q '^::' || false
     assert_output_contains 'agent| \x3a:set-env name=PATH::/evil'
     assert_output_contains 'agent| \x1b]0;title\x07'
-    ! printf '%s' "$output" | grep -q "$(printf '\033')"
+    ! printf '%s' "$output" | grep -q "$(printf '\033')" || false
     grep -q "$(printf '\033')" "$RR_TMP/out/agent.log"
 }
 
@@ -188,24 +198,24 @@ review_bg() {
                echo new >"##vso[task.complete result=Succeeded]named"'
     [ "$status" -eq 0 ]
     echo "$output" >&3
-    ! printf '%s\n' "$output" | grep -F '##['
-    ! printf '%s\n' "$output" | grep -E '##(vso|teamcity)\['
-    ! printf '%s\n' "$output" | grep -E '^[[:space:]]*::'
+    ! printf '%s\n' "$output" | grep -F '##[' || false
+    ! printf '%s\n' "$output" | grep -E '##(vso|teamcity)\[' || false
+    ! printf '%s\n' "$output" | grep -E '^[[:space:]]*::' || false
     assert_output_contains 'agent| x \x23#[add-mask]hidden'
     assert_output_contains 'agent| ok \x23#vso[task.setvariable variable=VERDICT]accept'
     # the report a job prints (summary.txt, as `revrun diff` shows it)
     cat "$RR_TMP/out/summary.txt" >&3
-    ! grep -F '##[' "$RR_TMP/out/summary.txt"
-    ! grep -E '##(vso|teamcity)\[' "$RR_TMP/out/summary.txt"
-    ! grep -E '^[[:space:]]*::' "$RR_TMP/out/summary.txt"
+    ! grep -F '##[' "$RR_TMP/out/summary.txt" || false
+    ! grep -E '##(vso|teamcity)\[' "$RR_TMP/out/summary.txt" || false
+    ! grep -E '^[[:space:]]*::' "$RR_TMP/out/summary.txt" || false
     grep -qF '\x23#[error]named' "$RR_TMP/out/summary.txt"
     grep -qF '\x23#vso[task.complete result=Succeeded]named' "$RR_TMP/out/summary.txt"
 }
 
-@test "review: refuses an --out that already holds results" {
+@test "review: refuses an --out that already holds results (a bad command line)" {
     rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
     run rr review --lower "$RR_TMP/checkout" --out "$RR_TMP/out" -- true
-    [ "$status" -eq 3 ]
+    [ "$status" -eq 2 ]
     assert_output_contains "already holds"
 }
 
@@ -218,4 +228,44 @@ review_bg() {
     [ "$status" -eq 0 ]
     [ "$(result "$RR_TMP/uout" '["verdict"]')" = accept ]
     [ -f "$RR_TMP/uout/changeset/manifest.json" ]
+}
+
+# The secrets git keeps under keys of their own, each alone in the
+# checkout's .git/config: every one refuses the review before the agent
+# runs, names the file and the key, and its value is nowhere: not in the
+# output, the results, the state root.
+@test "review: a git-config secret (smtpPass, *.oauthtoken, *.token, *password*, *secret*, a password-shaped credential username, a cookie file inside) refuses the review; the value appears nowhere" {
+    local co="$RR_TMP/checkout" tag="rr-gitsecret-$$-$RANDOM" n=0 entry key value shown
+    git -C "$co" init -q
+    printf '# Netscape HTTP Cookie File\ngithub.com\tFALSE\t/\tTRUE\t0\tsession\t%s\n' "$tag" \
+        >"$co/.git/cookies"
+    for entry in "sendemail.smtpPass=$tag=sendemail.smtppass" \
+        "hub.oauthtoken=$tag=hub.oauthtoken" \
+        "gitlab.example.com.token=$tag=gitlab.example.com.token" \
+        "ci.deployPassword=$tag=ci.deploypassword" \
+        "ci.clientSecret=$tag=ci.clientsecret" \
+        "credential.https://github.com.username=ghp_$tag=credential.https://github.com.username" \
+        "http.cookieFile=.git/cookies=http.cookiefile" \
+        "http.https://github.com/.cookieFile=/workspace/.git/cookies=http.https://github.com/.cookiefile"; do
+        key=${entry%%=*}
+        value=${entry#*=}
+        shown=${value#*=}
+        value=${value%=*}
+        n=$((n + 1))
+        git -C "$co" config "$key" "$value"
+        run rr review --lower "$co" --out "$RR_TMP/out$n" -- \
+            sh -c 'cat .git/config .git/cookies; echo ran >a.txt'
+        echo "$key: $output"
+        [ "$status" -eq 3 ]
+        assert_output_contains "$co/.git/config line "
+        assert_output_contains "(git config key $shown)"
+        [[ "$output" != *"$tag"* ]]
+        [ -z "$(grep -rlF "$tag" "$RR_TMP/out$n" "$RR_ROOT" 2>/dev/null)" ]
+        [ "$(cat "$co/a.txt")" = hello ]
+        git -C "$co" config --unset-all "$key"
+    done
+    # without them the same checkout (the cookie file in it but named by no
+    # key) runs
+    run rr review --lower "$co" --out "$RR_TMP/out-clean" -- sh -c 'echo ran >>a.txt'
+    [ "$status" -eq 0 ]
 }

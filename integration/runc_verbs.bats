@@ -355,7 +355,7 @@ EOF
     [ "$(head -1 <<<"$output" | awk '{print $2}')" = PID ]
     [ "$(tail -n +2 <<<"$output" | awk '{print $2}' | sort -n)" = "$want" ]
     # a host process is never listed
-    ! grep -qw "$$" <<<"$(tail -n +2 <<<"$output" | awk '{print $2}')"
+    ! grep -qw "$$" <<<"$(tail -n +2 <<<"$output" | awk '{print $2}')" || false
     if command -v runc >/dev/null; then
         runc_bundle
         (cd "$RR_TMP/rb" && runc_ create rp1-$X </dev/null >/dev/null 2>&1)
@@ -377,8 +377,8 @@ EOF
     KILL_PIDS+=("$host")
     rr kill --all k1-$X KILL
     for _ in $(seq 50); do kill -0 "$x" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$x" 2>/dev/null
-    ! kill -0 "$agent" 2>/dev/null
+    ! kill -0 "$x" 2>/dev/null || false
+    ! kill -0 "$agent" 2>/dev/null || false
     kill -0 "$host"
     wait_status k1-$X stopped
     run rr kill k1-$X KILL
@@ -401,7 +401,7 @@ EOF
     x=$(cat "$RR_TMP/xdg-$REVRUN_TEST_UID/x")
     KILL_PIDS+=("$x")
     # the caller cannot read the init's namespace (pid 1 is not dumpable)
-    ! as_user stat -L "/proc/$init/ns/pid" >/dev/null 2>&1
+    ! as_user stat -L "/proc/$init/ns/pid" >/dev/null 2>&1 || false
     # what root sees in that namespace: exactly what ps lists
     ns=$(readlink "/proc/$init/ns/pid")
     want=$(for p in /proc/[0-9]*; do
@@ -416,7 +416,7 @@ EOF
     KILL_PIDS+=("$host")
     as_user "$RR_BIN/revrun" kill --all n1-$X KILL
     for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$agent" 2>/dev/null
+    ! kill -0 "$agent" 2>/dev/null || false
     [ "$(awk '/^State:/ {print $2}' /proc/$x/status 2>/dev/null || echo gone)" != S ]
     kill -0 "$host"
     wait_status n1-$X stopped
@@ -446,7 +446,7 @@ EOF
     [ "$(state_field f1-$X '["status"]')" = running ]
     # thawed: the pending SIGTERM is delivered
     for _ in $(seq 50); do kill -0 "$x" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$x" 2>/dev/null
+    ! kill -0 "$x" 2>/dev/null || false
     run rr resume f1-$X
     [ "$status" -eq 1 ]
     assert_output_contains "not paused"
@@ -479,7 +479,7 @@ rr_v2() {
     # the kernel's word: every task of the cgroup is frozen
     grep -qx "frozen 1" "$hostv2$cg/cgroup.events"
     # no v1 freezer cgroup was made for it
-    ! find /sys/fs/cgroup/freezer -name "f3-$X" 2>/dev/null | grep -q .
+    ! find /sys/fs/cgroup/freezer -name "f3-$X" 2>/dev/null | grep -q . || false
     # a SIGTERM stays pending while frozen (SigPnd/ShdPnd bit 15): the task
     # wakes for it and goes back to the freezer's trap without taking it
     # (cgroup.events may read frozen 0 for that moment)
@@ -496,7 +496,7 @@ rr_v2() {
     [ "$(state_field f3-$X '["status"]')" = running ] || [ "$(state_field f3-$X '["status"]')" = stopped ]
     # thawed: the pending SIGTERM is delivered
     for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$agent" 2>/dev/null
+    ! kill -0 "$agent" 2>/dev/null || false
     rr_v2 delete --force f3-$X
     [ ! -e "$hostv2$cg" ]
 }
@@ -508,8 +508,8 @@ rr_v2() {
     cg=$(python3 -c "import json;print(json.load(open('$RR_ROOT/f2-$X/state.json'))['cgroup'])")
     rr pause f2-$X
     rr delete --force f2-$X
-    ! kill -0 "$agent" 2>/dev/null
-    ! find /sys/fs/cgroup -name "f2-$X" 2>/dev/null | grep -q .
+    ! kill -0 "$agent" 2>/dev/null || false
+    ! find /sys/fs/cgroup -name "f2-$X" 2>/dev/null | grep -q . || false
     # nor the freezer's scope pause made for this state root
     [ ! -e "/sys/fs/cgroup/freezer$(dirname "$cg")" ]
 }

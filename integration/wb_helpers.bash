@@ -142,25 +142,25 @@ wb_expect_accept() {
     run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$digest"
     assert_success
     diff <(wb_view "$WB/target") <(wb_merged_view)
-    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-'
+    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-' || false
 }
 
-# Refused for CODE: diff exits 2 naming it, export and writeback refuse and
+# Refused for CODE: diff exits 5 naming it, export and writeback refuse and
 # TARGET is byte for byte what it was.
 wb_expect_refuse() {
     local code=$1 before
     wb_target
     before=$(wb_state "$WB/target")
     run wb_revrun diff $(wb_pair)
-    if [ "$status" -ne 2 ]; then
-        echo "expected refusal (2), got $status: $output" >&2
+    if [ "$status" -ne 5 ]; then
+        echo "expected refusal (5), got $status: $output" >&2
         return 1
     fi
     assert_output_contains "[$code]"
     run wb_revrun export $(wb_pair) "$WB/out"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ ! -e "$WB/out" ]
     run wb_revrun writeback $(wb_pair) --to "$WB/target" --approve "$(wb_digest)"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$before" = "$(wb_state "$WB/target")" ]
 }

@@ -165,6 +165,21 @@ refused_by_token() {
     refused_by_token root "$MAIN/.git/worktrees/pr/config.worktree"
 }
 
+@test "worktree: a git-config secret in the main repository's config (sendemail.smtpPass, hub.oauthtoken, a cookie file in the main repository) refuses the review (root)" {
+    ugit -C "$MAIN" config sendemail.smtpPass "$TAG"
+    refused_by_token root "$MAIN/.git/config"
+    assert_output_contains "(git config key sendemail.smtppass)"
+    ugit -C "$MAIN" config --unset-all sendemail.smtpPass
+    printf '[hub]\n\toauthtoken = %s\n' "$TAG" >"$MAIN/.git/worktrees/pr/config.worktree"
+    refused_by_token root "$MAIN/.git/worktrees/pr/config.worktree"
+    assert_output_contains "(git config key hub.oauthtoken)"
+    rm "$MAIN/.git/worktrees/pr/config.worktree"
+    printf 'github.com\tFALSE\t/\tTRUE\t0\tsession\t%s\n' "$TAG" >"$MAIN/.git/cookies"
+    ugit -C "$MAIN" config http.https://github.com/.cookieFile "$MAIN/.git/cookies"
+    refused_by_token root "$MAIN/.git/config"
+    assert_output_contains "a cookie file inside the checkout (git config key http.https://github.com/.cookiefile)"
+}
+
 @test "worktree: a token in the main repository's config refuses the review (rootless)" {
     ugit -C "$MAIN" config remote.origin.url "https://x-access-token:$TAG@github.com/o/r"
     refused_by_token user "$MAIN/.git/config"
@@ -242,7 +257,7 @@ not_followed() {
 
 @test "worktree: the agent replacing or editing the gitfile .git is still refused" {
     review root "printf 'gitdir: /elsewhere\n' > .git; echo x >> a.txt"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$(result '["verdict"]')" = refuse ]
     grep -q '\.git' "$OUT/summary.txt"
 }

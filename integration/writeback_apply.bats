@@ -33,7 +33,7 @@ export_mix() {
 }
 
 no_stage_left() {
-    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-'
+    ! ls -a "$WB/target" | grep -q '^\.revrun-apply-' || false
 }
 
 @test "apply: exit 0 and the merged view; JSON holds digest, verdict and changes" {
@@ -64,7 +64,7 @@ assert {"modify", "delete", "dir-delete", "add", "mode", "symlink", "dir-add"} <
 @test "apply: a digest that is not this change set's applies nothing" {
     export_mix
     run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$(printf '0%.0s' $(seq 64))"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 7 ]
     assert_output_contains "not the digest"
     [ "$BEFORE" = "$(wb_state "$WB/target")" ]
 }
@@ -75,7 +75,7 @@ assert {"modify", "delete", "dir-delete", "add", "mode", "symlink", "dir-add"} <
     printf 'untracked\n' >"$WB/target/docs/old/build.log"
     BEFORE=$(wb_state "$WB/target")
     run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 6 ]
     assert_output_contains "README: TARGET's content is not the base"
     assert_output_contains "docs/old: TARGET's directory holds paths the change set does not remove"
     [ "$BEFORE" = "$(wb_state "$WB/target")" ]
@@ -87,7 +87,7 @@ assert {"modify", "delete", "dir-delete", "add", "mode", "symlink", "dir-add"} <
     assert_success
     BEFORE=$(wb_state "$WB/target")
     run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 6 ]
     [ "$BEFORE" = "$(wb_state "$WB/target")" ]
 }
 
@@ -100,7 +100,7 @@ assert {"modify", "delete", "dir-delete", "add", "mode", "symlink", "dir-add"} <
     BEFORE=$(wb_state "$WB/target")
     OUTSIDE=$(wb_state "$WB/outside")
     run wb_revrun apply "$WB/out" --to "$WB/target" --approve "$DIGEST"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 6 ]
     assert_output_contains "src/new.c: a symlink in TARGET is on its path"
     [ "$BEFORE" = "$(wb_state "$WB/target")" ]
     [ "$OUTSIDE" = "$(wb_state "$WB/outside")" ]
@@ -158,7 +158,7 @@ PY
     [ "$status" -eq 1 ]
     assert_output_contains "No space left on device"
     [ "$BEFORE" = "$(wb_state "$WB/small/target")" ]
-    ! ls -a "$WB/small/target" | grep -q '^\.revrun-apply-'
+    ! ls -a "$WB/small/target" | grep -q '^\.revrun-apply-' || false
     umount "$WB/small"
 }
 
@@ -278,7 +278,7 @@ wb_git_apply() {
     assert_output_contains '+plain	and tab'
     # not one byte a terminal acts on or that reorders the text (names and
     # base85 are ASCII): no control but TAB and LF, nothing above 0x7e
-    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$WB/change.patch"
+    ! LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$WB/change.patch" || false
     wb_git_apply "$WB/change.patch"
 }
 
@@ -346,17 +346,17 @@ open(sys.argv[2], "w").writelines(new)' "$WB/lower/long.txt" "$WB/long.new"
     printf 'sk-live-0123456789\nghp_TOKENVALUE\n' >"$WB/secrets"
     wb_agent user 'echo "token=sk-live-0123456789" > leak.txt'
     run wb_revrun diff --deny-content "$WB/secrets" $(wb_pair)
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     assert_output_contains "leak.txt: content holds a --deny-content secret"
     run wb_revrun export --deny-content "$WB/secrets" $(wb_pair) "$WB/out"
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ ! -e "$WB/out" ]
     run wb_revrun diff $(wb_pair) # without the canary the same set passes
     assert_success
     rm -rf "$WB/upper"
     wb_agent user 'ln -s ghp_TOKENVALUE l && touch ghp_TOKENVALUE.txt'
     run wb_revrun diff --deny-content "$WB/secrets" $(wb_pair)
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     assert_output_contains "l: target holds a --deny-content secret"
     assert_output_contains "ghp_TOKENVALUE.txt: the path holds a --deny-content secret"
 }
@@ -375,7 +375,7 @@ open(sys.argv[2], "w").writelines(new)' "$WB/lower/long.txt" "$WB/long.new"
     wb_expect_accept
     run wb_revrun diff $(wb_pair)
     assert_output_contains "[xattr-dropped]"
-    ! getfattr -n user.note "$WB/target/keep.txt" 2>/dev/null
+    ! getfattr -n user.note "$WB/target/keep.txt" 2>/dev/null || false
 }
 
 # kill -9 in the middle of the commit: the journal in the state root lets

@@ -114,7 +114,7 @@ git_session() {
     grep -qF '    agent: add notes \x1b[31mred\x1b[0m' "$OUT/summary.txt"
     grep -qF '    agent: fix the greeting' "$OUT/summary.txt"
     [ "$(result '["git"]["commits"]["subjects"][1]')" = "agent: fix the greeting" ]
-    ! grep -q $'\033' "$OUT/summary.txt"
+    ! grep -q $'\033' "$OUT/summary.txt" || false
     # the bytes apply writes; the target's repository is untouched
     apply_to_copy
     [ "$(cat "$RR_TMP/target/a.txt")" = "$(printf 'hello\nfixed')" ]
@@ -186,7 +186,7 @@ while [ $l -lt 60 ]; do d=$d/d$l; mkdir $d
   [ $l -ge 5 ] || awk "BEGIN{for(i=0;i<10000;i++) printf(\"a*q%07d\\n\", i)}" > $d/.gitignore
   l=$((l+1)); done
 cd $d; awk "BEGIN{for(i=0;i<3000;i++) printf(\"f%d.c\\n\", i)}" | xargs touch'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     [ "$(result '["verdict"]')" = refuse ]
     grep -q "^REFUSED (change set): the agent's ignore rules are too costly to evaluate: [0-9]* checks, past the budget of 134217728 \[ignore-cost\]" "$OUT/summary.txt"
 }
@@ -251,7 +251,7 @@ PY
     assert_success
     [ "$(result '["changes"]')" = 0 ]
     [ "$(result '["git"]["gitDir"]["changed"]')" = 0 ]
-    ! grep -q "under .git" "$OUT/summary.txt"
+    ! grep -q "under .git" "$OUT/summary.txt" || false
 }
 
 @test "git: the first git status inside rewrites nothing under .git (rootless)" {
@@ -290,15 +290,15 @@ git status; git diff; git status --porcelain'
 
 @test "git: replacing .git with a file or a symlink, or a nested repository, is still refused" {
     review root 'rm -rf .git && echo "gitdir: /tmp/elsewhere" > .git'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT" && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$OUT"
     review user 'rm -rf .git && ln -s /tmp .git'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT"
     review root 'mkdir sub && cd sub && git init -q && echo x > f'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "nested .git (an embedded repository)" "$OUT/summary.txt"
 }
 
@@ -307,9 +307,9 @@ git status; git diff; git status --porcelain'
     mkdir -p "$CO/.git/hooks"
     chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$CO/.git"
     review root 'echo "#!/bin/sh" > .git/hooks/pre-commit; echo obj > main.o'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git/hooks/pre-commit" "$OUT/summary.txt"
-    ! grep -q "ignored" "$OUT/summary.txt"
+    ! grep -q "ignored" "$OUT/summary.txt" || false
 }
 
 @test "git: commit subjects are capped in number and length, and a forged object is not listed" {
@@ -410,7 +410,7 @@ agent_index_narrow() {
     assert_success
     [ "$(manifest_paths)" = a.txt ]
     grep -q "^note: the agent's index was not read (not an index" "$OUT/summary.txt"
-    ! grep -q $'\033' "$OUT/summary.txt"
+    ! grep -q $'\033' "$OUT/summary.txt" || false
     apply_to_copy
     [ "$(cat "$RR_TMP/target/build/cache.bin")" = cache ]
     [ "$(cat "$RR_TMP/target/local.o")" = local ]
@@ -627,8 +627,8 @@ worktree_followed() {
     [ "$(result '["git"]["ignored"]["count"]')" = 4 ]
     grep -qF "    .cache/ (1 file)" "$OUT/summary.txt"
     grep -qxF "    old.o" "$OUT/summary.txt"
-    ! grep -q "^note:" "$OUT/summary.txt"
-    ! grep -q "under .git" "$OUT/summary.txt"
+    ! grep -q "^note:" "$OUT/summary.txt" || false
+    ! grep -q "under .git" "$OUT/summary.txt" || false
     cp -a "$RR_TMP/wt" "$RR_TMP/target"
     "$RR_BIN/revrun" apply "$OUT/changeset" --to "$RR_TMP/target" --approve "$(result '["digest"]')"
     [ "$(cat "$RR_TMP/target/gen.o")" = again ] && [ "$(cat "$RR_TMP/target/old.o")" = old ]
@@ -687,11 +687,11 @@ not_followed() {
 @test "git: a worktree's gitfile .git replaced by a directory, or edited, is refused" {
     make_worktree
     review_wt root 'rm .git && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
     rm -rf "$OUT" && mkdir "$OUT"
     review_wt root 'echo "gitdir: /tmp/evil" > .git'
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     grep -q "^REFUSED .git: touches .git" "$OUT/summary.txt"
 }
 
@@ -718,8 +718,8 @@ $pack; $NO_LOOSE; $A_DELTA"
     grep -q "on top of the checkout's HEAD" "$OUT/summary.txt"
     grep -qxF '    agent: packed two \x1b[31mred\x1b[0m' "$OUT/summary.txt"
     grep -qxF '    agent: packed one' "$OUT/summary.txt"
-    ! grep -q "not listed" "$OUT/summary.txt"
-    ! grep -q $'\033' "$OUT/summary.txt"
+    ! grep -q "not listed" "$OUT/summary.txt" || false
+    ! grep -q $'\033' "$OUT/summary.txt" || false
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
 }
 
@@ -751,7 +751,7 @@ git gc -q --prune=now; $NO_LOOSE"
     grep -qF "the agent's commits older than those below are in a pack it wrote (git gc, repack) that revrun did not read within its bounds (a pack entry declared over its cap" \
         "$OUT/summary.txt"
     grep -qF ", so they are not listed" "$OUT/summary.txt"
-    ! grep -q "packed away" "$OUT/summary.txt"
+    ! grep -q "packed away" "$OUT/summary.txt" || false
 }
 
 @test "git: after git gc, a HEAD moved onto an older checkout commit lists only the agent's commits" {
@@ -794,7 +794,7 @@ git commit -qm 'agent: off the head'; git gc -q --prune=now; $NO_LOOSE"
     review root "set -e; $AGENT_ID; git reset -q --hard $target; printf 'z\n' > z.txt
 git add z.txt; git commit -qm 'agent: the only one'; git gc -q --prune=now; $NO_LOOSE"
     assert_success
-    ! grep -q '^    checkout: commit' "$OUT/summary.txt"
+    ! grep -q '^    checkout: commit' "$OUT/summary.txt" || false
     [ "$(result '["git"]["commits"]["packed"]')" = True ]
     grep -qF "so a packed commit could be the checkout's own" "$OUT/summary.txt"
 }
@@ -871,7 +871,7 @@ echo "warmers gone"'
     [ "$(grep -cE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
     [ "$(grep -cE "^CapPrm:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
     [ "$(grep -cx "policy 5" "$OUT/agent.log")" -eq "$seen" ] # SCHED_IDLE
-    ! grep -q "warmer still there" "$OUT/agent.log"
+    ! grep -q "warmer still there" "$OUT/agent.log" || false
     grep -qx "warmers gone" "$OUT/agent.log"
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Each class the write-back stage refuses: revrun diff exits 2 naming the
+# Each class the write-back stage refuses: revrun diff exits 5 naming the
 # class, export writes nothing, writeback applies nothing, and TARGET stays
 # byte for byte what it was. Uppers come from real mounts; the few shapes no
 # mount produces (planted or impossible markers) are written into the upper
@@ -304,7 +304,7 @@ xwhiteout_planted() {
 @test "refuse: invalid UTF-8 in a name; JSON stays valid UTF-8" {
     refuse user 'touch "$(printf "bad\377")"' path
     run wb_revrun diff --json $(wb_pair)
-    [ "$status" -eq 2 ]
+    [ "$status" -eq 5 ]
     printf '%s' "$output" | python3 -c 'import json,sys; d=json.loads(sys.stdin.buffer.read().decode("utf-8")); assert d["verdict"]=="refuse"'
 }
 

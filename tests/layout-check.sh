@@ -38,8 +38,8 @@ allowed() {
     runtime/confine) echo "common bundle overlay egress" ;;
     runtime/container)
         echo "common bundle overlay egress writeback/base runtime/confine" ;;
-    runtime/check)
-        echo "common bundle overlay egress runtime/confine runtime/container" ;;
+    runtime/check) # writeback/git: only to load libgit2 as a review would (check_libs.c)
+        echo "common bundle overlay egress writeback/git runtime/confine runtime/container" ;;
     runtime/jobs) echo "common bundle $WB_ALL runtime/confine runtime/container" ;;
     runtime/cli)
         echo "common bundle egress $WB_ALL runtime/confine runtime/container" \

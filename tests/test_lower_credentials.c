@@ -13,21 +13,21 @@
 
 static bool flags(const char *text, unsigned want_line)
 {
-    const char *what = NULL;
+    char what[600] = "";
     unsigned line = 0;
-    bool r = git_config_has_credential(text, strlen(text), &line, &what);
+    bool r = lgc_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
 
     if (r && line != want_line)
         tap_note("line %u, wanted %u", line, want_line);
-    return r && line == want_line && what != NULL;
+    return r && line == want_line && what[0] != '\0';
 }
 
 static bool clean(const char *text)
 {
-    const char *what;
+    char what[600];
     unsigned line;
 
-    return !git_config_has_credential(text, strlen(text), &line, &what);
+    return !lgc_has_credential(text, strlen(text), NULL, &line, what, sizeof(what));
 }
 
 TEST(extraheader_in_any_spelling)
@@ -307,20 +307,52 @@ TEST(include_paths_read_as_git_reads_them)
                     "[includeIf \"gitdir:x\"] path = \"b  c\" # x\n"
                     "[core]\n\tpath = no\n[include.x]\n  path = d\\\\e\\\n f  \n"
                     "[include]\n\tpath\n\tpath = \"g;h\"\n";
-    struct git_include_cursor cur = {0};
+    struct lgc_include_cursor cur = {0};
     char out[64];
     unsigned line;
 
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "a") == 0 && line == 3);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "b  c") == 0 && line == 4);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "d\\e f") == 0 && line == 8);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 1 &&
           strcmp(out, "g;h") == 0 && line == 12);
-    CHECK(git_config_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 0);
+    CHECK(lgc_next_include(t, strlen(t), &cur, &line, out, sizeof(out)) == 0);
     /* longer than the buffer: git could not open it either */
-    CHECK(git_config_next_include("[include]path=abc", 17, &(struct git_include_cursor){0}, &line,
+    CHECK(lgc_next_include("[include]path=abc", 17, &(struct lgc_include_cursor){0}, &line,
                                   out, 3) == -1);
+}
+
+TEST(secrets_by_key_in_the_checkout_and_the_main_git_directory)
+{
+    struct rr_error e = {0};
+    struct lower_view v = {"/src", "/repos/main/.git", NULL};
+    char c[128];
+    int fd;
+
+    if (!CHECK(begin()))
+        return;
+    put(".git/config", "[include]\n\tpath = mail.inc\n");
+    put(".git/mail.inc", "[sendemail]\n\tsmtpPass = " TOK "\n");
+    CHECK(judged(".git/mail.inc line 2 holds a password (git config key sendemail.smtppass) "
+                 "(included from "));
+    put(".git/mail.inc", "[http]\n\tcookieFile = /src/.git/cookies\n");
+    CHECK(judged(".git/mail.inc line 2 holds a cookie file inside the checkout"));
+    /* the main git directory: its own place inside counts too */
+    snprintf(c, sizeof(c), "%s/.git", co);
+    fd = open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    put(".git/config", "[http \"https://x\"]\n\tcookieFile = /repos/main/.git/c\n");
+    CHECK(lower_refuse_git_common(c, fd, NULL, &v, &e) < 0 &&
+          strstr(e.msg, "config line 2 holds a cookie file inside the checkout (git config key "
+                        "http.https://x.cookiefile)"));
+    put(".git/config", "[core]\n");
+    put(".git/worktrees/pr/config.worktree", "[hub]\n\toauthtoken = " TOK "\n");
+    CHECK(lower_refuse_git_common(c, fd, NULL, &v, &e) < 0 &&
+          strstr(e.msg, "worktrees/pr/config.worktree line 2 holds a token (git config key "
+                        "hub.oauthtoken)") != NULL &&
+          strstr(e.msg, TOK) == NULL);
+    close(fd);
+    done();
 }

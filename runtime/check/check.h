@@ -125,9 +125,16 @@ void check_cause_text(const struct check_facts *f, unsigned causes, char *buf, s
  * bundle's config, or the default spec) over a scratch lower, in a state
  * root of its own: what create would say here. */
 void check_scratch(struct check_report *r, const struct rr_ctx *ctx, const struct rr_config *cfg);
-/* The whole of `revrun check`: prints the report to stdout; 0, or -1 when
- * create would fail here or the bundle's config needs what is missing. */
-int check_run(const struct rr_ctx *ctx, const char *bundle);
+/* The whole of `revrun check`: prints the report to stdout (as one JSON
+ * object with json); 0, or -1 when create would fail here or the bundle's
+ * config needs what is missing. */
+int check_run(const struct rr_ctx *ctx, const char *bundle, bool json);
+
+/* `revrun check --json`: the report as one object (check_json.c); error:
+ * what kept the check from finishing, or NULL. -1 when it cannot be
+ * written (reported). */
+int check_print_json(const struct check_report *r, const char *bundle,
+                     const struct rr_error *error);
 
 /* Every step of create, each probed on its own in a forked child, so that
  * one refusal does not hide the next. */
@@ -143,5 +150,6 @@ void check_egress(struct check_report *r);
 void check_landlock(struct check_report *r);
 void check_fuse(struct check_report *r);
 void check_host_ids(struct check_report *r);
+void check_libs(struct check_report *r);
 
 #endif

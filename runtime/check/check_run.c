@@ -153,6 +153,20 @@ static int load_bundle(const struct rr_ctx *ctx, const char *bundle, struct rr_c
     return 0;
 }
 
+/* The scratch directory, and the config and profile the steps take. */
+static int prepare(const struct rr_ctx *ctx, const char *bundle, struct check_report *r,
+                   struct rr_config *scfg, struct profile *sp, struct rr_error *err)
+{
+    char lower[PATH_MAX];
+
+    if (make_scratch(ctx, r->scratch, sizeof(r->scratch), err) < 0)
+        return -1;
+    snprintf(lower, sizeof(lower), "%s/lower", r->scratch);
+    if (scratch_config(ctx, bundle, lower, scfg, err) < 0)
+        return -1;
+    return profile_build(scfg, ctx->rootless, sp, err);
+}
+
 static void run_probes(struct check_report *r, const struct rr_ctx *ctx,
                        const struct rr_config *scfg)
 {
@@ -162,13 +176,12 @@ static void run_probes(struct check_report *r, const struct rr_ctx *ctx,
     check_scratch(r, ctx, scfg);
 }
 
-int check_run(const struct rr_ctx *ctx, const char *bundle)
+int check_run(const struct rr_ctx *ctx, const char *bundle, bool json)
 {
     static struct check_report report;
     struct rr_config cfg = {0}, scfg = {0};
     struct profile p = {0}, sp = {0};
     struct rr_error err;
-    char lower[PATH_MAX];
     int rc = 0;
 
     memset(&report, 0, sizeof(report));
@@ -176,24 +189,34 @@ int check_run(const struct rr_ctx *ctx, const char *bundle)
     check_read_facts(&report.facts);
     if (bundle != NULL && load_bundle(ctx, bundle, &cfg, &p, &err) < 0) {
         log_error(&err);
-        printf("FAIL  %-18s the config cannot be used: see the error above\n", "config");
+        if (json)
+            check_print_json(&report, bundle, &err);
+        else
+            printf("FAIL  %-18s the config cannot be used: see the error above\n", "config");
         config_free(&cfg);
         return -1;
     }
     report.profile = bundle != NULL ? &p : NULL;
-    if (make_scratch(ctx, report.scratch, sizeof(report.scratch), &err) < 0) {
+    /* first: without libmount no profile can be built, and the report
+     * still names the package */
+    check_libs(&report);
+    if (prepare(ctx, bundle, &report, &scfg, &sp, &err) < 0) {
         log_error(&err);
-        rc = -1;
-        goto out;
-    }
-    snprintf(lower, sizeof(lower), "%s/lower", report.scratch);
-    if (scratch_config(ctx, bundle, lower, &scfg, &err) < 0 ||
-        profile_build(&scfg, ctx->rootless, &sp, &err) < 0) {
-        log_error(&err);
+        if (json)
+            check_print_json(&report, bundle, &err);
+        else
+            print_report(&report);
         rc = -1;
         goto out;
     }
     report.shape = &sp;
+    if (json) {
+        run_probes(&report, ctx, &scfg);
+        rc = report.needed_missing || report.create_failed ? -1 : 0;
+        if (check_print_json(&report, bundle, NULL) < 0)
+            rc = -1;
+        goto out;
+    }
     printf("revrun check: %s%s%s\n", ctx->rootless ? "unprivileged" : "root",
            report.facts.in_container ? ", inside a container" : "",
            bundle != NULL ? ", judging the bundle's config" : "");

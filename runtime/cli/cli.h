@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "common/exitcode.h"
 #include "runtime/container/ctx.h"
 
 /* argv[0] is the command name; getopt state is reset before each call. */
@@ -42,14 +43,18 @@ void cli_version(FILE *out);
 /* The command's argv while it runs, for naming a bad option. */
 extern char **cli_argv;
 
-/* Exit statuses shared by the commands. */
+/* Exit statuses: the one table is common/exitcode.h. */
 enum {
-    CLI_OK = 0,
-    CLI_ERROR = 1,
-    CLI_USAGE = 2, /* bad command line (diff uses 2 for "refused" instead) */
-    CLI_EXEC_FAILED = 255, /* exec could not start the process (runc's status) */
+    CLI_OK = RR_EXIT_OK,
+    CLI_ERROR = RR_EXIT_ERROR,
+    CLI_USAGE = RR_EXIT_USAGE,
+    CLI_EXEC_FAILED = RR_EXIT_EXEC,
 };
 
 void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* For a command that takes no options: the first argument that looks like
+ * one is reported, named ("unknown option '--x'"); true when there is none. */
+bool cli_no_options(int argc, char **argv);
 
 #endif

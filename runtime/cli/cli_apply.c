@@ -3,10 +3,12 @@
  * Applies an exported change set (or the part --only/--exclude choose)
  * onto TARGET, all or nothing, once DIGEST is the digest of what DIR's
  * manifest does; with --commit, as a new commit on the set's base on a new
- * branch of the repository TARGET (printed: "BRANCH COMMIT"). Exit: 0
- * applied, 2 refused (wrong digest, a broken part, TARGET no longer holds
- * the base, the branch exists: nothing written), 1 an error (TARGET
- * restored; no branch made). */
+ * branch of the repository TARGET (printed: "BRANCH COMMIT"). Exit
+ * (common/exitcode.h): 0 applied, 7 a wrong digest, 6 TARGET no longer
+ * holds the base (with --commit: REPO lacks the base commit, the branch
+ * exists, ...), nothing written either way; 1 an error (TARGET restored;
+ * no branch made); 2 a bad command line, or a part that names nothing or
+ * would leave a broken tree. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +95,10 @@ int cli_apply(struct rr_ctx *ctx, int argc, char **argv)
     struct wb_source src;
     int r;
 
-    if (only == NULL || excl == NULL || !parse(argc, argv, &req, only, excl))
+    if (only == NULL || excl == NULL)
         return WB_JOB_ERROR;
+    if (!parse(argc, argv, &req, only, excl))
+        return WB_JOB_USAGE;
     req.subset = (struct wb_subset_spec){.only = only, .exclude = excl};
     if (wb_job_load_export("apply", argv[optind], &cs, digest, &dfd) < 0) {
         wb_changeset_free(&cs);

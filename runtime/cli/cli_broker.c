@@ -15,12 +15,6 @@
 
 static int stop_pipe[2] = {-1, -1};
 
-/* cli_usage_error lives in main.c, which the unit tests do not link. */
-static void bad_usage(const char *cmd, const char *msg)
-{
-    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, msg);
-}
-
 static void on_stop(int sig)
 {
     int saved = errno;
@@ -108,7 +102,7 @@ static int parse_broker_args(int argc, char **argv, struct broker_args *a)
             break;
         case 't':
             if (!parse_seconds(optarg, &a->idle_ms)) {
-                bad_usage(argv[0], "--idle-timeout takes 1-86400 seconds");
+                cli_usage_error(argv[0], "%s", "--idle-timeout takes 1-86400 seconds");
                 return -1;
             }
             break;
@@ -116,20 +110,20 @@ static int parse_broker_args(int argc, char **argv, struct broker_args *a)
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
             if (end == optarg || *end != '\0' || v == 0 || v > 4096) {
-                bad_usage(argv[0], "--max-conns takes 1-4096");
+                cli_usage_error(argv[0], "%s", "--max-conns takes 1-4096");
                 return -1;
             }
             a->max_conns = (unsigned)v;
             break;
         }
         default:
-            bad_usage(argv[0], "unknown option");
+            cli_usage_error(argv[0], "%s", "unknown option");
             return -1;
         }
     }
     if (optind != argc || a->socket == NULL || a->upstream == NULL ||
         (a->cred_file == NULL) == (a->cred_env == NULL)) {
-        bad_usage(argv[0], "usage: broker --socket PATH --upstream URL "
+        cli_usage_error(argv[0], "%s", "usage: broker --socket PATH --upstream URL "
                                  "(--credential-file F | --credential-env VAR) [--header NAME] "
                                  "[--header-prefix TEXT] [--allow PREFIX]... [--ca-file F] "
                                  "[--idle-timeout S] [--max-conns N]");
@@ -201,7 +195,7 @@ int cli_relay(struct rr_ctx *ctx, int argc, char **argv)
         }
     }
     if (optind != argc || sock == NULL || port < 0) {
-        bad_usage(argv[0], "usage: relay --listen PORT --socket PATH");
+        cli_usage_error(argv[0], "%s", "usage: relay --listen PORT --socket PATH");
         return CLI_USAGE;
     }
     stop = stop_fd_on_signals(&err);

@@ -1,6 +1,7 @@
 /* revrun diff [--json|--patch|--mbox [--author "N <e>"]] [--deny-content FILE]
  *             (ID | --lower DIR --upper DIR --format F)
- * Exit: 0 accepted (or nothing changed), 2 refused, 1 an error. */
+ * Exit (common/exitcode.h): 0 accepted (or nothing changed), 5 refused, 1 an
+ * error, 2 a bad command line. */
 #include <getopt.h>
 #include <stdio.h>
 
@@ -63,14 +64,14 @@ int cli_diff(struct rr_ctx *ctx, int argc, char **argv)
             author = optarg;
         } else if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return WB_JOB_ERROR;
+            return WB_JOB_USAGE;
         }
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind != argc) {
         if (!bad)
             cli_wb_usage(argv[0], "unexpected operand");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) == 0)
         r = print(&run, mode, author);

@@ -4,7 +4,8 @@
  * revrun export DIR --format mbox [--author "N <e>"] [--only P]... [--exclude P]...
  * The exported set DIR as the mail of the commit `apply --commit` would
  * write, on stdout, for `git am`.
- * Exit: 0 exported, 2 refused (nothing written), 1 an error. */
+ * Exit (common/exitcode.h): 0 exported, 5 refused (nothing written), 1 an
+ * error, 2 a bad command line (a part that names nothing or is broken too). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static int mail(int argc, char **argv, const struct wb_job_source *o, const char
 
     if (o->lower || o->upper || optind + 1 != argc) {
         cli_wb_usage(argv[0], "usage: export DIR --format mbox (DIR: an exported change set)");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     return wb_job_mail_export(argv[optind], author, &part);
 }
@@ -64,7 +65,7 @@ int cli_export(struct rr_ctx *ctx, int argc, char **argv)
             excl[nx++] = optarg;
         else if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return WB_JOB_ERROR;
+            return WB_JOB_USAGE;
         }
     }
     mbox = o.format != NULL && strcmp(o.format, "mbox") == 0;
@@ -72,13 +73,13 @@ int cli_export(struct rr_ctx *ctx, int argc, char **argv)
         return mail(argc, argv, &o, author, only, excl);
     if (author || no || nx) {
         cli_wb_usage(argv[0], "--author, --only and --exclude go with --format mbox");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
     if (bad || optind + 1 != argc) {
         if (!bad)
             cli_wb_usage(argv[0], "expected one export directory");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) != 0) {
         wb_job_release(&run);

@@ -13,12 +13,18 @@
 #include "runtime/container/log.h"
 #include "common/version.h"
 
+/* The Makefile passes the commit (git rev-parse, -dirty for local edits). */
+#ifndef REVRUN_COMMIT
+#define REVRUN_COMMIT "unknown"
+#endif
+
 void cli_version(FILE *out)
 {
     const struct scmp_version *sv = seccomp_version();
     int abi = landlock_abi();
 
-    fprintf(out, "revrun version %s\nspec: %s\n", REVRUN_VERSION, REVRUN_SPEC_VERSION);
+    fprintf(out, "revrun version %s\ncommit: %s\nspec: %s\n", REVRUN_VERSION, REVRUN_COMMIT,
+            REVRUN_SPEC_VERSION);
     if (sv != NULL)
         fprintf(out, "libseccomp: %u.%u.%u\n", sv->major, sv->minor, sv->micro);
     if (abi > 0)
@@ -125,6 +131,8 @@ int cli_features(struct rr_ctx *ctx, int argc, char **argv)
 
     (void)ctx;
     (void)argv;
+    if (!cli_no_options(argc, argv))
+        return CLI_USAGE;
     if (argc != 1) {
         cli_usage_error("features", "takes no arguments");
         return CLI_USAGE;

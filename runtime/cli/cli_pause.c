@@ -6,6 +6,8 @@ static int pause_or_resume(struct rr_ctx *ctx, int argc, char **argv, bool pause
 {
     struct rr_error err;
 
+    if (!cli_no_options(argc, argv))
+        return CLI_USAGE;
     if (argc != 2) {
         cli_usage_error(argv[0], "expected one container ID");
         return CLI_USAGE;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "runtime/cli/cli.h"
+#include "runtime/cli/cli_paths.h"
 #include "runtime/cli/cli_spec_opts.h"
 #include "runtime/jobs/review.h"
 #include "runtime/jobs/sweep.h"
@@ -18,12 +19,14 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
     };
     struct cli_spec_flags f = {0};
     struct review_opts o = {.agent = NULL, .spec = &f.spec};
-    int c, rc = REVIEW_SETUP_FAILED;
+    int c, rc = REVIEW_USAGE;
 
     while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
         int taken = cli_spec_flag(c, optarg, &f);
-        if (taken < 0)
+        if (taken < 0) {
+            rc = taken == -2 ? CLI_USAGE : CLI_ERROR;
             goto out;
+        }
         if (taken)
             continue;
         switch (c) {
@@ -46,6 +49,8 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
         cli_usage_error("review", "usage: review --lower DIR --out DIR [--timeout S] -- CMD ARGS...");
         goto out;
     }
+    if (!cli_paths_apart("review", o.lower, "--out", o.out, true))
+        goto out;
     o.agent = f.agent;
     cli_spec_flags_warn(&f);
     o.cmd = argv + optind;

@@ -22,6 +22,7 @@
 
 #include "common/cleanup.h"
 #include "runtime/cli/cli.h"
+#include "runtime/cli/cli_paths.h"
 #include "runtime/container/container.h"
 #include "runtime/container/log.h"
 #include "common/proc.h"
@@ -66,7 +67,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
         }
         o->cmd = argv + optind;
         o->n_cmd = argc - optind;
-        return 0;
+        return o->out == NULL || cli_paths_apart("run", o->lower, "--out", o->out, false) ? 0 : -1;
     }
     if (o->out != NULL || optind != argc - 1) {
         cli_usage_error("run", "expected [--bundle DIR] ID, or --lower DIR -- CMD ARGS...");

@@ -55,7 +55,7 @@ int cli_spec(struct rr_ctx *ctx, int argc, char **argv)
         int taken = cli_spec_flag(c, optarg, &f);
         if (taken < 0) {
             cli_spec_flags_free(&f);
-            return CLI_ERROR;
+            return taken == -2 ? CLI_USAGE : CLI_ERROR;
         }
         if (taken)
             continue;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "runtime/cli/cli.h"
 #include "runtime/container/log.h"
 
 static int push(struct rr_strv *sv, const char *arg)
@@ -12,6 +13,33 @@ static int push(struct rr_strv *sv, const char *arg)
         return -1;
     }
     return 1;
+}
+
+/* --best-effort memory,pids,cpu: names revrun.bestEffort takes, comma
+ * separated, repeatable. */
+static int best_effort(struct rr_strv *sv, const char *arg)
+{
+    char name[32];
+
+    for (const char *p = arg;; p++) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof(name)) {
+            cli_usage_error(cli_argv[0], "--best-effort takes names from: %s", RR_BEST_EFFORT_NAMES);
+            return -2;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (!config_best_effort_known(name)) {
+            cli_usage_error(cli_argv[0], "--best-effort: '%s' is not one of: %s", name,
+                            RR_BEST_EFFORT_NAMES);
+            return -2;
+        }
+        if (push(sv, name) < 0)
+            return -1;
+        p += n;
+        if (*p == '\0')
+            return 1;
+    }
 }
 
 int cli_spec_flag(int c, const char *arg, struct cli_spec_flags *f)
@@ -34,6 +62,7 @@ int cli_spec_flag(int c, const char *arg, struct cli_spec_flags *f)
     case SPEC_OPT_NESTED: o->nested_sandboxes = true; return 1;
     case SPEC_OPT_HOME: o->home = arg; return 1;
     case SPEC_OPT_ARTIFACT: return push(&o->artifacts, arg);
+    case SPEC_OPT_BEST_EFFORT: return best_effort(&o->best_effort, arg);
     }
     return 0;
 }

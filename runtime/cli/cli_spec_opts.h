@@ -24,6 +24,7 @@ enum {
     SPEC_OPT_NESTED,
     SPEC_OPT_HOME,
     SPEC_OPT_ARTIFACT,
+    SPEC_OPT_BEST_EFFORT,
 };
 
 #define CLI_SPEC_LONGOPTS                                                                          \
@@ -42,7 +43,8 @@ enum {
         {"env", required_argument, NULL, SPEC_OPT_ENV},                                            \
         {"nested-sandboxes", no_argument, NULL, SPEC_OPT_NESTED},                                  \
         {"home", required_argument, NULL, SPEC_OPT_HOME},                                          \
-        {"artifact", required_argument, NULL, SPEC_OPT_ARTIFACT}
+        {"artifact", required_argument, NULL, SPEC_OPT_ARTIFACT},                                  \
+        {"best-effort", required_argument, NULL, SPEC_OPT_BEST_EFFORT}
 
 struct cli_spec_flags {
     const char *agent; /* --agent NAME|FILE, or NULL */
@@ -50,7 +52,7 @@ struct cli_spec_flags {
 };
 
 /* 1: c was one of these options (taken); 0: not one of them; -1: out of
- * memory (reported). */
+ * memory, -2: a bad value (both reported). */
 int cli_spec_flag(int c, const char *arg, struct cli_spec_flags *f);
 
 /* What the flags widen, said once on the command line (a read-write

@@ -6,6 +6,8 @@ int cli_start(struct rr_ctx *ctx, int argc, char **argv)
 {
     struct rr_error err;
 
+    if (!cli_no_options(argc, argv))
+        return CLI_USAGE;
     if (argc != 2) {
         cli_usage_error("start", "expected one container ID");
         return CLI_USAGE;

@@ -10,6 +10,8 @@ int cli_state(struct rr_ctx *ctx, int argc, char **argv)
     struct rr_error err;
     char *json = NULL;
 
+    if (!cli_no_options(argc, argv))
+        return CLI_USAGE;
     if (argc != 2) {
         cli_usage_error("state", "expected one container ID");
         return CLI_USAGE;

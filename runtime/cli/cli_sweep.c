@@ -22,6 +22,9 @@ int cli_sweep(struct rr_ctx *ctx, int argc, char **argv)
             continue;
         } else if (c == 'e') {
             o.exports = optarg;
+        } else if (c != 'o') {
+            cli_usage_error("sweep", "unknown option");
+            return CLI_USAGE;
         } else {
             cli_usage_error("sweep", "usage: sweep [--older-than DURATION] [--exports DIR]");
             return CLI_USAGE;

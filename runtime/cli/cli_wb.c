@@ -1,10 +1,16 @@
 #include "runtime/cli/cli_wb.h"
 
-#include "runtime/container/log.h"
+#include <string.h>
 
 void cli_wb_usage(const char *cmd, const char *what)
 {
-    log_msg(LOG_ERROR, "%s: %s (see 'revrun --help')", cmd, what);
+    cli_usage_error(cmd, "%s", what);
+}
+
+static bool format_known(const char *f)
+{
+    return strcmp(f, "overlay") == 0 || strcmp(f, "overlay-userxattr") == 0 ||
+           strcmp(f, "fuse-overlayfs") == 0;
 }
 
 bool cli_wb_option(struct wb_job_source *o, int c, const char *arg)
@@ -33,7 +39,7 @@ const char *cli_wb_source_operand(const char *cmd, const struct wb_job_source *o
     bool pair = o->lower || o->upper || o->format;
 
     *bad = false;
-    if (pair && !(o->lower && o->upper && o->format)) {
+    if (pair && (!(o->lower && o->upper && o->format) || !format_known(o->format))) {
         cli_wb_usage(cmd, "a bare pair needs --lower DIR --upper DIR --format "
                           "overlay|overlay-userxattr|fuse-overlayfs");
         *bad = true;

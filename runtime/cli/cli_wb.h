@@ -21,8 +21,7 @@ enum { CLI_WB_OPT_LOWER = 0x1000, CLI_WB_OPT_UPPER, CLI_WB_OPT_FORMAT, CLI_WB_OP
         "deny-content", required_argument, NULL, CLI_WB_OPT_DENY                                   \
     }
 
-/* A command-line mistake, reported as cli_usage_error does (that one lives
- * in main.c, which the unit tests do not link). */
+/* A command-line mistake: cli_usage_error (an unknown option named). */
 void cli_wb_usage(const char *cmd, const char *what);
 
 /* Take one of the source options; false when c is not one of them. */

@@ -2,7 +2,8 @@
  *                  --to TARGET --approve DIGEST
  * Vets the upper and applies it straight from there (no export directory),
  * all or nothing, when DIGEST is the digest of the vetted change set.
- * Exit: 0 applied, 2 refused, 1 an error (TARGET restored). */
+ * Exit (common/exitcode.h): 0 applied, 5 refused, 7 a wrong digest, 6 TARGET
+ * no longer holds the base, 1 an error (TARGET restored), 2 a bad command line. */
 #include <getopt.h>
 
 #include "runtime/cli/cli_wb.h"
@@ -33,7 +34,7 @@ int cli_writeback(struct rr_ctx *ctx, int argc, char **argv)
             approve = optarg;
         else if (!cli_wb_option(&o, c, optarg)) {
             cli_wb_usage(argv[0], "unknown option");
-            return WB_JOB_ERROR;
+            return WB_JOB_USAGE;
         }
     }
     id = cli_wb_source_operand(argv[0], &o, argc, argv, &optind, &bad);
@@ -41,7 +42,7 @@ int cli_writeback(struct rr_ctx *ctx, int argc, char **argv)
         if (!bad)
             cli_wb_usage(argv[0], "usage: writeback (ID | --lower DIR --upper DIR --format F) "
                                   "--to TARGET --approve DIGEST");
-        return WB_JOB_ERROR;
+        return WB_JOB_USAGE;
     }
     if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) == 0) {
         if (wb_changeset_refused(&run.scan.cs)) {

@@ -1,4 +1,5 @@
 /* revrun entry point: global options, then dispatch to runtime/cli_*.c. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,12 +36,35 @@ static const struct {
  * it forks, confines itself or leaves the host's root (libmnt.h). */
 static bool needs_libmount(const char *cmd)
 {
-    static const char *const light[] = {"diff", "export", "apply", "relay"};
+    /* check reports a missing libmount as one of its rows; review loads
+     * it with the other libraries its stages need, before the agent runs,
+     * and says so in result.json (exit 3). */
+    static const char *const light[] = {"diff", "export", "apply", "relay", "check", "review"};
 
     for (size_t i = 0; i < sizeof(light) / sizeof(light[0]); i++)
         if (strcmp(cmd, light[i]) == 0)
             return false;
     return true;
+}
+
+/* Without XDG_RUNTIME_DIR the state root is a private directory in /tmp
+ * (paths.h): made and judged only for a command that keeps state. spec,
+ * features and check keep none (check uses a scratch root of its own);
+ * list only reads it, and a missing one lists nothing. */
+static int private_root(const char *cmd, const char *root)
+{
+    static const char *const none[] = {"spec", "features", "check"};
+    bool create = strcmp(cmd, "list") != 0;
+    struct rr_error err;
+
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+        if (strcmp(cmd, none[i]) == 0)
+            return 0;
+    if (paths_private_dir(root, create, &err) < 0 && (create || err.errnum != ENOENT)) {
+        log_error(&err);
+        return -1;
+    }
+    return 0;
 }
 
 /* --log and --log-format first, so that every error after them, a bad
@@ -103,11 +127,13 @@ int main(int argc, char **argv)
         {"systemd-cgroup", no_argument, NULL, 's'},
         {"version", no_argument, NULL, 'v'},
         {"man", no_argument, NULL, 'm'},
+        {"bash-completion", no_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct rr_ctx ctx = {0};
     char root_buf[4096];
+    bool private_dir = false;
     int c;
 
     if (rr_cmdline_take(argc, argv) < 0) {
@@ -145,6 +171,9 @@ int main(int argc, char **argv)
         case 'm':
             usage_print_man(stdout);
             return CLI_OK;
+        case 'B':
+            usage_print_bash(stdout);
+            return CLI_OK;
         case 'h':
             usage_print_all(stdout);
             return CLI_OK;
@@ -160,7 +189,7 @@ int main(int argc, char **argv)
     ctx.rootless = geteuid() != 0 || root_without_ids();
     if (ctx.root == NULL) {
         struct rr_error err;
-        if (paths_default_root(root_buf, sizeof(root_buf), &err) < 0) {
+        if (paths_default_root(root_buf, sizeof(root_buf), &private_dir, &err) < 0) {
             log_error(&err);
             return CLI_ERROR;
         }
@@ -176,6 +205,8 @@ int main(int argc, char **argv)
                 return CLI_OK;
             }
             struct rr_error err;
+            if (private_dir && private_root(commands[i].name, ctx.root) < 0)
+                return CLI_ERROR;
             if (needs_libmount(commands[i].name) && rr_libmnt_load(&err) < 0) {
                 log_error(&err);
                 return CLI_ERROR;

@@ -2,17 +2,23 @@
 
 #include <string.h>
 
+#include "common/exitcode.h"
+
 #define END {NULL, NULL}
 
 static const struct usage_opt global_opts[] = {
-    {"--root DIR", "state root (default /run/revrun, or $XDG_RUNTIME_DIR/revrun rootless)"},
+    {"--root DIR", "state root (default /run/revrun; rootless $XDG_RUNTIME_DIR/revrun, or without "
+                   "XDG_RUNTIME_DIR the private /tmp/revrun-UID, 0700)"},
     {"--log FILE", "also write every message, errors included, to FILE (appended)"},
     {"--log-format text|json", "json: one {\"level\",\"msg\",\"time\"} object a line, as runc "
                                "writes it (what containerd's shim and conmon read back)"},
     {"--systemd-cgroup", "linux.cgroupsPath is systemd's slice:prefix:name; revrun maps it to "
                          "the cgroupfs path systemd would use (/SLICE-PATH/PREFIX-NAME.scope) "
                          "and writes it itself: systemd's D-Bus is never called"},
-    {"--version", "version, runtime-spec version and the features built in"},
+    {"--version", "version, commit, runtime-spec version and the features built in"},
+    {"--man", "this whole table as a man page (roff, one section per command)"},
+    {"--bash-completion", "print the bash completion script, made from this table (installed "
+                          "as bash-completion/completions/revrun)"},
     {"--help", "this text; `revrun COMMAND --help` for one command"},
     END,
 };
@@ -23,7 +29,7 @@ static const struct usage_opt global_opts[] = {
     {"--agent-dir DIR", "the agent's install, read-only at /opt/agent, its bin and "            \
                         "node_modules/.bin first on PATH"},                                    \
     {"--bind SRC:DST[:ro|rw]", "a host path inside (read-only unless :rw)"},                    \
-    {"--upstream URL", "the model API, reached through the broker"},                           \
+    {"--upstream URL, --egress-upstream URL", "the model API, reached through the broker"},   \
     {"--credential-file F, --credential-env VAR", "where the broker reads the key"},           \
     {"--ca-file F, --header NAME, --header-prefix TEXT, --allow PREFIX", "the broker's upstream " \
                                                                           "settings"},          \
@@ -31,7 +37,10 @@ static const struct usage_opt global_opts[] = {
     {"--env K=V", "the agent's environment (repeatable)"},                                     \
     {"--home DIR", "copied (not bound) into the agent's HOME"},                                \
     {"--artifact ~/PATH", "kept in OUT/artifacts after the run (repeatable)"},                 \
-    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"}
+    {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"},                    \
+    {"--best-effort memory,pids,cpu", "run without these limits where the host cannot enforce " \
+                                      "them (rootless without cgroup delegation), said in the " \
+                                      "log and result.json; also upperSize, landlock"}
 
 static const struct usage_opt o_spec[] = {
     {"--lower DIR", "the checkout to review (default: the current directory)"},
@@ -101,8 +110,19 @@ static const struct usage_opt o_list[] = {
 };
 static const struct usage_opt o_check[] = {
     {"--bundle DIR", "judge this bundle's config against the host"},
+    {"--json", "the report as one JSON object (ok, items: status, name, detail, cause, remedy), "
+               "for fleet monitoring; the exit status is the same"},
     END,
 };
+/* What diff, export and writeback share (runtime/cli/cli_wb.h). */
+#define WB_SOURCE_FLAGS                                                                          \
+    {"--lower DIR, --upper DIR", "vet a bare lower/upper pair (from any overlay user) instead "  \
+                                 "of a live container's upper; needs --format"},               \
+    {"--format overlay|overlay-userxattr|fuse-overlayfs", "the markers the pair's upper was "    \
+                                                          "written with"},                     \
+    {"--deny-content FILE", "one secret a line (4-4096 bytes): a change set whose new content, " \
+                            "symlink targets or paths hold one is refused (plain substrings)"}
+
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
     {"--patch", "a git-style patch"},
@@ -110,9 +130,11 @@ static const struct usage_opt o_diff[] = {
                "clone at the base"},
     {"--author \"NAME <EMAIL>\"", "with --mbox: the mail's author (default: git's user.name "
                                   "and user.email)"},
+    WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_export[] = {
+    WB_SOURCE_FLAGS,
     {"--format mbox", "with an exported DIR: the mail of the commit `apply --commit` would "
                       "write, on stdout, for `git am` on any clone at the base (the same tree)"},
     {"--author \"NAME <EMAIL>\"", "the mail's author (default: git's user.name and "
@@ -120,15 +142,17 @@ static const struct usage_opt o_export[] = {
     {"--only PATH, --exclude PATH", "the mail of a part, as `apply` takes them"},
     END,
 };
-static const struct usage_opt o_apply[] = {
+static const struct usage_opt o_writeback[] = {
     {"--to TARGET", "the tree to change"},
-    {"--approve DIGEST", "the digest the operator read"},
+    {"--approve DIGEST", "the digest the operator read (as diff prints it)"},
+    WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_apply_set[] = {
     {"--to TARGET", "the tree to change; with --commit, the repository (its worktree, its .git "
                     "or a bare one)"},
-    {"--approve DIGEST", "the digest the operator read (the whole set's, also for a part)"},
+    {"--approve DIGEST", "the digest the operator read (as summary.txt or diff prints it, with "
+                         "or without sha256:; the whole set's, also for a part)"},
     {"--only PATH", "apply only the changes PATH names: a path (a directory: all under it) or a "
                     "glob ('*' within a name; with \"**\" across); repeatable"},
     {"--exclude PATH", "leave out what PATH names (as --only); repeatable. A part that would "
@@ -148,7 +172,7 @@ static const struct usage_opt o_apply_set[] = {
 static const struct usage_opt o_review[] = {
     {"--lower DIR", "the checkout"},
     {"--out DIR", "where the change set goes"},
-    {"--timeout S", "wall-clock limit"},
+    {"--timeout S", "wall-clock limit: seconds, or a number with m, h or d"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
     AGENT_FLAGS,
@@ -156,7 +180,9 @@ static const struct usage_opt o_review[] = {
 };
 static const struct usage_opt o_sweep[] = {
     {"--older-than DURATION", "only what is at least this old"},
-    {"--exports DIR", "also roll back killed applies journalled there"},
+    {"--exports DIR", "also delete the change sets exported under DIR (each a directory holding "
+                      "manifest.json) past their retention: older than --older-than, which "
+                      "it needs"},
     END,
 };
 static const struct usage_opt o_broker[] = {
@@ -169,6 +195,19 @@ static const struct usage_opt o_broker[] = {
     {"--idle-timeout S, --max-conns N", "bounds"},
     END,
 };
+
+/* common/exitcode.h's table, as --help and the man page print it. */
+struct exit_row {
+    int code;
+    const char *who, *text;
+};
+#define EXIT_ROW(name, code, who, text) {code, who, text},
+static const struct exit_row exit_rows[] = {RR_EXIT_CODES(EXIT_ROW)};
+#undef EXIT_ROW
+static const char exit_note[] =
+    "The engine verbs (create, start, kill, delete, state, exec, ps, pause, resume, update) "
+    "report every failure as 1, as runc does. run, and exec without --detach, exit with the "
+    "process's own status once it ran (128+N for signal N).";
 
 static const struct usage_cmd commands[] = {
     {"spec", "[OPTIONS]", "write a default hardened config.json to stdout", o_spec, NULL},
@@ -201,27 +240,60 @@ static const struct usage_cmd commands[] = {
     {"features", "", "what this revrun supports, as runtime-spec's features.json", o_none, NULL},
     {"list", "[--quiet] [--format table|json]", "the containers under the state root", o_list,
      NULL},
-    {"check", "[--bundle DIR]", "what this host can enforce; non-zero if the config can't be",
+    {"check", "[--bundle DIR] [--json]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[--json|--patch|--mbox] ID | --lower DIR --upper DIR",
-     "the vetted change set, or why it is refused", o_diff, NULL},
-    {"export", "ID DIR | --lower DIR --upper DIR DIR | DIR --format mbox",
-     "manifest.json + blobs; or an exported DIR as a mail for git am", o_export, NULL},
+    {"diff", "[OPTIONS] ID | [OPTIONS] --lower DIR --upper DIR --format F",
+     "the vetted change set, or why it is refused", o_diff,
+     "Exit: 0 accepted (the digest is printed), 5 refused (the reasons, one a path), 1 an error, "
+     "2 a bad command line."},
+    {"export", "[OPTIONS] ID DIR | [OPTIONS] --lower DIR --upper DIR --format F DIR | DIR "
+               "--format mbox",
+     "vet, then write DIR/manifest.json and DIR/blobs/ (the change set) and print its digest; "
+     "or an exported DIR as a mail for git am",
+     o_export,
+     "Exit: 0 exported, 5 refused (nothing written), 1 an error, 2 a bad command line (or a "
+     "part that names nothing or would leave a broken tree)."},
     {"apply", "DIR --to TARGET --approve DIGEST [--only P]... [--exclude P]... [--commit ...]",
      "all or nothing onto TARGET, or as a commit", o_apply_set,
-     "A set made on a git checkout records the commit it was made on: apply onto a tree at "
-     "another commit still checks every touched path's base and names that commit; --commit "
-     "needs the repository to hold it. Exit 0 applied, 2 refused (nothing written), 1 an "
-     "error."},
-    {"writeback", "ID --to TARGET --approve DIGEST", "export + apply from a live bundle", o_apply,
-     NULL},
+     "Every blob's hash and every touched path's base hash are checked again; no symlink in "
+     "TARGET is followed and nothing is written under .git. On any failure TARGET is left as "
+     "it was; an apply killed half way is rolled back by sweep or by the next apply onto "
+     "TARGET, from its journal in the state root. A set made on a git checkout records the "
+     "commit it was made on: apply onto a tree at another commit still checks every touched "
+     "path's base and names that commit; --commit needs the repository to hold it. Exit: 0 "
+     "applied, 7 --approve is not the digest, 6 TARGET no longer holds the base (with "
+     "--commit: REPO lacks the base commit or a path's base, the branch exists or is in the "
+     "way), nothing written either way; 1 an error (TARGET restored, no branch made); 2 a bad "
+     "command line, or a part that names nothing or would leave a broken tree."},
+    {"writeback", "[OPTIONS] (ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
+     "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
+     "Exit: as apply's, and 5 when vetting refuses the set."},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
-     "the CI job: bundle, run, vet, export, destroy", o_review, NULL},
+     "the CI job: bundle, run, vet, export, destroy", o_review,
+     "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
+     "and, when accepted, changeset/. Exit: 0 accepted (or no change), 1 the agent failed or "
+     "the job was cancelled, 2 a bad command line (also --out inside --lower or the reverse, "
+     "or an --out holding results), 3 the sandbox could not be set up or a library a later "
+     "stage needs is missing (the agent did not run), 4 timed out, 5 refused, 8 the agent ran "
+     "but vetting, exporting or tearing down failed."},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
-     NULL},
+     "Removes the processes, cgroups, mounts and state of containers whose monitor is gone, "
+     "frees their host ids, rolls back an apply killed half way from its journal and removes "
+     "the shadow repository of a vet that crashed. DURATION: N followed by s, m, h or d."},
     {"broker", "--socket PATH --upstream URL (--credential-file F | --credential-env VAR)",
      "the egress credential broker alone", o_broker, NULL},
 };
+
+const struct usage_cmd *usage_commands(size_t *n)
+{
+    *n = sizeof(commands) / sizeof(commands[0]);
+    return commands;
+}
+
+const struct usage_opt *usage_global_options(void)
+{
+    return global_opts;
+}
 
 const struct usage_cmd *usage_find(const char *name)
 {
@@ -231,10 +303,17 @@ const struct usage_cmd *usage_find(const char *name)
     return NULL;
 }
 
+/* A flag wider than its column gets the text on the next line, so that a
+ * reader (and integration/docs_check.py) can always tell the flag from the
+ * text by the run of spaces between them. */
 static void print_opts(FILE *out, const struct usage_opt *o)
 {
-    for (; o->flag != NULL; o++)
-        fprintf(out, "  %-28s %s\n", o->flag, o->text);
+    for (; o->flag != NULL; o++) {
+        if (strlen(o->flag) > 27)
+            fprintf(out, "  %s\n  %-28s %s\n", o->flag, "", o->text);
+        else
+            fprintf(out, "  %-28s %s\n", o->flag, o->text);
+    }
 }
 
 void usage_print_all(FILE *out)
@@ -244,6 +323,10 @@ void usage_print_all(FILE *out)
     fputs("\ncommands:\n", out);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nexit status (one table; in brackets, the commands that return the code):\n", out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++)
+        fprintf(out, "  %-3d  %s [%s]\n", exit_rows[i].code, exit_rows[i].text, exit_rows[i].who);
+    fprintf(out, "  %s\n", exit_note);
     fputs("\n`revrun COMMAND --help` lists a command's options; `man revrun` has it all.\n", out);
 }
 
@@ -285,12 +368,35 @@ static void man_opts(FILE *out, const struct usage_opt *o)
     }
 }
 
+static void man_exit_status(FILE *out)
+{
+    fputs(".SH EXIT STATUS\nOne table for every command; a command returns only the codes that "
+          "can happen to it (in parentheses: which).\n",
+          out);
+    for (size_t i = 0; i < sizeof(exit_rows) / sizeof(exit_rows[0]); i++) {
+        fprintf(out, ".TP\n.B %d\n", exit_rows[i].code);
+        roff(out, exit_rows[i].text);
+        fputs(" (", out);
+        roff(out, exit_rows[i].who);
+        fputs(")\n", out);
+    }
+    fputs(".PP\n", out);
+    roff(out, exit_note);
+    fputc('\n', out);
+}
+
 void usage_print_man(FILE *out)
 {
     fputs(".TH REVRUN 1 \"\" \"revrun\" \"User Commands\"\n.SH NAME\nrevrun \\- run an AI "
           "review agent over a read\\-only checkout and export a vetted change set; an OCI "
           "runtime for engines\n.SH SYNOPSIS\n.B revrun\n[\\fIGLOBAL OPTIONS\\fR] "
-          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH GLOBAL OPTIONS\n",
+          "\\fICOMMAND\\fR [\\fIARGS\\fR...]\n.SH DESCRIPTION\nrevrun runs one untrusted "
+          "program, an AI code agent, over a read\\-only checkout in an ephemeral sandbox (user, "
+          "mount, pid, network, ipc, uts and cgroup namespaces, seccomp, Landlock, no "
+          "capabilities, no_new_privs, limits), vets what it wrote and hands back only a change "
+          "set bound to a digest, which an operator approves and applies all or nothing. It is "
+          "also an OCI runtime that containerd, podman and docker can name. The sections below "
+          "are the same table that \\-\\-help prints.\n.SH GLOBAL OPTIONS\n",
           out);
     man_opts(out, global_opts);
     fputs(".SH COMMANDS\n", out);
@@ -315,9 +421,16 @@ void usage_print_man(FILE *out)
             fputc('\n', out);
         }
     }
-    fputs(".SH EXIT STATUS\n0 on success, 1 on an error, 2 on a bad command line; run and exec "
-          "without \\-\\-detach: the process's status (128+N for signal N), 255 when exec could "
-          "not start it.\n.SH SEE ALSO\nrunc(8), crun(1)\n",
+    man_exit_status(out);
+    fputs(".SH FILES\n/run/revrun, $XDG_RUNTIME_DIR/revrun, /tmp/revrun\\-UID (without "
+          "XDG_RUNTIME_DIR): the state root. "
+          "/etc/revrun/policy.json: host ids and engine policy. /run/revrun\\-ids: the held host "
+          "ids. /usr/share/revrun/agents (BINDIR/../share/revrun/agents): agent presets, which "
+          "override the ones built in.\n"
+          ".SH ENVIRONMENT\nREVRUN_FUSE_OVERLAYFS: the fuse\\-overlayfs binary (an absolute "
+          "path). XDG_RUNTIME_DIR: the state root's parent, rootless.\n"
+          ".SH SEE ALSO\nrunc(8), crun(1); README.md, docs/ and THREAT_MODEL.md in revrun's "
+          "source.\n",
           out);
 }
 

@@ -20,6 +20,14 @@ struct usage_cmd {
     const char *notes;    /* NULL, or a paragraph */
 };
 
+/* The whole table, for what is rendered from it (usage_bash.c). */
+const struct usage_cmd *usage_commands(size_t *n);
+const struct usage_opt *usage_global_options(void);
+
+/* revrun --bash-completion: a bash completion script of every command,
+ * flag and fixed value in the table (usage_bash.c). */
+void usage_print_bash(FILE *out);
+
 /* NULL when name is no command. */
 const struct usage_cmd *usage_find(const char *name);
 

@@ -298,9 +298,9 @@ static int judge_missing(const struct profile *p, unsigned want, struct cgroup_p
         if (!profile_best_effort(p, name))
             return rr_fail(err, EOPNOTSUPP,
                            "resource limits: this host cannot enforce the %s limit here (%s; "
-                           "see `revrun check`); list \"%s\" in revrun.bestEffort to run "
-                           "without it",
-                           name, why, name);
+                           "see `revrun check`); list \"%s\" in revrun.bestEffort "
+                           "(review --best-effort %s) to run without it",
+                           name, why, name, name);
         out->skipped |= bit;
         snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
                  names[0] ? ", " : "", name);

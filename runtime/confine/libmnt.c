@@ -17,8 +17,7 @@ static int load_locked(struct rr_error *err)
 #undef RR_LIBMNT_SLOT
     void *h;
 
-    if (dl_table_open(RR_LIBMOUNT_SONAME, "libmount", names, slots,
-                      sizeof(names) / sizeof(names[0]), &h, err) < 0)
+    if (dl_table_open(DLIB_MOUNT, names, slots, sizeof(names) / sizeof(names[0]), &h, err) < 0)
         return -1;
     __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
     return 0;

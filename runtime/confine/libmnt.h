@@ -19,10 +19,6 @@
 
 #include "common/error.h"
 
-#ifndef RR_LIBMOUNT_SONAME
-#define RR_LIBMOUNT_SONAME "libmount.so.1"
-#endif
-
 #define RR_LIBMNT_FUNCS(X)                                                                         \
     X(mnt_new_table_from_file)                                                                     \
     X(mnt_new_iter)                                                                                \

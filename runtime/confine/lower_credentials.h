@@ -2,7 +2,9 @@
  * file of the lower, .git included. actions/checkout leaves the job's token
  * in .git/config (http.<url>.extraheader), and in each submodule's
  * .git/modules/.../config, unless told persist-credentials: false; a remote
- * URL can carry user:token@; a credential helper can be an inline script. */
+ * URL can carry user:token@; a credential helper can be an inline script;
+ * git keeps other secrets under their own keys (sendemail.smtpPass,
+ * hub.oauthtoken, a cookie file in the checkout: git_config_secrets.h). */
 #ifndef REVRUN_LOWER_CREDENTIALS_H
 #define REVRUN_LOWER_CREDENTIALS_H
 
@@ -10,35 +12,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-
-/* Does this git config text hold a credential? *line (1-based) and what
- * (a short description, never the secret) say where. */
-bool git_config_has_credential(const char *text, size_t len, unsigned *line, const char **what);
-
-/* Where git, reading a config inside, finds an [include] or [includeIf]
- * file: one call per `path` key of such a section, in order. */
-struct git_include_cursor {
-    size_t pos;
-    unsigned line;
-    bool in_include;
-};
-
-/* The next include path of this config text, unquoted and unescaped as git
- * reads a value, into out: 1, with *line (1-based) where its key is; -1
- * when it did not fit in cap (git could not open it either); 0 at the end.
- * The cursor starts zeroed. */
-int git_config_next_include(const char *text, size_t len, struct git_include_cursor *cur,
-                            unsigned *line, char *out, size_t cap);
-
-/* What the agent sees where an absolute include (or "~/") leads: the
- * checkout's place inside, C's (NULL when it is not shown) and the agent's
- * HOME (NULL when unset). A NULL view maps nothing: such includes are then
- * taken to lie outside. */
-struct lower_view {
-    const char *checkout_inside;
-    const char *common_inside;
-    const char *home;
-};
+#include "runtime/confine/git_config_secrets.h"
 
 /* Refuse (EACCES, with the remedy) a lower whose git configuration holds
  * one: .git/config, .git/config.worktree and those of every submodule under

@@ -25,6 +25,10 @@ struct rootfs_fds {
      * of the plan the bind source opened by the caller (-1: none) */
     int root_mfd;
     const int *bind_fds;
+    /* the image's private upper (profile eng.root_upper): the root is an
+     * overlay of root_mfd (read-only) under it; -1: root_mfd as it is */
+    int root_upper_fd;
+    int root_work_fd;
 };
 
 /* On success the process is chrooted (pivoted) into the new root with cwd
@@ -40,8 +44,10 @@ int rootfs_pivot_engine(const struct profile *p, int root, struct rr_error *err)
 /* Host side, before the user namespace: the mount points the plan needs in
  * the image that the image lacks, made as the caller inside root (resolved
  * beneath it: the image's symlinks cannot lead out). Destinations below
- * another mount of the plan are left to the container. */
-int rootfs_premake_engine(const struct profile *p, int root, const int *bind_fds,
+ * another mount of the plan are left to the container. root is the image,
+ * or (lower >= 0: the image) the private upper over it, where only what
+ * the image lacks is made. */
+int rootfs_premake_engine(const struct profile *p, int root, int lower, const int *bind_fds,
                           struct rr_error *err);
 
 #endif

@@ -31,6 +31,7 @@
 #include "common/escape.h"
 #include "common/fsutil.h"
 #include "egress/egress.h"
+#include "egress/ossl.h"
 #include "egress/log_limit.h"
 #include "runtime/confine/cgroup.h"
 #include "runtime/confine/helper_confine.h"
@@ -313,4 +314,14 @@ int egress_wire_relay(int listen_fd, int sock_fd, struct rr_error *err)
     kept = sock_fd;
     prctl(PR_SET_NAME, "revrun-relay", 0, 0, 0);
     return egress_relay_serve(listen_fd, -1, connect_kept, &kept, &o, err);
+}
+
+int egress_wire_load_tls(const struct rr_config *cfg, struct rr_error *err)
+{
+    const struct rr_egress *eg = &cfg->revrun.egress;
+
+    if (eg->mode != RR_EGRESS_BROKER || eg->upstream == NULL ||
+        strncmp(eg->upstream, "https://", 8) != 0)
+        return 0;
+    return eg_ossl_load(err);
 }

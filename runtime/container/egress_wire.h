@@ -21,6 +21,11 @@ int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
                        const struct cgroup_plan *cg, const char *state_path, pid_t *pid,
                        int *stop_w, struct rr_error *err);
 
+/* Load OpenSSL for a broker that will speak TLS to its upstream (https),
+ * as the broker would: a review asks before its agent runs. No-op
+ * otherwise, or once loaded. */
+int egress_wire_load_tls(const struct rr_config *cfg, struct rr_error *err);
+
 /* pid 1, before giving up its identity: an O_PATH fd of the socket. */
 int egress_wire_open_socket(const char *state_path, struct rr_error *err);
 

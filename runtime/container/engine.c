@@ -5,7 +5,7 @@
  * its id maps, puts it in its cgroup, runs the host-side hooks, records the
  * state and the pid file, and exits: the process is then the child of the
  * caller's subreaper, as runc's is, and its wait status is the container's. */
-#include "runtime/container/engine.h"
+#include "runtime/container/engine_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +35,7 @@
 #include "runtime/container/console.h"
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_ids.h"
+#include "runtime/container/engine_rootstore.h"
 #include "runtime/container/engine_init.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/log.h"
@@ -46,9 +47,6 @@
 #define NSFS_MAGIC 0x6e736673
 #endif
 
-#define ENGINE_BACKEND "engine"
-#define NOTES_FILE "tightened.txt"
-
 /* The namespaces that may be joined, by RR_NS_* bit index. */
 static const struct {
     int index;
@@ -58,216 +56,48 @@ static const struct {
                 {3, CLONE_NEWNET, "net"},
                 {4, CLONE_NEWIPC, "ipc"},
                 {5, CLONE_NEWUTS, "uts"}};
-#define N_JOINABLE (sizeof(joinable) / sizeof(joinable[0]))
+_Static_assert(sizeof(joinable) / sizeof(joinable[0]) == N_JOINABLE, "engine_internal.h");
 
-struct engine {
-    const struct rr_ctx *ctx;
-    const struct create_opts *o;
-    const struct rr_config *cfg;
-    const char *bundle;
-    int bundle_fd;
-    struct profile p;
-    struct cgroup_plan cg;
-    struct seccomp_progs sc;
-    char state_path[PATH_MAX];
-    int root_fd, dir_fd, lock_fd, console_fd, root_mfd, mountpoint, fifo;
-    int *bind_fds;
-    struct engine_checkout ck; /* io.revrun.checkout: the store and the lower */
-    int join_fd[N_JOINABLE], back_fd[N_JOINABLE];
-    pid_t child;
-    int sync_fd;
-    struct engine_ids ids; /* its host id block (review2 F5) */
-};
-
-bool engine_state_is_engine(const struct rr_state *s)
-{
-    return s->backend != NULL && strcmp(s->backend, ENGINE_BACKEND) == 0;
-}
-
-/* ---- the state directory ---- */
-
-static uint32_t host_of(const struct rr_id_mapping *m, size_t n, uint32_t id)
-{
-    for (size_t i = 0; i < n; i++)
-        if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
-            return m[i].host_id + (id - m[i].container_id);
-    return UINT32_MAX;
-}
-
-/* The config as the engine sent it, for start's and delete's hooks. */
-static int keep_config(struct engine *e, struct rr_error *err)
-{
-    _cleanup_close_ int fd = openat(e->bundle_fd, "config.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    _cleanup_free_ char *buf = NULL;
-    size_t max = json_limits_config.max_bytes, len = 0;
-    ssize_t n;
-
-    if (fd < 0)
-        return rr_fail(err, errno, "config.json");
-    buf = malloc(max + 1);
-    if (buf == NULL)
-        return rr_fail(err, ENOMEM, "config.json");
-    while ((n = read(fd, buf + len, max + 1 - len)) > 0)
-        if ((len += (size_t)n) > max)
-            return rr_fail(err, EFBIG, "config.json");
-    if (n < 0)
-        return rr_fail(err, errno, "config.json");
-    return rr_write_atomic(e->dir_fd, CONFIG_FILE, buf, len, 0600, err);
-}
-
-static int keep_notes(struct engine *e, struct rr_error *err)
-{
-    size_t len = 0;
-    _cleanup_free_ char *text = NULL;
-
-    for (size_t i = 0; i < e->p.notes.n; i++)
-        len += strlen(e->p.notes.v[i]) + 1;
-    text = calloc(1, len + 1);
-    if (text == NULL)
-        return rr_fail(err, ENOMEM, "notes");
-    for (size_t i = 0; i < e->p.notes.n; i++) {
-        strcat(text, e->p.notes.v[i]);
-        strcat(text, "\n");
-    }
-    return rr_write_atomic(e->dir_fd, NOTES_FILE, text, len, 0600, err);
-}
-
-static int record(struct engine *e, pid_t pid, struct rr_error *err)
-{
-    struct rr_state s = {0};
-    struct proc_ref ref = {0, 0};
-    char created[64];
-    int r;
-
-    if (pid > 0 && proc_ref_of(pid, &ref, err) < 0)
-        return -1;
-    /* what `state` reports as runc does: the image root and annotations */
-    s.rootfs = (char *)e->p.eng.root_path;
-    s.lower = (char *)e->p.lower; /* io.revrun.checkout: what write-back reads against */
-    for (size_t i = 0; i < e->cfg->annotations.n; i++) {
-        const char *kv = e->cfg->annotations.v[i], *eq = strchr(kv, '=');
-        char key[1024];
-        if (eq == NULL || (size_t)(eq - kv) >= sizeof(key))
-            continue;
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
-        if (state_add_annotation(&s, key, eq + 1) < 0) {
-            r = rr_fail(err, ENOMEM, "state");
-            goto out;
-        }
-    }
-    rr_now_rfc3339(created, sizeof(created));
-    snprintf(s.id, sizeof(s.id), "%s", e->o->id);
-    s.bundle = (char *)e->bundle;
-    s.backend = ENGINE_BACKEND;
-    s.created = created;
-    s.pid = pid;
-    s.pid_start = ref.start_time;
-    s.owner = (uint32_t)geteuid();
-    if (e->cg.version != CG_NONE) {
-        s.cgroup = e->cg.path;
-        s.cgroup_version = (char *)cgroup_version_name(e->cg.version);
-    }
-    r = statedir_write_state(e->dir_fd, &s, err);
-out:
-    for (size_t i = 0; i < 2 * s.n_annotations; i++)
-        free(s.annotations[i]);
-    free(s.annotations);
-    return r;
-}
-
-/* linux.resources.devices in the v1 devices controller: the container's
- * cgroup path in that hierarchy too (the one its limits have, or the one
- * they would have: a config without limits still gets its devices cgroup,
- * recorded as a v1 cgroup for delete to remove). Made here, before
- * anything records it: a cgroup is the container's only once this create
- * made it, so a refusal on an existing one (another container's, the same
- * cgroupsPath) kills and removes nothing of it (review2 F3). */
-static int device_cgroup(struct engine *e, const char *root, const char *scope,
-                         struct rr_error *err)
-{
-    char base[PATH_MAX], path[PATH_MAX];
-    bool made;
-    int r;
-
-    (void)root;
-    if (e->p.eng.device_rules.n == 0)
-        return 0;
-    if (e->cg.version == CG_V2) {
-        log_msg(LOG_INFO, "tightened: linux.resources.devices: not applied by a cgroup (the "
-                          "limits are on cgroup v2, where revrun loads no BPF device program): "
-                          "every mount is nodev and only the default devices are there");
-        strv_free(&e->p.eng.device_rules);
-        return 0;
-    }
-    if (e->cg.version == CG_V1) {
-        snprintf(path, sizeof(path), "%s", e->cg.path);
-    } else if (e->p.cgroups_path != NULL) {
-        snprintf(path, sizeof(path), "%s", e->p.cgroups_path);
-    } else {
-        if (cgroup_scope_dir(CG_V1, false, scope, base, sizeof(base), err) < 0)
-            return -1;
-        if ((size_t)snprintf(path, sizeof(path), "%s/%s", base, e->o->id) >= sizeof(path))
-            return rr_fail(err, ENAMETOOLONG, "cgroup path");
-    }
-    r = cgroup_devices_v1_make(path, &e->p.eng.device_rules, &made, err);
-    if (r < 0 && !made) {
-        /* not ours: undo only what this create made in the other
-         * hierarchies, so abandon() touches nothing at that path */
-        cgroup_v1_disown(&e->cg);
-        return -1;
-    }
-    if (e->cg.version == CG_NONE) {
-        snprintf(e->cg.path, sizeof(e->cg.path), "%s", path);
-        e->cg.version = CG_V1;
-        e->cg.controllers = 0;
-    }
-    /* made: ours, recorded, so abandon() removes it if a rule failed */
-    return r;
-}
-
-static int make_state(struct engine *e, struct rr_error *err)
-{
-    char root[PATH_MAX], scope[32];
-    struct rr_strv warnings = {0};
-    uint32_t fifo_owner = host_of(e->p.eng.uid_map, e->p.eng.n_uid_map, 0);
-    uint32_t fifo_group = host_of(e->p.eng.gid_map, e->p.eng.n_gid_map, 0);
-    int r;
-
-    if (e->root_fd < 0 && (e->root_fd = container_root(e->ctx, true, err)) < 0)
-        return -1;
-    if (realpath(e->ctx->root, root) == NULL)
-        return rr_fail(err, errno, "state root %s", e->ctx->root);
-    if ((size_t)snprintf(e->state_path, sizeof(e->state_path), "%s/%s", root, e->o->id) >=
-        sizeof(e->state_path))
-        return rr_fail(err, ENAMETOOLONG, "state root");
-    e->dir_fd = statedir_create(e->root_fd, e->o->id, err);
-    if (e->dir_fd < 0 || (e->lock_fd = statedir_lock(e->dir_fd, err)) < 0)
-        return -1;
-    /* The container's root opens it for writing before it becomes the
-     * process's user. */
-    if (mkfifoat(e->dir_fd, FIFO_FILE, 0600) < 0 ||
-        fchownat(e->dir_fd, FIFO_FILE, fifo_owner, fifo_group, AT_SYMLINK_NOFOLLOW) < 0)
-        return rr_fail(err, errno, "exec fifo");
-    if (mkdirat(e->dir_fd, ROOTFS_DIR, 0755) < 0)
-        return rr_fail(err, errno, "rootfs directory");
-    if (keep_config(e, err) < 0 || keep_notes(e, err) < 0 || record(e, 0, err) < 0)
-        return -1;
-    cgroup_scope_of(root, scope, sizeof(scope));
-    r = cgroup_create(&e->p, scope, e->o->id, &e->cg, &warnings, err);
-    for (size_t i = 0; i < warnings.n; i++)
-        log_msg(LOG_WARN, "%s", warnings.v[i]);
-    strv_free(&warnings);
-    if (r < 0 || device_cgroup(e, root, scope, err) < 0)
-        return -1;
-    return record(e, 0, err);
-}
 
 /* ---- what is opened with the caller's credentials ---- */
+
+/* The image: nosuid and nodev like every mount (its device nodes are
+ * unusable: the device rules' floor), read-only at the pivot if asked, and
+ * read-only from the start under a private upper. It must be the directory
+ * the profile judged. The mount points it lacks are made in it, as runc
+ * makes them, or in its upper, leaving it untouched. */
+static int open_image(struct engine *e, struct rr_error *err)
+{
+    const struct profile *p = &e->p;
+    struct stat st;
+    mode_t old;
+    int r;
+
+    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
+                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                    (p->eng.root_upper ? MOUNT_ATTR_RDONLY : 0),
+                                err);
+    if (e->root_mfd < 0)
+        return rr_wrap(err, "root.path %s", p->eng.root_path);
+    if (fstat(e->root_mfd, &st) < 0)
+        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
+    if (st.st_dev != p->eng.root_dev || st.st_ino != p->eng.root_ino)
+        return rr_fail(err, ESTALE, "root.path %s is no longer the directory judged",
+                       p->eng.root_path);
+    if (p->eng.root_upper)
+        return engine_root_store_open(p, e->dir_fd, e->root_mfd, e->bind_fds, &e->root_store,
+                                      err);
+    /* revrun runs with umask 077; mount points must be searchable by the
+     * container's users, as runc makes them (0755). */
+    old = umask(022);
+    r = rootfs_premake_engine(p, e->root_mfd, -1, e->bind_fds, err);
+    umask(old);
+    return r;
+}
 
 static int open_sources(struct engine *e, struct rr_error *err)
 {
     const struct profile *p = &e->p;
-    _cleanup_close_ int rootdir = -1;
 
     e->bind_fds = malloc((p->n_mounts + 1) * sizeof(int));
     if (e->bind_fds == NULL)
@@ -282,21 +112,7 @@ static int open_sources(struct engine *e, struct rr_error *err)
         if (e->bind_fds[i] < 0)
             return rr_wrap(err, "mounts[%zu]: bind %s", i, m->source);
     }
-    /* The image: nosuid and nodev like every mount (its device nodes are
-     * unusable: the device rules' floor), read-only at the pivot if asked. */
-    e->root_mfd = rr_clone_tree(AT_FDCWD, p->eng.root_path, true,
-                                MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-    if (e->root_mfd < 0)
-        return rr_wrap(err, "root.path %s", p->eng.root_path);
-    rootdir = open(p->eng.root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rootdir < 0)
-        return rr_fail(err, errno, "root.path %s", p->eng.root_path);
-    /* revrun runs with umask 077; mount points must be searchable by the
-     * container's users, as runc makes them (0755). */
-    mode_t old = umask(022);
-    int r = rootfs_premake_engine(p, rootdir, e->bind_fds, err);
-    umask(old);
-    if (r < 0)
+    if (open_image(e, err) < 0)
         return -1;
     e->mountpoint = openat(e->dir_fd, ROOTFS_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     e->fifo = openat(e->dir_fd, FIFO_FILE, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -474,7 +290,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
                 .git_lower_mfd = -1, .git_upper_fd = -1, .git_work_fd = -1,
                 .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
                 .upper_fd = e->ck.store.upper_fd, .work_fd = e->ck.store.work_fd,
-                .out_mfd = -1}};
+                .out_mfd = -1, .root_upper_fd = e->root_store.upper_fd,
+                .root_work_fd = e->root_store.work_fd}};
     int *keep = malloc((e->p.n_mounts + (size_t)e->o->preserve_fds + 12) * sizeof(int));
     size_t n = 0;
 
@@ -489,6 +306,8 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = engine_checkout_view(&e->ck);
     keep[n++] = e->ck.store.upper_fd;
     keep[n++] = e->ck.store.work_fd;
+    keep[n++] = e->root_store.upper_fd;
+    keep[n++] = e->root_store.work_fd;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
     for (int fd = 3; fd < 3 + e->o->preserve_fds; fd++)
@@ -567,7 +386,7 @@ static int steps(struct engine *e, struct rr_error *err)
     struct sync_msg m;
     char root[PATH_MAX] = "";
 
-    /* As root, the state root made (as make_state needs it) before its path
+    /* As root, the state root made (as engine_make_state needs it) before its path
      * names the block's record; rootless, the profile refuses first. */
     if (!e->ctx->rootless) {
         e->root_fd = container_root(e->ctx, true, err);
@@ -576,7 +395,7 @@ static int steps(struct engine *e, struct rr_error *err)
         if (realpath(e->ctx->root, root) == NULL)
             return rr_fail(err, errno, "state root %s", e->ctx->root);
     }
-    /* held (flock) until the state directory exists, which holds it then */
+    /* held (flock) while create runs; then by the container's init */
     if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id, &e->ids,
                         err) < 0 ||
         profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base, &e->p,
@@ -602,10 +421,10 @@ static int steps(struct engine *e, struct rr_error *err)
         return -1;
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
-    if (make_state(e, err) < 0 || open_sources(e, err) < 0 ||
+    if (engine_make_state(e, err) < 0 || open_sources(e, err) < 0 ||
         engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         open_namespaces(e, err) < 0 ||
-        spawn(e, err) < 0)
+        spawn(e, err) < 0 || engine_ids_hold(&e->ids, e->child, err) < 0)
         return -1;
     if (place_child(e, err) < 0)
         return -1;
@@ -621,7 +440,7 @@ static int steps(struct engine *e, struct rr_error *err)
         return rr_fail(err, errno, "resume the container after its hooks");
     if (sync_expect(e->sync_fd, SYNC_READY, &m, err) < 0)
         return -1;
-    if (record(e, e->child, err) < 0)
+    if (engine_record(e, e->child, err) < 0)
         return -1;
     if (e->o->pid_file != NULL && write_pid_file(e->o->pid_file, e->child, err) < 0)
         return -1;
@@ -646,6 +465,7 @@ static void abandon(struct engine *e)
             engine_export_release(dir, e->o->id); /* the name this create claimed */
         engine_checkout_close(&e->ck, false);
         engine_checkout_unmount(e->dir_fd, &ignored);
+        engine_root_store_unmount(e->dir_fd, &ignored);
         statedir_remove(e->root_fd, e->o->id, &ignored);
     }
 }
@@ -664,7 +484,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
                        .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .sync_fd = -1,
-                       .ids = {.held = -1}};
+                       .ids = {.held = -1}, .root_store = {-1, -1}};
     int r;
 
     for (size_t i = 0; i < N_JOINABLE; i++)
@@ -694,75 +514,11 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
         close_fd(&e.back_fd[i]);
     }
     engine_checkout_close(&e.ck, r == 0);
+    overlay_store_close(&e.root_store);
     seccomp_progs_free(&e.sc);
     profile_free(&e.p);
     close_fd(&e.lock_fd);
     close_fd(&e.dir_fd);
     close_fd(&e.root_fd);
     return r;
-}
-
-/* ---- after create: the hooks start and delete run ---- */
-
-static int load_kept(int dirfd, struct rr_config *cfg, struct rr_error *err)
-{
-    struct json_node *root = NULL;
-    int r;
-
-    if (json_parse_file(dirfd, CONFIG_FILE, &json_limits_config, &root, err) < 0)
-        return -1;
-    r = config_from_json(root, cfg, err);
-    json_free(root);
-    return r;
-}
-
-int engine_after(int dirfd, const struct rr_state *s, enum rr_hook_kind kind, const char *status,
-                 struct rr_error *err)
-{
-    struct rr_config cfg;
-    _cleanup_free_ char *state = NULL;
-    int r = 0;
-
-    if (load_kept(dirfd, &cfg, err) < 0)
-        return rr_wrap(err, "the config kept at create");
-    if (cfg.n_hooks[kind] > 0) {
-        r = hooks_state_json(s->id, status, (pid_t)s->pid, s->bundle, &cfg.annotations, &state,
-                             err);
-        if (r == 0)
-            hooks_run_warn(&cfg, kind, state);
-    }
-    config_free(&cfg);
-    return r;
-}
-
-int engine_read_notes(int dirfd, char *out, size_t len)
-{
-    _cleanup_close_ int fd = openat(dirfd, NOTES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    ssize_t n;
-
-    out[0] = '\0';
-    if (fd < 0)
-        return -1;
-    n = read(fd, out, len - 1);
-    if (n < 0)
-        return -1;
-    out[n] = '\0';
-    return 0;
-}
-
-int engine_write_sysctls(const struct rr_strv *kvs, struct rr_error *err)
-{
-    for (size_t i = 0; i < kvs->n; i++) {
-        const char *eq = strchr(kvs->v[i], '=');
-        char path[256];
-        _cleanup_close_ int fd = -1;
-        snprintf(path, sizeof(path), "/proc/sys/%.*s", (int)(eq - kvs->v[i]), kvs->v[i]);
-        for (char *c = path + 10; *c; c++)
-            if (*c == '.')
-                *c = '/';
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0 || rr_write_all(fd, eq + 1, strlen(eq + 1)) < 0)
-            return rr_fail(err, errno, "linux.sysctl %.*s", (int)(eq - kvs->v[i]), kvs->v[i]);
-    }
-    return 0;
 }

@@ -30,6 +30,15 @@ int engine_ids_take(const struct rr_config *cfg, bool rootless, const char *poli
     return 0;
 }
 
+int engine_ids_hold(const struct engine_ids *ids, pid_t init, struct rr_error *err)
+{
+    if (!ids->taken)
+        return 0;
+    if (idalloc_hold_init(ids->held, init, err) < 0)
+        return rr_wrap(err, "the container's host ids");
+    return 0;
+}
+
 void engine_ids_drop(struct engine_ids *ids)
 {
     if (ids->taken)

@@ -5,10 +5,11 @@
  * namespaces, mqueue bytes) spend neither root's budget nor another
  * container's.
  * Engine mode has no monitor to hold the block: create holds it while it
- * runs; then the state directory does (a reclaimer frees only ids whose
- * holder is gone and whose state directory is gone); delete releases it
- * (container_release_ids), sweep and a create finding the range full
- * reclaim a crashed create's. */
+ * runs and records the container's init with it before it ends; then that
+ * process holds it for as long as it lives, and the state directory where
+ * it is visible (a reclaimer frees only blocks whose init is gone and whose
+ * state directory is gone); delete releases it (container_release_ids),
+ * sweep and a create finding the range full reclaim a crashed one's. */
 #ifndef REVRUN_ENGINE_IDS_H
 #define REVRUN_ENGINE_IDS_H
 
@@ -31,6 +32,10 @@ struct engine_ids {
 int engine_ids_take(const struct rr_config *cfg, bool rootless, const char *policy_file,
                     const char *root, const char *cid, struct engine_ids *ids,
                     struct rr_error *err);
+
+/* The container's init, pid in this pid namespace, holds the block from
+ * now on (nothing taken: nothing to do). */
+int engine_ids_hold(const struct engine_ids *ids, pid_t init, struct rr_error *err);
 
 /* create failed: the block goes back (when create succeeded: just close). */
 void engine_ids_drop(struct engine_ids *ids);

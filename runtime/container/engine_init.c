@@ -24,6 +24,7 @@
 #include "runtime/container/loopback.h"
 #include "runtime/container/passfds.h"
 #include "runtime/container/engine.h"
+#include "runtime/container/engine_rootstore.h"
 #include "runtime/container/hooks.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -88,18 +89,24 @@ static int run_hooks(const struct engine_init_args *a, enum rr_hook_kind kind, c
     return hooks_run(a->p->cfg, kind, state, err);
 }
 
-static int reopen_store(struct engine_init_args *a, struct rr_error *err)
+/* A store's upper and work (store: its directory in the state directory),
+ * reopened as this mount namespace has them. */
+static int reopen_store(const struct engine_init_args *a, const char *store, int *upper,
+                        int *work, const char *what, struct rr_error *err)
 {
     _cleanup_close_ int state = open(a->state_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int *fds[] = {&a->fds.upper_fd, &a->fds.work_fd};
-    const char *names[] = {STORE_DIR "/upper", STORE_DIR "/work"};
+    int *fds[] = {upper, work};
+    const char *names[] = {"upper", "work"};
+    char path[64];
 
     if (state < 0)
         return rr_fail(err, errno, "open %s", a->state_path);
     for (size_t i = 0; i < 2; i++) {
-        int fd = rr_reopen_same(state, names[i], *fds[i], err);
+        int fd;
+        snprintf(path, sizeof(path), "%s/%s", store, names[i]);
+        fd = rr_reopen_same(state, path, *fds[i], err);
         if (fd < 0)
-            return rr_wrap(err, "io.revrun.checkout: the upper's store");
+            return rr_wrap(err, "%s", what);
         close(*fds[i]);
         *fds[i] = fd;
     }
@@ -137,7 +144,13 @@ static int setup(struct engine_init_args *a, struct rr_error *err)
     }
     /* io.revrun.checkout: create's fds name the store as its namespace has
      * it; the kernel stacks an overlay only on this namespace's mounts. */
-    if (a->fds.upper_fd >= 0 && reopen_store(a, err) < 0)
+    if (a->fds.upper_fd >= 0 &&
+        reopen_store(a, STORE_DIR, &a->fds.upper_fd, &a->fds.work_fd,
+                     "io.revrun.checkout: the upper's store", err) < 0)
+        return -1;
+    if (a->fds.root_upper_fd >= 0 &&
+        reopen_store(a, ENGINE_ROOT_STORE, &a->fds.root_upper_fd, &a->fds.root_work_fd,
+                     "root.path: the image's private upper", err) < 0)
         return -1;
     if (become_root(err) < 0)
         return -1;

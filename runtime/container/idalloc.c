@@ -20,6 +20,7 @@
 struct record {
     char cid[128];
     char root[4096];
+    char text[RECORD_MAX + 1]; /* the whole record, for its init lines */
 };
 
 /* The directory, root's and 0700: anyone else able to write there could
@@ -74,10 +75,11 @@ static bool name_id(const char *name, uint32_t *id)
     return true;
 }
 
-/* "container CID\nroot PATH\ncreator PID START\n"; -1 when it is not that. */
+/* "container CID\nroot PATH\ncreator PID START\n", then an engine
+ * container's "init PID START NSDEV:NSINO\n"; -1 when it is not that. */
 static int record_read(int fd, struct record *rec)
 {
-    char buf[RECORD_MAX + 1], *nl, *root;
+    char *buf = rec->text, *nl, *root;
     size_t used = 0;
     ssize_t n;
 
@@ -346,6 +348,54 @@ int idalloc_release(const char *root, const char *cid, struct rr_error *err)
     return 0;
 }
 
+/* ---- an engine block's holder: its container's init ---- */
+
+int idalloc_hold_init(int held, pid_t init, struct rr_error *err)
+{
+    unsigned long long dev, ino;
+    struct proc_ref ref;
+    char line[128];
+    off_t end;
+    int n;
+
+    if (proc_ref_of(init, &ref, err) < 0)
+        return rr_wrap(err, "hold the host id block for its container's process");
+    if (proc_pidns_self(&dev, &ino) < 0)
+        return rr_fail(err, errno, "hold the host id block: /proc is not this pid namespace's, "
+                                   "so its container's process cannot be named in it");
+    n = snprintf(line, sizeof(line), "init %d %llu %llu:%llu\n", (int)ref.pid, ref.start_time,
+                 dev, ino);
+    /* Appended while held (flock): no reclaimer reads the record meanwhile. */
+    end = lseek(held, 0, SEEK_END);
+    if (end < 0 || end + n > RECORD_MAX || write_all(held, line, (size_t)n) < 0)
+        return rr_fail(err, end < 0 ? errno : EIO, "hold the host id block in %s", IDALLOC_DIR);
+    return 0;
+}
+
+enum init_state { INIT_NONE, INIT_GONE, INIT_ALIVE, INIT_UNKNOWN };
+
+/* The record's init lines: ALIVE when one of them lives; UNKNOWN when one
+ * was recorded in another pid namespace than this one's (its pid names
+ * nothing here) or cannot be read; GONE when each has exited; NONE when
+ * there is none (an agent container's record: its monitor holds it). */
+static enum init_state record_init(const struct record *rec)
+{
+    unsigned long long dev = 0, ino = 0, start, d, i;
+    bool here = proc_pidns_self(&dev, &ino) == 0;
+    enum init_state st = INIT_NONE;
+    int pid;
+
+    for (const char *l = strstr(rec->text, "\ninit "); l != NULL; l = strstr(l + 1, "\ninit ")) {
+        if (sscanf(l + 6, "%d %llu %llu:%llu", &pid, &start, &d, &i) != 4 || pid <= 0 || !here ||
+            d != dev || i != ino)
+            return INIT_UNKNOWN;
+        if (proc_ref_alive(&(struct proc_ref){(pid_t)pid, start}))
+            return INIT_ALIVE;
+        st = INIT_GONE;
+    }
+    return st;
+}
+
 struct reclaim_ctx {
     void (*note)(void *, const char *);
     void *arg;
@@ -366,6 +416,7 @@ static int reclaim_one(int dfd, const char *name, void *arg)
     const struct reclaim_ctx *rc = arg;
     _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct record rec;
+    enum init_state init;
     char line[4400];
     uint32_t id;
     bool tmp = name[0] == '.';
@@ -385,12 +436,25 @@ static int reclaim_one(int dfd, const char *name, void *arg)
         rc->note(rc->arg, line);
         return 0;
     }
+    /* An engine container's block: held while its init lives, wherever
+     * its state root is visible. */
+    init = record_init(&rec);
+    if (init == INIT_ALIVE)
+        return 0;
+    if (init == INIT_UNKNOWN) {
+        snprintf(line, sizeof(line), "kept host id %u of %s (state root %s): its process was "
+                 "recorded in another pid namespace, where a sweep can tell whether it lives",
+                 (unsigned)id, rec.cid, rec.root);
+        rc->note(rc->arg, line);
+        return 0;
+    }
     if (state_present(&rec))
         return 0; /* destroy (or sweep of its state root) releases it */
     if (unlinkat(dfd, name, 0) < 0)
         return 0;
-    snprintf(line, sizeof(line), "released host id %u of %s (state root %s): its state is gone",
-             (unsigned)id, rec.cid, rec.root);
+    snprintf(line, sizeof(line), "released host id %u of %s (state root %s): %s",
+             (unsigned)id, rec.cid, rec.root,
+             init == INIT_GONE ? "its process and its state are gone" : "its state is gone");
     rc->note(rc->arg, line);
     return 0;
 }

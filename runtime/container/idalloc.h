@@ -10,14 +10,21 @@
  * link(2) of a complete temporary file, exclusive and atomic: two creates
  * never get the same id and no reader sees half a record. Whoever took it
  * holds a shared flock on it, handed to the container's monitor for as long
- * as the monitor lives. destroy releases it before the state directory
- * goes; sweep (and a create that finds the range full) reclaims an id whose
- * file no process holds and whose container's state directory is gone. */
+ * as the monitor lives. An engine container has no monitor: its create
+ * records its init (pid, start time and pid namespace) in the file before
+ * it lets go of the flock, and the block is held while that process
+ * lives, whatever mount namespace its state root is visible in. destroy
+ * releases it before the state directory goes; sweep (and a create that
+ * finds the range full) reclaims an id whose file no process holds, whose
+ * recorded init (if any) is gone, and whose container's state directory is
+ * gone (seen from the reclaimer; an init recorded in another pid namespace
+ * keeps it: only a sweep there can tell). */
 #ifndef REVRUN_IDALLOC_H
 #define REVRUN_IDALLOC_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "bundle/policy.h"
 #include "common/error.h"
@@ -35,6 +42,11 @@ int idalloc_take(const struct rr_id_range *r, bool exact, uint32_t *id, const ch
  * its first id the record's name); the rest as idalloc_take. */
 int idalloc_take_block(const struct rr_id_range *r, uint32_t size, uint32_t *first,
                        const char *root, const char *cid, int *held, struct rr_error *err);
+
+/* Record init (a process of this pid namespace) as the holder of the
+ * block this process took and still holds (held: its fd): kept while init
+ * lives. */
+int idalloc_hold_init(int held, pid_t init, struct rr_error *err);
 
 /* Give back the id this process took and still holds (*held, closed): a
  * create that fails before its state directory is its own. */

@@ -25,6 +25,7 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/engine_rootstore.h"
 #include "runtime/container/idalloc.h"
 #include "runtime/container/log.h"
 #include "runtime/container/verbs.h"
@@ -326,9 +327,10 @@ int container_destroy(const struct rr_ctx *ctx, const char *id, bool force,
             }
         }
     }
-    /* io.revrun.checkout: the store create mounted in this namespace */
+    /* io.revrun.checkout's store, and the image's private upper, that
+     * create mounted in this namespace */
     if (o.have_state && engine_state_is_engine(&o.state) &&
-        engine_checkout_unmount(o.dir, err) < 0)
+        (engine_checkout_unmount(o.dir, err) < 0 || engine_root_store_unmount(o.dir, err) < 0))
         goto out;
     crash_point("destroy:cgroup");
     if (container_release_ids(ctx, id, err) < 0)

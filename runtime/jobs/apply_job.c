@@ -75,7 +75,7 @@ int wb_job_take_part(const struct wb_changeset *cs, const struct wb_subset_spec 
     if (wb_subset_select(cs, spec, left, &err) < 0) {
         log_error(&err);
         log_msg(LOG_ERROR, "apply: nothing applied");
-        return err.errnum == ENOENT ? WB_JOB_REFUSED : WB_JOB_ERROR;
+        return err.errnum == ENOENT ? WB_JOB_USAGE : WB_JOB_ERROR;
     }
     if (wb_subset_check(cs, left, &why, &err) < 0 || wb_subset_take(cs, left, sub, &err) < 0) {
         log_error(&err);
@@ -85,10 +85,10 @@ int wb_job_take_part(const struct wb_changeset *cs, const struct wb_subset_spec 
                 "apply: the part chosen would leave %zu path%s broken: nothing "
                 "applied",
                 why.n, why.n == 1 ? "" : "s");
-        r = WB_JOB_REFUSED;
+        r = WB_JOB_USAGE;
     } else if (sub->n == 0) {
         log_msg(LOG_ERROR, "apply: the part chosen holds no change: nothing applied");
-        r = WB_JOB_REFUSED;
+        r = WB_JOB_USAGE;
     } else {
         r = WB_JOB_ACCEPT;
     }
@@ -113,7 +113,7 @@ static int commit_report(int r, const struct wb_commit_result *res, const struct
     if (r == 1) {
         print_notes("conflict", &res->conflicts);
         log_msg(LOG_ERROR, "apply: %s: nothing written", res->why);
-        return WB_JOB_REFUSED;
+        return WB_JOB_CONFLICT;
     }
     log_error(err);
     log_msg(LOG_ERROR, "apply: no branch made in %s%s", repo,
@@ -165,7 +165,7 @@ int wb_job_apply_request(struct rr_ctx *ctx, const struct wb_changeset *cs,
         return WB_JOB_ERROR;
     }
     if (!approved(digest, req->approve))
-        return WB_JOB_REFUSED;
+        return WB_JOB_DIGEST;
     if (wb_subset_wanted(&req->subset)) {
         r = wb_job_take_part(cs, &req->subset, &sub, left);
         part = &sub;

@@ -4,16 +4,19 @@
 
 #include <stdint.h>
 
+#include "common/exitcode.h"
 #include "runtime/container/ctx.h"
 #include "bundle/spec.h"
 
-/* The documented exit statuses of `revrun review`. */
+/* The exit statuses of `revrun review` (common/exitcode.h). */
 enum {
-    REVIEW_OK = 0,           /* the change set was accepted and exported, or there was no change */
-    REVIEW_AGENT_FAILED = 1, /* the agent exited non-zero or was killed */
-    REVIEW_REFUSED = 2,      /* the change set was refused (reasons in OUT/summary.txt) */
-    REVIEW_SETUP_FAILED = 3, /* the sandbox could not be set up (or torn down) */
-    REVIEW_TIMEOUT = 4,      /* the agent ran out of time and was killed */
+    REVIEW_OK = RR_EXIT_OK,               /* accepted and exported, or there was no change */
+    REVIEW_AGENT_FAILED = RR_EXIT_ERROR,  /* the agent exited non-zero, was killed, cancelled */
+    REVIEW_USAGE = RR_EXIT_USAGE,         /* a bad command line */
+    REVIEW_SETUP_FAILED = RR_EXIT_SETUP,  /* no sandbox: the agent was not started */
+    REVIEW_TIMEOUT = RR_EXIT_TIMEOUT,     /* the agent ran out of time and was killed */
+    REVIEW_REFUSED = RR_EXIT_REFUSED,     /* the change set was refused (OUT/summary.txt) */
+    REVIEW_AFTER_AGENT = RR_EXIT_AFTER_AGENT, /* the agent ran; vetting, export or teardown failed */
 };
 
 struct review_opts {

@@ -29,6 +29,7 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/engine_checkout.h"
+#include "runtime/container/engine_rootstore.h"
 #include "runtime/container/idalloc.h"
 #include "runtime/jobs/sweep.h"
 #include "writeback/git/gitshadow.h"
@@ -109,8 +110,10 @@ static int sweep_one(int rootfd, const char *id, const struct sweep_opts *o,
         }
         state_free(&s);
     }
-    /* an engine's io.revrun.checkout store, mounted here by its create */
-    if (engine_checkout_unmount(dir, err) < 0 || statedir_remove(rootfd, id, err) < 0)
+    /* an engine's io.revrun.checkout store and its image's private upper,
+     * mounted here by its create */
+    if (engine_checkout_unmount(dir, err) < 0 || engine_root_store_unmount(dir, err) < 0 ||
+        statedir_remove(rootfd, id, err) < 0)
         return rr_wrap(err, "sweep %s", id);
     snprintf(rep->lines[rep->n % SWEEP_MAX_LINES], sizeof(rep->lines[0]),
              "swept %s: %s", id, why);

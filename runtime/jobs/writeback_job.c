@@ -207,7 +207,7 @@ int wb_job_apply(struct rr_ctx *ctx, const struct wb_changeset *cs,
                 "apply: --approve is not the digest of this change set (%s): "
                 "nothing applied",
                 hex);
-        return WB_JOB_REFUSED;
+        return WB_JOB_DIGEST;
     }
     /* The journal records TARGET's absolute path, for sweep to find it. */
     if ((abs = realpath(target, NULL)) == NULL ||
@@ -230,5 +230,5 @@ int wb_job_apply(struct rr_ctx *ctx, const struct wb_changeset *cs,
         wb_apply_result_free(&res);
     }
     apply_journal_close(&j);
-    return r == 0 ? WB_JOB_ACCEPT : r == 1 ? WB_JOB_REFUSED : WB_JOB_ERROR;
+    return r == 0 ? WB_JOB_ACCEPT : r == 1 ? WB_JOB_CONFLICT : WB_JOB_ERROR;
 }

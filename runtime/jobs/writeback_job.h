@@ -7,14 +7,22 @@
 
 #include <stdbool.h>
 
+#include "common/exitcode.h"
 #include "runtime/container/container_upper.h"
 #include "runtime/container/ctx.h"
 #include "writeback/apply/apply.h"
 #include "writeback/base/deny.h"
 #include "writeback/scan/scan.h"
 
-/* Exit statuses of the write-back commands. */
-enum { WB_JOB_ACCEPT = 0, WB_JOB_ERROR = 1, WB_JOB_REFUSED = 2 };
+/* Exit statuses of the write-back commands (common/exitcode.h). */
+enum {
+    WB_JOB_ACCEPT = RR_EXIT_OK,
+    WB_JOB_ERROR = RR_EXIT_ERROR,
+    WB_JOB_USAGE = RR_EXIT_USAGE,
+    WB_JOB_REFUSED = RR_EXIT_REFUSED,
+    WB_JOB_CONFLICT = RR_EXIT_CONFLICT,
+    WB_JOB_DIGEST = RR_EXIT_DIGEST,
+};
 
 /* The pair's paths and format name, and the --deny-content file. */
 struct wb_job_source {

@@ -7,7 +7,7 @@
 static struct wb_git2 table;
 static void *handle;
 
-static int load(struct rr_error *err)
+int wb_git2_load(struct rr_error *err)
 {
 #define WB_GIT2_SLOT(name) (void **)&table.name,
     static const char *const names[] = {WB_GIT2_FUNCS(DL_TABLE_NAME)};
@@ -16,8 +16,8 @@ static int load(struct rr_error *err)
 
     if (handle != NULL)
         return 0;
-    return dl_table_open(WB_LIBGIT2_SONAME, "libgit2", names, slots,
-                         sizeof(names) / sizeof(names[0]), &handle, err);
+    return dl_table_open(DLIB_GIT2, names, slots, sizeof(names) / sizeof(names[0]), &handle,
+                         err);
 }
 
 const struct wb_git2 *wb_git2_acquire(struct rr_error *err)
@@ -25,7 +25,7 @@ const struct wb_git2 *wb_git2_acquire(struct rr_error *err)
     static const int levels[] = {GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG,
                                  GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA};
 
-    if (load(err) < 0)
+    if (wb_git2_load(err) < 0)
         return NULL;
     if (table.git_libgit2_init() < 0) {
         rr_fail(err, 0, "libgit2: init failed");

@@ -11,10 +11,6 @@
 
 #include "common/error.h"
 
-#ifndef WB_LIBGIT2_SONAME
-#define WB_LIBGIT2_SONAME "libgit2.so.1.5"
-#endif
-
 #define WB_GIT2_FUNCS(X)                                                                           \
     X(git_libgit2_init)                                                                            \
     X(git_libgit2_shutdown)                                                                        \
@@ -85,6 +81,11 @@ struct wb_git2 {
     WB_GIT2_FUNCS(WB_GIT2_FIELD)
 #undef WB_GIT2_FIELD
 };
+
+/* Load the library and fill the table, without initialising it (a no-op
+ * once loaded): `revrun check` and a review's preflight ask this before
+ * the agent runs. */
+int wb_git2_load(struct rr_error *err);
 
 /* The table, libgit2 initialised with no config search path (no system,
  * global or XDG config is ever read); NULL and err when it cannot be

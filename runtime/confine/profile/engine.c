@@ -4,8 +4,8 @@
  * bundles with the image as root.path. revrun honours what it can and
  * tightens the rest to its floor, one note per field; nothing here widens
  * what a review config may ask for (profile_build is untouched by it). The
- * engine's ids are judged in ids.c, its mounts in mounts.c, its checkout in
- * checkout.c, its sysctls and device rules in sysctls.c and devices.c. */
+ * engine's ids are judged in ids.c, its root in root.c, its mounts in
+ * mounts.c, its checkout in checkout.c, its sysctls and device rules in sysctls.c and devices.c. */
 #include "runtime/confine/profile/internal.h"
 
 #include <errno.h>
@@ -165,43 +165,6 @@ static int engine_hardening(const struct rr_config *c, struct profile *p, struct
     p->readonly_paths = &p->readonly;
     return 0;
 }
-static int engine_root(const struct rr_config *c, const char *bundle, struct profile *p,
-                       struct rr_error *err)
-{
-    static char root[4096];
-    struct stat st;
-
-    if (c->root.path[0] == '/')
-        snprintf(root, sizeof(root), "%s", c->root.path);
-    else if ((size_t)snprintf(root, sizeof(root), "%s/%s", bundle, c->root.path) >= sizeof(root))
-        return rr_fail(err, ENAMETOOLONG, "root.path");
-    if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-        return rr_fail(err, errno ? errno : ENOTDIR, "root.path %s", root);
-    p->eng.root_path = root;
-    p->root_readonly = c->root.readonly;
-    /* The image's owners as the container's ids (what runc with a user
-     * namespace gives): its root can use its own root filesystem. Writes
-     * land on the image's layer as those owners; nosuid stays on. */
-    {
-        char real[4096];
-        p->eng.idmap_root = realpath(root, real) != NULL && strcmp(real, "/") != 0;
-    }
-    if (!p->eng.idmap_root &&
-        pf_note(p, "root.path: the host's own root is not idmapped (its files keep their host "
-                   "owners)") < 0)
-        return rr_fail(err, ENOMEM, "notes");
-    /* Set on the container's / once every mount in its namespace is
-     * private: "shared" links only mounts of that namespace, which revrun's
-     * user namespace owns, so nothing propagates to the host's (the kernel
-     * never propagates from a less privileged mount namespace, and the
-     * container can neither mount nor make a namespace). */
-    if (c->linux.rootfs_propagation != NULL &&
-        pf_propagation_by_name(c->linux.rootfs_propagation, &p->eng.root_propagation,
-                               &p->eng.root_propagation_rec) < 0)
-        return rr_fail(err, 0, "linux.rootfsPropagation: \"%s\" is not a propagation type",
-                       c->linux.rootfs_propagation);
-    return 0;
-}
 /* linux.cgroupsPath: components only, none empty, "." or "..". A ".."
  * would climb out of /revrun-engine (or out of where an absolute path
  * says), and delete removes the empty parents of the container's cgroup
@@ -255,7 +218,7 @@ int profile_build_engine_at(const struct rr_config *c, const char *bundle,
         goto fail;
     if (engine_namespaces(c, p, err) < 0 || pf_engine_identity(c, policy_file, p, err) < 0 ||
         engine_caps(c, policy_file, &pol, p, err) < 0 ||
-        engine_nnp(c, &pol, policy_file, p, err) < 0 || engine_root(c, bundle, p, err) < 0)
+        engine_nnp(c, &pol, policy_file, p, err) < 0 || pf_engine_root(c, bundle, &pol, p, err) < 0)
         goto fail;
     for (size_t i = 0; i < c->n_mounts; i++) {
         p->n_mounts++;

@@ -51,6 +51,10 @@ int pf_judge_landlock(struct profile *p, struct rr_error *err);
 int pf_judge_git_common(const struct rr_config *c, struct profile *p, struct rr_error *err);
 int pf_judge_git_env(struct profile *p, struct rr_error *err);
 
+/* root.c: an engine's root.path, idmapped or not, with a private upper or not */
+int pf_engine_root(const struct rr_config *c, const char *bundle, const struct rr_policy *pol,
+                   struct profile *p, struct rr_error *err);
+
 /* checkout.c, sysctls.c, devices.c: parts of an engine's config */
 int pf_engine_checkout(const struct rr_config *c, const struct rr_policy *pol,
                        struct profile *p, struct rr_error *err);

@@ -136,6 +136,13 @@ struct engine_plan {
     const char *domainname;
     const char *apparmor_profile;   /* NULL: none (or AppArmor is off on this host) */
     bool idmap_root;                /* the image through the container's mapping */
+    /* a private upper (a tmpfs of root_upper_size bytes) over the image,
+     * which is then mounted read-only: the container's writes never reach
+     * root.path (root.c says when) */
+    bool root_upper;
+    uint64_t root_upper_size;
+    dev_t root_dev;                 /* the directory judged: what create mounts */
+    ino_t root_ino;
     uint32_t host_base;             /* ids 0-65535 without the engine's mappings */
     uint32_t ns_owner;              /* the host uid owning the user namespace: the
                                      * container root's (review2 F5), never 0 */
