@@ -663,7 +663,7 @@ m = json.load(open(sys.argv[1]))
 got = sorted((c["path"], c["kind"]) for c in m["changes"])
 assert got == [("a.txt", "modify"), ("new.txt", "add"), ("sub/b.txt", "delete")], got
 PY
-    # the new contents of a.txt and new.txt, the bases of a.txt and sub/b.txt
+    # the new contents (a.txt, new.txt) and the base's of a.txt and sub/b.txt
     [ "$(find "$EXP/blobs" -type f | wc -l)" = 4 ]
 }
 
@@ -943,7 +943,11 @@ PY
     kill -0 "$pid"
     [ -z "$cpu" ] || [ "$(cat "$cpu/rrengines-oom/$(basename "$B")/cpu.shares")" = 512 ]
     "$RT" --root "$B/state" delete --force h1
-    ! kill -0 "$pid" 2>/dev/null || false
+    # dead: gone, or a zombie its reaper (not revrun under an engine) has not
+    # collected yet; the cgroup's removal below says no live task was left
+    local st
+    st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo gone)
+    [ "$st" = gone ] || [ "$st" = Z ]
     [ ! -e "$mem/rrengines-oom/$(basename "$B")" ]
     rmdir "$mem/rrengines-oom" "$cpu/rrengines-oom" 2>/dev/null || true
     rm -rf "$B"

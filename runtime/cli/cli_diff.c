@@ -1,17 +1,20 @@
 /* revrun diff [--json|--patch|--mbox [--author "N <e>"]] [--deny-content FILE]
- *             (ID | --lower DIR --upper DIR --format F)
+ *             (ID | DIR | --lower DIR --upper DIR --format F)
+ * DIR: an exported set (or a review's --out holding one).
  * Exit (common/exitcode.h): 0 accepted (or nothing changed), 5 refused, 1 an
  * error, 2 a bad command line. */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "runtime/cli/cli_wb.h"
+#include "runtime/jobs/changeset_dir.h"
 #include "runtime/container/log.h"
 #include "runtime/jobs/mail_job.h"
 #include "writeback/patch/patch.h"
 #include "writeback/changeset/report.h"
 
-enum { OUT_TEXT, OUT_JSON, OUT_PATCH, OUT_MBOX };
+/* OUT_MBOX past changeset_dir's views: a live set only */
+enum { OUT_TEXT = CHANGESET_TEXT, OUT_JSON = CHANGESET_JSON, OUT_PATCH = CHANGESET_PATCH, OUT_MBOX = 100 };
 
 static int print(const struct wb_job *run, int mode, const char *author)
 {
@@ -73,6 +76,9 @@ int cli_diff(struct rr_ctx *ctx, int argc, char **argv)
             cli_wb_usage(argv[0], "unexpected operand");
         return WB_JOB_USAGE;
     }
+    if (id != NULL && o.deny == NULL && changeset_dir_named(id))
+        return mode == OUT_MBOX ? wb_job_mail_export(id, author, &(struct wb_subset_spec){0})
+                                : changeset_dir_diff(id, (enum changeset_view)mode);
     if ((r = wb_job_vet(ctx, argv[0], &o, id, &run)) == 0)
         r = print(&run, mode, author);
     wb_job_release(&run);

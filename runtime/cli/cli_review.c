@@ -1,5 +1,5 @@
 /* revrun review --lower DIR --out DIR [--timeout S] [--bundle DIR] [--id ID]
- *               [--agent NAME|FILE] [spec flags] -- CMD ARGS... */
+ *               [--quiet|--json] [--agent NAME|FILE] [spec flags] -- CMD ARGS... */
 #include <getopt.h>
 #include <stdlib.h>
 
@@ -14,7 +14,8 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
     static const struct option opts[] = {
         {"lower", required_argument, NULL, 'l'},  {"out", required_argument, NULL, 'o'},
         {"timeout", required_argument, NULL, 't'}, {"bundle", required_argument, NULL, 'b'},
-        {"id", required_argument, NULL, 'i'},     CLI_SPEC_LONGOPTS,
+        {"id", required_argument, NULL, 'i'},     {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'J'},         CLI_SPEC_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct cli_spec_flags f = {0};
@@ -34,6 +35,8 @@ int cli_review(struct rr_ctx *ctx, int argc, char **argv)
         case 'o': o.out = optarg; break;
         case 'b': o.bundle = optarg; break;
         case 'i': o.id = optarg; break;
+        case 'q': o.voice = REVIEW_VOICE_QUIET; break;
+        case 'J': o.voice = REVIEW_VOICE_JSON; break;
         case 't':
             if (!parse_duration(optarg, &o.timeout_s) || o.timeout_s == 0) {
                 cli_usage_error("review", "--timeout takes seconds (or 10m, 1h)");

@@ -130,6 +130,7 @@ static const struct usage_opt o_diff[] = {
                "clone at the base"},
     {"--author \"NAME <EMAIL>\"", "with --mbox: the mail's author (default: git's user.name "
                                   "and user.email)"},
+    {"DIR", "an exported set, or a review's --out, instead of ID"},
     WB_SOURCE_FLAGS,
     END,
 };
@@ -149,6 +150,7 @@ static const struct usage_opt o_writeback[] = {
     END,
 };
 static const struct usage_opt o_apply_set[] = {
+    {"DIR", "an exported set, or the review's --out holding one"},
     {"--to TARGET", "the tree to change; with --commit, the repository (its worktree, its .git "
                     "or a bare one)"},
     {"--approve DIGEST", "the digest the operator read (as summary.txt or diff prints it, with "
@@ -175,6 +177,8 @@ static const struct usage_opt o_review[] = {
     {"--timeout S", "wall-clock limit: seconds, or a number with m, h or d"},
     {"--bundle DIR", "a config to use instead of the default spec"},
     {"--id ID", "the container's ID"},
+    {"--quiet", "no phase lines on stderr (the agent's lines stay)"},
+    {"--json", "stderr as JSON lines: phases, the agent's lines, messages"},
     AGENT_FLAGS,
     END,
 };
@@ -242,7 +246,7 @@ static const struct usage_cmd commands[] = {
      NULL},
     {"check", "[--bundle DIR] [--json]", "what this host can enforce; non-zero if the config can't be",
      o_check, NULL},
-    {"diff", "[OPTIONS] ID | [OPTIONS] --lower DIR --upper DIR --format F",
+    {"diff", "[OPTIONS] ID | DIR | [OPTIONS] --lower DIR --upper DIR --format F",
      "the vetted change set, or why it is refused", o_diff,
      "Exit: 0 accepted (the digest is printed), 5 refused (the reasons, one a path), 1 an error, "
      "2 a bad command line."},
@@ -255,23 +259,28 @@ static const struct usage_cmd commands[] = {
      "part that names nothing or would leave a broken tree)."},
     {"apply", "DIR --to TARGET --approve DIGEST [--only P]... [--exclude P]... [--commit ...]",
      "all or nothing onto TARGET, or as a commit", o_apply_set,
-     "Every blob's hash and every touched path's base hash are checked again; no symlink in "
-     "TARGET is followed and nothing is written under .git. On any failure TARGET is left as "
-     "it was; an apply killed half way is rolled back by sweep or by the next apply onto "
-     "TARGET, from its journal in the state root. A set made on a git checkout records the "
-     "commit it was made on: apply onto a tree at another commit still checks every touched "
-     "path's base and names that commit; --commit needs the repository to hold it. Exit: 0 "
-     "applied, 7 --approve is not the digest, 6 TARGET no longer holds the base (with "
-     "--commit: REPO lacks the base commit or a path's base, the branch exists or is in the "
-     "way), nothing written either way; 1 an error (TARGET restored, no branch made); 2 a bad "
-     "command line, or a part that names nothing or would leave a broken tree."},
+     "DIR is an exported set or the review's --out holding one. Every blob's hash and every "
+     "touched path's base hash are checked again; no symlink in TARGET is followed and nothing "
+     "is written under .git. On any failure TARGET is left as it was; an apply killed half way "
+     "is rolled back by sweep or by the next apply onto TARGET, from its journal in the state "
+     "root. A TARGET that already holds the set is left alone (\"already applied\", exit 0). "
+     "Run as root, a changed path keeps its owner and a new one gets its directory's. A set "
+     "made on a git checkout records the commit it was made on: apply onto a tree at another "
+     "commit still checks every touched path's base and names that commit; --commit needs the "
+     "repository to hold it. Exit: 0 applied (or already applied), 7 --approve is not the "
+     "digest, 6 TARGET no longer holds the base (with --commit: REPO lacks the base commit or "
+     "a path's base, the branch exists or is in the way), nothing written either way; 1 an "
+     "error (TARGET restored, no branch made); 2 a bad command line, or a part that names "
+     "nothing or would leave a broken tree."},
     {"writeback", "[OPTIONS] (ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
      "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
      "Exit: as apply's, and 5 when vetting refuses the set."},
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
      "the CI job: bundle, run, vet, export, destroy", o_review,
      "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
-     "and, when accepted, changeset/. Exit: 0 accepted (or no change), 1 the agent failed or "
+     "and, when accepted, changeset/ and changeset.patch. Each phase is one 'revrun| ' line on "
+     "stderr (--quiet: none; --json: JSON lines). Under sudo, OUT goes to SUDO_UID. "
+     "Exit: 0 accepted (or no change), 1 the agent failed or "
      "the job was cancelled, 2 a bad command line (also --out inside --lower or the reverse, "
      "or an --out holding results), 3 the sandbox could not be set up or a library a later "
      "stage needs is missing (the agent did not run), 4 timed out, 5 refused, 8 the agent ran "

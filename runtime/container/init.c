@@ -27,6 +27,7 @@
 #include "runtime/confine/caps.h"
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/console.h"
+#include "runtime/container/leftover.h"
 #include "runtime/container/loopback.h"
 #include "runtime/confine/landlock.h"
 #include "egress/dns.h"
@@ -46,6 +47,10 @@ static int landlock_fd = -1;
 static int relay_listen = -1; /* 127.0.0.1:PORT for the egress relay, or -1 */
 static int dns_udp = -1, dns_tcp = -1; /* 127.0.0.1:53 for the NXDOMAIN resolver, or -1 */
 static int pty_slave = -1;
+/* revrun's own processes in the container (relay, resolver, warmers): not
+ * the agent's leftovers when it exits. */
+static pid_t helpers[2 + WARM_MAX_WORKERS];
+static size_t n_helpers;
 
 /* ---- setup, in the order the kernel sees it ---- */
 
@@ -340,6 +345,7 @@ static int spawn_relay(const struct init_args *a, struct rr_error *err)
             _exit(126);
         _exit(egress_wire_relay(relay_listen, a->egress_sock, &rerr) < 0 ? 1 : 0);
     }
+    helpers[n_helpers++] = pid;
     close(relay_listen);
     relay_listen = -1;
     close(a->egress_sock);
@@ -371,6 +377,7 @@ static int spawn_dns(const struct init_args *a, struct rr_error *err)
             _exit(126);
         _exit(dns_serve(dns_udp, dns_tcp, &derr) < 0 ? 1 : 0);
     }
+    helpers[n_helpers++] = pid;
     close(dns_udp);
     close(dns_tcp);
     dns_udp = dns_tcp = -1;
@@ -417,9 +424,13 @@ static void spawn_warm(const struct init_args *a)
         workers = (unsigned)CPU_COUNT(&cpus);
     if (workers > WARM_MAX_WORKERS)
         workers = WARM_MAX_WORKERS;
-    for (unsigned w = 0; w < workers; w++)
-        if (fork() == 0)
+    for (unsigned w = 0; w < workers; w++) {
+        pid_t pid = fork();
+        if (pid == 0)
             run_warm(a, w, workers);
+        if (pid > 0)
+            helpers[n_helpers++] = pid;
+    }
 }
 
 /* ---- pid 1's loop ---- */
@@ -458,6 +469,17 @@ static int reap_until_agent(int sfd, pid_t agent)
                 return status;
         }
     }
+}
+
+/* What the agent left running dies now rather than unseen with the pid
+ * namespace; the job is told how many and their names. */
+static void report_leftover(const struct init_args *a)
+{
+    char names[SYNC_TEXT_MAX];
+    uint64_t n = leftover_kill(helpers, n_helpers, names, sizeof(names));
+
+    if (n > 0)
+        sync_send(a->sync_fd, SYNC_LEFTOVER, (int64_t)n, 0, names);
 }
 
 __attribute__((noreturn)) void init_main(struct init_args *a)
@@ -519,6 +541,7 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         close(landlock_fd);
     sync_send(a->sync_fd, SYNC_STARTED, agent, 0, NULL);
     status = reap_until_agent(sfd, agent);
+    report_leftover(a);
     sync_send(a->sync_fd, SYNC_EXITED, status, 0, NULL);
     /* Returning from pid 1 kills whatever the agent left behind. */
     _exit(0);

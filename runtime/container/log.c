@@ -16,6 +16,7 @@ static int log_fd = -1;
 static enum log_format log_fmt = LOG_FORMAT_TEXT;
 static enum log_level stderr_level = LOG_WARN;
 static int stderr_fd = -1;
+static bool stderr_json;
 static struct rr_strv *warn_sink;
 
 static const char *level_name(enum log_level l)
@@ -58,6 +59,11 @@ void log_set_stderr_fd(int fd)
     stderr_fd = fd;
 }
 
+void log_set_stderr_json(bool on)
+{
+    stderr_json = on;
+}
+
 void log_collect_warnings(struct rr_strv *sink)
 {
     warn_sink = sink;
@@ -97,7 +103,13 @@ static void log_emit(enum log_level level, const char *escaped)
     int n;
 
     if (level >= stderr_level || log_fd < 0) {
-        if (level >= stderr_level) {
+        if (level >= stderr_level && stderr_json) {
+            char quoted[6000];
+            json_quote(escaped, quoted, sizeof(quoted));
+            n = snprintf(line, sizeof(line), "{\"level\":\"%s\",\"msg\":\"%s\"}\n",
+                         level_name(level), quoted);
+            write_all(stderr_fd >= 0 ? stderr_fd : STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+        } else if (level >= stderr_level) {
             n = snprintf(line, sizeof(line), "revrun: %s%s\n",
                          level == LOG_ERROR ? "" : (level == LOG_WARN ? "warning: " : ""),
                          escaped);

@@ -5,6 +5,8 @@
 #ifndef REVRUN_LOG_H
 #define REVRUN_LOG_H
 
+#include <stdbool.h>
+
 #include "common/error.h"
 
 enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
@@ -23,6 +25,10 @@ void log_set_stderr_level(enum log_level level);
  * own stderr while the container's create has fds 1 and 2 on the agent's
  * pipe, so that revrun's words never travel in the agent's stream. */
 void log_set_stderr_fd(int fd);
+
+/* The stderr half as one JSON object per line ({"level","msg"}), for
+ * `review --json`, whose whole stderr is JSON lines. */
+void log_set_stderr_json(bool on);
 
 /* While set, every warning is also appended (escaped) to *sink: `review`
  * keeps them for result.json. NULL stops it. */

@@ -155,6 +155,8 @@ static void on_init_message(struct monitor *m)
     } else if (msg.type == SYNC_ERROR) {
         snprintf(m->exec_error, sizeof(m->exec_error), "%s%s%s", msg.text,
                  msg.errnum ? ": " : "", msg.errnum ? strerror(msg.errnum) : "");
+    } else if (msg.type == SYNC_LEFTOVER && m->a->attached && m->a->cli_fd >= 0) {
+        sync_send(m->a->cli_fd, SYNC_LEFTOVER, msg.value, 0, msg.text);
     } else if (msg.type == SYNC_EXITED) {
         m->have_agent_status = true;
         m->agent_status = (int)msg.value;

@@ -21,6 +21,8 @@ enum sync_type {
     SYNC_NOTIFY_FD,  /* the agent's process -> monitor: its seccomp listener, as SCM_RIGHTS */
     SYNC_HOOKS,      /* engine init -> create: mounts made, before pivot_root: run prestart
                       * and createRuntime now (answered by SYNC_ACK) */
+    SYNC_LEFTOVER,   /* init -> monitor -> attached CLI: value: processes the agent left
+                      * that init killed at its exit; text: their names (leftover.h) */
 };
 
 #define SYNC_TEXT_MAX 2048

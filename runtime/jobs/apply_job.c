@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 #include "common/escape.h"
 #include "runtime/container/log.h"
+#include "runtime/jobs/changeset_dir.h"
 #include "writeback/apply/gitcommit.h"
 #include "writeback/changeset/commitmsg.h"
 #include "writeback/changeset/manifest.h"
@@ -21,8 +22,8 @@ int wb_job_load_export(const char *cmd, const char *dir, struct wb_changeset *cs
     struct rr_error err;
     int r = -1;
 
-    if ((*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        rr_fail(&err, errno, "%s: %s", cmd, dir);
+    if ((*dfd = changeset_dir_open(dir, &err)) < 0) {
+        rr_wrap(&err, "%s", cmd);
         log_error(&err);
         return -1;
     }

@@ -18,7 +18,8 @@ struct wb_apply_request {
     const char *branch, *author, *committer;
 };
 
-/* An export directory's manifest into cs (sorted), its digest recomputed,
+/* An exported set (DIR, or a review's --out holding DIR/changeset,
+ * changeset_dir.h): its manifest into cs (sorted), its digest recomputed,
  * rechecked against the rules apply keeps; *dfd the directory (close it).
  * -1 after reporting (cmd names the command). */
 int wb_job_load_export(const char *cmd, const char *dir, struct wb_changeset *cs,

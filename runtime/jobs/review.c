@@ -7,6 +7,7 @@
  * terminal nor issue CI workflow commands (GitHub Actions reads "::name::"
  * only at the start of a line); the raw bytes are kept in OUT/agent.log. */
 #include "runtime/jobs/review_internal.h"
+#include "runtime/jobs/changeset_dir.h"
 #include "runtime/jobs/review_preflight.h"
 
 #include <errno.h>
@@ -43,10 +44,9 @@
 
 #define AGENT_LOG_MAX (16u << 20) /* raw bytes kept of the agent's output */
 
-static void progress(const struct review *r, int step, const char *what)
+static double ms_between(const struct timespec *a, const struct timespec *b)
 {
-    if (isatty(STDERR_FILENO))
-        fprintf(stderr, "revrun review [%d/5] %s (%s)\n", step, what, r->id);
+    return (double)(b->tv_sec - a->tv_sec) * 1000.0 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
 /* ---- phase 1: the bundle ---- */
@@ -90,7 +90,9 @@ static int build_config(struct review *r, struct rr_error *err)
 
 static int open_out(struct review *r, struct rr_error *err)
 {
-    if (mkdir(r->o->out, 0700) < 0 && errno != EEXIST)
+    bool created = mkdir(r->o->out, 0700) == 0;
+
+    if (!created && errno != EEXIST)
         return rr_fail(err, errno, "--out %s", r->o->out);
     r->out_fd = open(r->o->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (r->out_fd < 0)
@@ -98,6 +100,7 @@ static int open_out(struct review *r, struct rr_error *err)
     /* A previous job's results must not be mistaken for this one's. */
     if (faccessat(r->out_fd, "result.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
         return rr_fail(err, EEXIST, "--out %s already holds a review's results", r->o->out);
+    review_out_note_before(r->out_fd, created, &r->outdir);
     r->log_fd = openat(r->out_fd, "agent.log",
                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (r->log_fd < 0)
@@ -120,9 +123,7 @@ static void forward_output(struct review *r, const char *buf, size_t n, char *li
             line[(*ll)++] = buf[i];
             continue;
         }
-        char esc[1024 * 4 + 32];
-        rr_escape(line, *ll, esc, sizeof(esc));
-        fprintf(stderr, "agent| %s\n", esc);
+        rlog_agent_line(&r->log, line, *ll);
         *ll = 0;
         if (full && buf[i] != '\n')
             line[(*ll)++] = buf[i];
@@ -178,6 +179,10 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
             int rc = sync_recv(attach, &m);
             if (rc <= 0)
                 return rr_fail(err, EPIPE, "lost the container's monitor");
+            if (m.type == SYNC_LEFTOVER) {
+                r->notes.leftover = (uint64_t)m.value;
+                snprintf(r->notes.leftover_names, sizeof(r->notes.leftover_names), "%s", m.text);
+            }
             if (m.type != SYNC_EXITED)
                 continue;
             exited = true;
@@ -227,6 +232,25 @@ static int create_piped(struct review *r, int *attach, int *rd, struct rr_error 
     return 0;
 }
 
+/* How the agent ended: on the log, and, when it did not finish, the note
+ * that goes above the verdict. */
+static void agent_ended(struct review *r)
+{
+    struct timespec now;
+    struct review_agent_end e = {.wait_status = r->wait_status, .timed_out = r->timed_out,
+                                 .timeout_s = r->cfg.revrun.timeout_seconds,
+                                 .interrupted = r->interrupted, .exec_error = r->exec_error};
+    char line[1024];
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    e.seconds = ms_between(&r->t_run, &now) / 1000.0;
+    rlog_exited(&r->log, &e);
+    review_unfinished_note(&e, r->notes.unfinished, sizeof(r->notes.unfinished));
+    review_notes_leftover_text(&r->notes, line, sizeof(line));
+    if (line[0] != '\0')
+        rlog_note(&r->log, "leftover", line);
+}
+
 static int run_agent(struct review *r, struct rr_error *err)
 {
     int attach = -1, rd = -1, rc;
@@ -234,13 +258,17 @@ static int run_agent(struct review *r, struct rr_error *err)
     if (create_piped(r, &attach, &rd, err) < 0)
         return -1;
     r->created = true;
-    progress(r, 2, "running the agent");
+    rlog_bundle(&r->log, r->id);
     rc = container_start(r->ctx, r->id, err);
     r->started = rc == 0;
-    if (rc == 0)
+    if (rc == 0) {
+        rlog_started(&r->log, r->o->cmd, r->o->n_cmd, r->cfg.revrun.timeout_seconds);
         rc = pump_until_exit(r, attach, rd, err);
+    }
     close(attach);
     close(rd);
+    if (rc == 0)
+        agent_ended(r);
     return rc;
 }
 
@@ -265,6 +293,18 @@ static int write_text(int dirfd, const char *name, int (*fn)(FILE *, const struc
     return rc;
 }
 
+/* The notes on the agent's end, then the verdict, on the log. */
+static void say_verdict(struct review *r, const struct wb_changeset *cs)
+{
+    if (r->notes.unfinished[0] != '\0')
+        rlog_note(&r->log, "unfinished", r->notes.unfinished);
+    if (r->notes.upper_full || r->notes.inodes_full)
+        rlog_note(&r->log, "limit", r->notes.upper_full
+                                        ? "the agent filled the upper to its size cap"
+                                        : "the agent used every inode the upper allows");
+    rlog_verdict(&r->log, r->refused, cs->n, cs->refused.n, r->digest);
+}
+
 static int vet_and_export(struct review *r, struct rr_error *err)
 {
     struct container_upper cu;
@@ -280,20 +320,23 @@ static int vet_and_export(struct review *r, struct rr_error *err)
                                 .format = cu.format, .pol = &cu.policy,
                                 .has_git_upper = cu.git_upper_fd >= 0,
                                 .git_upper_fd = cu.git_upper_fd};
+    review_notes_upper(&r->notes, cu.upper_fd, r->cfg.revrun.upper_size);
     if (wb_vet(&in, &scan, err) < 0 || wb_origin_set_review(&scan.cs.origin, r->id, err) < 0)
         goto out;
     r->vetted = true;
     r->refused = wb_changeset_refused(&scan.cs);
     r->n_changes = scan.cs.n;
     if (wb_changeset_digest_hex(&scan.cs, r->digest, err) < 0 ||
-        write_text(r->out_fd, "summary.txt", wb_report_text, &scan.cs, err) < 0 ||
+        review_notes_summary(r->out_fd, &scan.cs, &r->notes, err) < 0 ||
         write_text(r->out_fd, "report.json", wb_report_json, &scan.cs, err) < 0)
         goto out;
+    say_verdict(r, &scan.cs);
     rc = 0;
     if (!r->refused && scan.cs.n > 0) {
-        progress(r, 4, "exporting the change set");
-        snprintf(dir, sizeof(dir), "%s/changeset", r->o->out);
-        rc = wb_export(&scan, dir, digest, err);
+        snprintf(dir, sizeof(dir), "%s/" REVIEW_CHANGESET_DIR, r->o->out);
+        rc = review_notes_patch(r->out_fd, &scan, err);
+        if (rc == 0 && (rc = wb_export(&scan, dir, digest, err)) == 0)
+            rlog_exported(&r->log, dir);
     }
 out:
     r->git = scan.cs.git;
@@ -302,6 +345,22 @@ out:
     wb_scan_free(&scan);
     container_upper_release(&cu);
     return rc;
+}
+
+/* Under sudo, OUT is the invoking user's (review_out.h); a failure only
+ * warns: the results are there, root can still read them. */
+static void hand_over_out(struct review *r)
+{
+    struct rr_error err;
+    uid_t uid;
+    gid_t gid;
+
+    if (review_out_sudo_user(&uid, &gid) == 1 &&
+        review_out_hand_over(r->out_fd, &r->outdir, uid, gid, &err) < 0) {
+        char text[RR_ERROR_MSG_MAX + 128];
+        rr_wrap(&err, "review: handing --out to the sudo user (SUDO_UID %u)", (unsigned)uid);
+        log_msg(LOG_WARN, "%s", rr_error_text(&err, text, sizeof(text)));
+    }
 }
 
 static void random_id(char *buf, size_t len)
@@ -331,10 +390,12 @@ static int block_signals(struct review *r, struct rr_error *err)
 
 int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
 {
-    struct review r = {.ctx = ctx, .o = o, .out_fd = -1, .log_fd = -1, .sig_fd = -1};
+    struct review r = {.ctx = ctx, .o = o, .out_fd = -1, .log_fd = -1, .sig_fd = -1,
+                       .log = {.voice = o->voice, .fd = STDERR_FILENO}};
     struct rr_error err;
     int code;
 
+    log_set_stderr_json(o->voice == REVIEW_VOICE_JSON);
     if (block_signals(&r, &err) < 0) {
         log_error(&err);
         return REVIEW_SETUP_FAILED;
@@ -349,10 +410,11 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         log_error(&err);
         close(r.sig_fd);
         config_free(&r.cfg);
+        review_out_free(&r.outdir);
+        log_set_stderr_json(false);
         return REVIEW_SETUP_FAILED;
     }
     log_collect_warnings(&r.warnings);
-    progress(&r, 1, "making the bundle");
     clock_gettime(CLOCK_MONOTONIC, &r.t_run);
     if (build_config(&r, &err) < 0 || review_preflight(&r.cfg, &err) < 0 ||
         run_agent(&r, &err) < 0) {
@@ -360,7 +422,7 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     } else {
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
         review_read_exit_record(&r);
-        progress(&r, 3, "vetting what the agent wrote");
+        rlog_vetting(&r.log);
         if (vet_and_export(&r, &err) < 0)
             record_setup_error(&r, &err);
         if (review_keep_artifacts(&r, &err) < 0)
@@ -373,9 +435,10 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
     if (r.created)
         review_keep_egress_log(&r);
-    progress(&r, 5, "destroying the bundle");
     if (r.created && container_destroy(ctx, r.id, true, &err) < 0)
         record_setup_error(&r, &err);
+    else if (r.created)
+        rlog_destroyed(&r.log);
     clock_gettime(CLOCK_MONOTONIC, &r.t_end);
     code = review_exit_code(&r);
     if (review_write_result(&r, code, &err) < 0) {
@@ -384,11 +447,15 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     }
     if (r.log_fd >= 0)
         close(r.log_fd);
+    hand_over_out(&r);
+    rlog_result(&r.log, code, o->out);
     close(r.out_fd);
     close(r.sig_fd);
     config_free(&r.cfg);
     wb_gitinfo_free(&r.git);
     log_collect_warnings(NULL);
+    log_set_stderr_json(false);
+    review_out_free(&r.outdir);
     strv_free(&r.warnings);
     preset_free(&r.preset);
     rr_copy_report_free(&r.artifacts.copy);

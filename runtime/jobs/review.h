@@ -6,6 +6,7 @@
 
 #include "common/exitcode.h"
 #include "runtime/container/ctx.h"
+#include "runtime/jobs/review_log.h"
 #include "bundle/spec.h"
 
 /* The exit statuses of `revrun review` (common/exitcode.h). */
@@ -29,6 +30,7 @@ struct review_opts {
     const struct spec_opts *spec; /* binds, egress, env, HOME, artifacts; or NULL */
     char **cmd;
     int n_cmd;
+    enum review_voice voice; /* the phases on stderr: text, none (--quiet), JSON (--json) */
 };
 
 int review_run(const struct rr_ctx *ctx, const struct review_opts *o);

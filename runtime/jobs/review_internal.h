@@ -15,6 +15,9 @@
 #include "runtime/container/home_store.h"
 #include "runtime/container/sync.h"
 #include "runtime/jobs/review.h"
+#include "runtime/jobs/review_log.h"
+#include "runtime/jobs/review_notes.h"
+#include "runtime/jobs/review_out.h"
 #include "writeback/changeset/manifest.h"
 
 struct review {
@@ -51,6 +54,9 @@ struct review {
     bool kept_artifacts;
     struct artifacts_report artifacts;
     char git_note[2304]; /* a worktree checkout: whether git works inside (create's line) */
+    struct review_log log;     /* the phases on the job's log */
+    struct review_notes notes; /* what state the agent left */
+    struct review_out outdir;  /* OUT before the run, for the sudo hand-over */
 };
 
 /* review_outcome.c, in the order review_run calls them */

@@ -237,6 +237,7 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
         json_w_string(w, "timeout");
     if (r->oom_killed)
         json_w_string(w, "memory");
+    review_notes_limits_json(w, &r->notes);
     json_w_end_array(w);
     json_w_key(w, "bestEffort"); /* what the job allowed to be skipped */
     json_w_begin_array(w);
@@ -267,7 +268,8 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
     if (r->vetted) {
         json_w_kv_string(w, "verdict", verdicts[r->refused]);
         json_w_kv_uint(w, "changes", r->n_changes);
-        json_w_kv_string(w, "digest", r->digest);
+        /* a refused set's digest is no approval's: another key */
+        json_w_kv_string(w, r->refused ? "refusedDigest" : "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
         if (r->base.commit[0] != '\0') {
             json_w_key(w, "base");
@@ -279,6 +281,7 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
         wb_report_git_json(w, &r->git);
     }
     w_artifacts(w, r);
+    review_notes_json(w, &r->notes);
     if (r->ns_refused > 0) {
         json_w_key(w, "nestedSandbox");
         json_w_begin_object(w);

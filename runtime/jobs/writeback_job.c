@@ -157,6 +157,9 @@ static void report(int r, const struct wb_apply_result *res, const struct rr_err
                     res->stage);
         else
             log_msg(LOG_ERROR, "apply: TARGET was restored to what it was: nothing applied");
+    } else if (res->already_applied) {
+        log_msg(LOG_WARN, "apply: already applied: TARGET holds this change set's result; "
+                          "nothing written");
     } else if (res->stage[0] != '\0') {
         log_msg(LOG_WARN, "apply: applied, but TARGET/%s could not be removed (sweep will)",
                 res->stage);

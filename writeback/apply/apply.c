@@ -102,7 +102,7 @@ static int compare_base(struct applier *a, size_t i, int pfd, const char *name)
             return rr_fail(a->err, errno, "TARGET %s", c->path);
         return c->base.type == WB_T_NONE ? 0 : conflict(a, c, "missing in TARGET");
     }
-    a->found[i] = (struct found){st.st_ino, st.st_dev, st.st_mode};
+    a->found[i] = (struct found){st.st_ino, st.st_dev, st.st_mode, st.st_uid, st.st_gid};
     switch (c->base.type) {
     case WB_T_NONE:
         return conflict(a, c, "already exists in TARGET");
@@ -132,6 +132,25 @@ static int compare_base(struct applier *a, size_t i, int pfd, const char *name)
     }
 }
 
+/* A new path's owner: its directory's (a directory the set creates has its
+ * own directory's, found before it: the set is sorted parents first). */
+static int parent_owner(struct applier *a, size_t i, int pfd)
+{
+    struct stat st;
+    long j;
+
+    if (pfd < 0) {
+        if ((j = nearest_ancestor(a->cs, &a->cs->v[i])) >= 0)
+            a->found[i].uid = a->found[j].uid, a->found[i].gid = a->found[j].gid;
+        return 0;
+    }
+    if (fstat(pfd, &st) < 0)
+        return rr_fail(a->err, errno, "TARGET %s", a->cs->v[i].path);
+    a->found[i].uid = st.st_uid;
+    a->found[i].gid = st.st_gid;
+    return 0;
+}
+
 static int verify_one(struct applier *a, size_t i)
 {
     const struct wb_change *c = &a->cs->v[i];
@@ -139,10 +158,12 @@ static int verify_one(struct applier *a, size_t i)
     _cleanup_close_ int pfd = -1;
     int r = ancestry(a, c);
 
+    if (r == 1)
+        return parent_owner(a, i, -1);
     if (r != 0)
         return r < 0 ? -1 : 0;
     if ((pfd = wb_open_parent(a->tfd, c->path, c->path_len, &name)) >= 0)
-        return compare_base(a, i, pfd, name);
+        return parent_owner(a, i, pfd) < 0 ? -1 : compare_base(a, i, pfd, name);
     if (errno == ELOOP)
         return conflict(a, c, "a symlink in TARGET is on its path");
     if (errno == EXDEV)
@@ -182,8 +203,8 @@ int wb_apply(const struct wb_changeset *cs, const struct wb_source *src,
 {
     struct applier a = {
         .cs = cs, .src = src, .res = res, .tfd = target->fd, .stage_fd = -1, .target = target,
-        .err = err};
-    int r = -1;
+        .err = err, .keep_owner = geteuid() == 0};
+    int r = -1, done;
 
     *res = (struct wb_apply_result){0};
     a.found = calloc(cs->n + 1, sizeof(*a.found));
@@ -192,7 +213,14 @@ int wb_apply(const struct wb_changeset *cs, const struct wb_source *src,
         rr_fail(err, ENOMEM, "apply");
     else if (ap_verify(&a) == 0)
         r = res->conflicts.n > 0 ? 1 : 0;
-    if (r == 0 && cs->n > 0 && (r = ap_stage(&a)) == 0 && (r = ap_commit(&a)) < 0 &&
+    if (r == 1 && (done = ap_already_applied(&a)) != 0) {
+        r = done < 0 ? -1 : 0;
+        res->already_applied = done > 0;
+        if (done > 0)
+            wb_notes_free(&res->conflicts);
+    }
+    if (r == 0 && !res->already_applied && cs->n > 0 && (r = ap_stage(&a)) == 0 &&
+        (r = ap_commit(&a)) < 0 &&
         !ap_rollback(&a))
         res->restore_failed = true;
     finish(&a, r);

@@ -19,8 +19,13 @@
  *
  * Only content and the executable bit are carried: new files are 0644/0755,
  * a modified file keeps its permission bits with x set or cleared, new
- * directories are 0755; no owner, no other bit, no xattr. The manifest's
- * paths were vetted (no .git anywhere), so nothing is written under .git. */
+ * directories are 0755; no other bit, no xattr. Run as root (onto a user's
+ * checkout), apply keeps owners as the user's own tools would: a changed
+ * path keeps its owner, a new one gets its directory's. The manifest's
+ * paths were vetted (no .git anywhere), so nothing is written under .git.
+ *
+ * A TARGET that already holds every change's new state (the same set
+ * applied before) is left alone: already_applied, nothing written. */
 #ifndef REVRUN_WB_APPLY_H
 #define REVRUN_WB_APPLY_H
 
@@ -38,6 +43,7 @@ struct wb_source {
 struct wb_apply_result {
     struct wb_notes conflicts; /* why the set was refused */
     bool restore_failed;       /* a rollback step failed: see stage */
+    bool already_applied;      /* TARGET held the set's result: nothing written */
     char stage[64];            /* the stage directory's name in TARGET */
 };
 

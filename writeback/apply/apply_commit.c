@@ -45,6 +45,18 @@ static mode_t file_mode(const struct applier *a, size_t i)
     return m;
 }
 
+int ap_own(struct applier *a, size_t i, int fd, int dirfd, const char *name)
+{
+    const struct found *f = &a->found[i];
+    int r;
+
+    if (!a->keep_owner)
+        return 0;
+    r = fd >= 0 ? fchown(fd, f->uid, f->gid)
+                : fchownat(dirfd, name, f->uid, f->gid, AT_SYMLINK_NOFOLLOW);
+    return r < 0 ? rr_fail(a->err, errno, "owner of %s", a->cs->v[i].path) : 0;
+}
+
 static int stage_file(struct applier *a, size_t i)
 {
     const struct wb_change *c = &a->cs->v[i];
@@ -59,6 +71,9 @@ static int stage_file(struct applier *a, size_t i)
         return rr_fail(a->err, errno, "staging %s", c->path);
     if (wb_copy_verified(src, dst, c->new.size, c->new.sha256, a->err) < 0)
         return rr_wrap(a->err, "staging %s", c->path);
+    /* the owner before the mode: chown clears set-id bits (none are set) */
+    if (ap_own(a, i, dst, -1, NULL) < 0)
+        return -1;
     if (fchmod(dst, file_mode(a, i)) < 0)
         return rr_fail(a->err, errno, "staging %s", c->path);
     return 0;
@@ -102,6 +117,8 @@ int ap_stage(struct applier *a)
             return -1;
         if (c->new.type == WB_T_SYMLINK && symlinkat(c->new.target, a->stage_fd, name) < 0)
             return rr_fail(a->err, errno, "staging %s", c->path);
+        if (c->new.type == WB_T_SYMLINK && ap_own(a, i, -1, a->stage_fd, name) < 0)
+            return -1;
     }
     if (fsync(a->stage_fd) < 0)
         return rr_fail(a->err, errno, "fsync the stage");
@@ -196,6 +213,8 @@ static int make_dir(struct applier *a, size_t i, int pfd, const char *name)
     a->steps[a->n_steps - 1].ino = st.st_ino;
     if (a->target->journal >= 0 &&
         wb_journal_step(a->target->journal, &a->steps[a->n_steps - 1], a->err) < 0)
+        return -1;
+    if (ap_own(a, i, fd, -1, NULL) < 0)
         return -1;
     if (fchmod(fd, 0755) < 0)
         return rr_fail(a->err, errno, "creating %s", a->cs->v[i].path);

@@ -191,10 +191,29 @@ void wb_report_git_json(struct json_writer *w, const struct wb_gitinfo *gi)
 
 int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *err)
 {
+    if (wb_report_text_body(out, cs, err) < 0)
+        return -1;
+    return wb_report_text_verdict(out, cs, err);
+}
+
+/* A refused set's digest is labelled as such and never in the "digest: "
+ * line an approvable set prints: no one copies it into --approve from a
+ * report that only looks like an accepted one. */
+int wb_report_text_verdict(FILE *out, const struct wb_changeset *cs, struct rr_error *err)
+{
     char hex[WB_SHA256_HEX];
 
     if (wb_changeset_digest_hex(cs, hex, err) < 0)
         return -1;
+    if (wb_changeset_refused(cs))
+        fprintf(out, "\nverdict: refuse\nrefused set (not approvable): sha256 %s\n", hex);
+    else
+        fprintf(out, "\nverdict: accept\ndigest: %s\n", hex);
+    return 0;
+}
+
+int wb_report_text_body(FILE *out, const struct wb_changeset *cs, struct rr_error *err)
+{
     fprintf(out, "%zu change%s\n", cs->n, cs->n == 1 ? "" : "s");
     for (size_t i = 0; i < cs->n; i++)
         if (put_change(out, &cs->v[i]) < 0)
@@ -211,8 +230,6 @@ int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *er
         fprintf(out, "\n%zu reason%s to refuse:\n", cs->refused.n, cs->refused.n == 1 ? "" : "s");
     if (put_notes(out, "REFUSED", &cs->refused) < 0)
         return rr_fail(err, ENOMEM, "report");
-    fprintf(out, "\nverdict: %s\ndigest: %s\n", wb_changeset_refused(cs) ? "refuse" : "accept",
-            hex);
     return 0;
 }
 

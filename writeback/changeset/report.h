@@ -10,6 +10,11 @@
 #include "writeback/changeset/changeset.h"
 
 int wb_report_text(FILE *out, const struct wb_changeset *cs, struct rr_error *err);
+/* The same in two parts, so `review` can say above the verdict what state
+ * the agent left: everything but the verdict, then the verdict and digest
+ * (a refused set's digest labelled as not approvable). */
+int wb_report_text_body(FILE *out, const struct wb_changeset *cs, struct rr_error *err);
+int wb_report_text_verdict(FILE *out, const struct wb_changeset *cs, struct rr_error *err);
 int wb_report_json(FILE *out, const struct wb_changeset *cs, struct rr_error *err);
 
 /* The "git" member (ignored paths, the agent's .git churn and commits) of a

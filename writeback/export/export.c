@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,9 +14,9 @@
 #include "writeback/changeset/manifest.h"
 #include "writeback/base/rmtree.h"
 
-/* Copy rootfd/path into blobs/<sha256>, verified against the vetted size
- * and hash while copied. */
-static int put_blob(int rootfd, const char *path, const struct wb_obj *o, int blobs,
+/* The object o of c's path under rootfd (the upper for new content, the
+ * lower for the base's) as blobs/<sha256>, hashed while copied. */
+static int put_blob(int rootfd, const struct wb_change *c, const struct wb_obj *o, int blobs,
                     struct rr_error *err)
 {
     char hex[WB_SHA256_HEX], tmp[WB_SHA256_HEX + 8];
@@ -28,36 +27,16 @@ static int put_blob(int rootfd, const char *path, const struct wb_obj *o, int bl
     if (fstatat(blobs, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
         return 0; /* the same content twice: already copied and verified */
     snprintf(tmp, sizeof(tmp), ".tmp-%s", hex);
-    src = wb_openat_beneath(rootfd, path, O_RDONLY | O_NONBLOCK, 0);
+    src = wb_openat_beneath(rootfd, c->path, O_RDONLY | O_NONBLOCK, 0);
     if (src < 0)
-        return rr_fail(err, errno, "open %s", path);
+        return rr_fail(err, errno, "open %s", c->path);
     dst = openat(blobs, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (dst < 0)
         return rr_fail(err, errno, "create blob %s", hex);
     if (wb_copy_verified(src, dst, o->size, o->sha256, err) < 0)
-        return rr_wrap(err, "%s", path);
+        return rr_wrap(err, "%s", c->path);
     if (renameat(blobs, tmp, blobs, hex) < 0)
         return rr_fail(err, errno, "blob %s", hex);
-    return 0;
-}
-
-static bool same_content(const struct wb_obj *a, const struct wb_obj *b)
-{
-    return a->type == WB_T_FILE && b->type == WB_T_FILE &&
-           memcmp(a->sha256, b->sha256, WB_SHA256_LEN) == 0;
-}
-
-/* The blobs of a change: the new content apply places, and the base a
- * patch of the export needs (diff --patch and the mail of an export: the
- * checkout is not there any more). */
-static int put_blobs(const struct wb_scan *s, const struct wb_change *c, int blobs,
-                     struct rr_error *err)
-{
-    if (c->new.type == WB_T_FILE && put_blob(s->upper_fd, c->path, &c->new, blobs, err) < 0)
-        return -1;
-    if (c->base.type == WB_T_FILE && !same_content(&c->base, &c->new) &&
-        put_blob(s->lower_fd, c->path, &c->base, blobs, err) < 0)
-        return rr_wrap(err, "its base");
     return 0;
 }
 
@@ -87,9 +66,14 @@ static int fill(const struct wb_scan *s, int dfd, unsigned char digest[WB_SHA256
     if (mkdirat(dfd, WB_BLOBS_DIR, 0700) < 0 ||
         (blobs = openat(dfd, WB_BLOBS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return rr_fail(err, errno, "create %s", WB_BLOBS_DIR);
-    for (size_t i = 0; i < s->cs.n; i++)
-        if (put_blobs(s, &s->cs.v[i], blobs, err) < 0)
+    for (size_t i = 0; i < s->cs.n; i++) {
+        const struct wb_change *c = &s->cs.v[i];
+        if (c->new.type == WB_T_FILE && put_blob(s->upper_fd, c, &c->new, blobs, err) < 0)
             return -1;
+        /* the base's content too, so the patch can be read from the export */
+        if (c->base.type == WB_T_FILE && put_blob(s->lower_fd, c, &c->base, blobs, err) < 0)
+            return -1;
+    }
     if (fsync(blobs) < 0)
         return rr_fail(err, errno, "fsync %s", WB_BLOBS_DIR);
     crash_point("export:blobs");

@@ -1,9 +1,9 @@
 /* `revrun export`: an accepted change set as a directory that outlives the
  * bundle: manifest.json (with its digest) and blobs/<sha256> for every file
- * content it places and for the base of every file it changes or removes
- * (so a patch or a mail of the export needs no checkout), each verified
- * against the vetted hash while copied. A CI job exports; an operator
- * approves the digest later, elsewhere. */
+ * content it places and every base file content it changes or removes (so
+ * `revrun diff --patch DIR` can show the change), each verified against the
+ * vetted hash while copied. Only the new content is ever applied. A CI job
+ * exports; an operator approves the digest later, elsewhere. */
 #ifndef REVRUN_WB_EXPORT_H
 #define REVRUN_WB_EXPORT_H
 

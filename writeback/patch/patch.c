@@ -135,13 +135,18 @@ static void blob_id_of(const char *data, size_t len, char out[WB_SHA1_HEX])
     wb_hex(d, sizeof(d), out);
 }
 
-static int load(struct side *sd, int rootfd, const char *path, struct rr_error *err)
+static int load(struct side *sd, int rootfd, bool by_hash, const char *path, struct rr_error *err)
 {
     const struct wb_obj *o = sd->o;
+    char hex[WB_SHA256_HEX];
 
     sd->fd = -1;
     wb_textclass_init(&sd->tc);
     if (o->type == WB_T_FILE) {
+        if (by_hash) {
+            wb_hex(o->sha256, WB_SHA256_LEN, hex);
+            path = hex;
+        }
         if (read_file(sd, rootfd, path, err) < 0)
             return -1;
     } else if (o->type == WB_T_SYMLINK) {
@@ -480,26 +485,15 @@ static int put_body(FILE *out, const char *path, size_t len, const struct side *
     return put_text(out, old, new, err);
 }
 
-/* Where a side's file is: at the change's path, or named by its hash. */
-static const char *file_name(const struct wb_patch_src *src, const struct wb_change *c,
-                             const struct wb_obj *o, char hex[WB_SHA256_HEX])
-{
-    if (!src->by_hash)
-        return c->path;
-    wb_hex(o->sha256, WB_SHA256_LEN, hex);
-    return hex;
-}
-
 /* One git diff: base -> new, either of which may be absent (NONE or DIR). */
-static int put_diff(FILE *out, const struct wb_patch_src *src, const struct wb_change *c,
+static int put_diff(FILE *out, const struct wb_patch_src *s, const struct wb_change *c,
                     const struct wb_obj *base, const struct wb_obj *new, struct rr_error *err)
 {
     struct side o = {.o = base, .fd = -1}, n = {.o = new, .fd = -1};
-    char ohex[WB_SHA256_HEX], nhex[WB_SHA256_HEX];
     int r = -1;
 
-    if (load(&o, src->base_fd, file_name(src, c, base, ohex), err) == 0 &&
-        load(&n, src->new_fd, file_name(src, c, new, nhex), err) == 0) {
+    if (load(&o, s->base_fd, s->by_hash, c->path, err) == 0 &&
+        load(&n, s->new_fd, s->by_hash, c->path, err) == 0) {
         put_unsafe(out, c->path, c->path_len, "old", &o);
         put_unsafe(out, c->path, c->path_len, "new", &n);
         put_header(out, c->path, c->path_len, &o, &n);
@@ -519,8 +513,8 @@ int wb_patch_write(FILE *out, const struct wb_scan *s, struct rr_error *err)
     return wb_patch_write_src(out, &s->cs, &src, err);
 }
 
-int wb_patch_write_src(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *src,
-                       struct rr_error *err)
+int wb_patch_write_src(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *s,
+                        struct rr_error *err)
 {
     static const struct wb_obj none = {.type = WB_T_NONE};
 
@@ -530,11 +524,11 @@ int wb_patch_write_src(FILE *out, const struct wb_changeset *cs, const struct wb
         if (c->kind == WB_REPLACE) {
             /* git has no type change: the old one goes, the new one comes */
             if (present(&c->base))
-                r = put_diff(out, src, c, &c->base, &none, err);
+                r = put_diff(out, s, c, &c->base, &none, err);
             if (r == 0 && present(&c->new))
-                r = put_diff(out, src, c, &none, &c->new, err);
+                r = put_diff(out, s, c, &none, &c->new, err);
         } else if (present(&c->base) || present(&c->new)) {
-            r = put_diff(out, src, c, &c->base, &c->new, err);
+            r = put_diff(out, s, c, &c->base, &c->new, err);
         }
         if (r < 0)
             return -1;

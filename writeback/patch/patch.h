@@ -15,18 +15,17 @@
 
 int wb_patch_write(FILE *out, const struct wb_scan *s, struct rr_error *err);
 
-/* Where the two sides' files are read from: a live pair (the lower and the
- * upper, at each change's path), or an export's blobs directory for both
- * (each file named by its SHA-256: export.h keeps the base's too). Every
- * file is checked against the set's size and hash as it is read. */
+/* Where the two sides' bytes come from: a lower and an upper by path, or an
+ * export's blobs directory (both fds) by content hash, where the export
+ * keeps the base's content beside the new (export.h). Either way each side
+ * is hashed against the set while read. */
 struct wb_patch_src {
     int base_fd, new_fd;
     bool by_hash;
 };
 
-/* The same patch, of cs, from src. */
 int wb_patch_write_src(FILE *out, const struct wb_changeset *cs, const struct wb_patch_src *src,
-                       struct rr_error *err);
+                        struct rr_error *err);
 
 /* A path as git writes it after "a/" or "b/": quoted with C escapes (octal
  * for bytes >= 0x80) when it holds a quote, backslash, space, control byte
