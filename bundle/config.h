@@ -281,6 +281,7 @@ struct rr_config {
         uint64_t min_free_space;  /* create refuses below this much free under the state root */
         bool nested_sandboxes;    /* allow new user/pid/mount namespaces inside */
         bool ptrace;              /* allow ptrace inside the container */
+        bool activity_off;        /* revrun.activity "off": no record of the agent's execs */
         enum rr_network network;
         struct rr_strv best_effort;
         struct rr_writeback_policy writeback;

@@ -236,11 +236,13 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
     static const char *const keys[] = {"lower",   "checkoutPath", "overlay",    "upperSize",
                                        "timeout", "nestedSandboxes", "ptrace", "network",
                                        "bestEffort", "writeback", "egress", "minFreeSpace",
-                                       "home", "homeFiles", "artifacts", "out", "results", "git", NULL};
+                                       "home", "homeFiles", "artifacts", "out", "results", "git",
+                                       "activity", NULL};
     static const char *const backends[] = {"auto", "native", "fuse", NULL};
+    static const char *const activity[] = {"record", "off", NULL};
     static const char *const networks[] = {"none", "host", NULL};
     const char *path = "revrun";
-    int backend = RR_BACKEND_AUTO, network = RR_NET_NONE;
+    int backend = RR_BACKEND_AUTO, network = RR_NET_NONE, record = 0;
     const struct json_node *n;
 
     if (writeback_policy_defaults(&cfg->revrun.writeback, err) < 0)
@@ -260,10 +262,12 @@ int config_parse_revrun(const struct json_node *rv, struct rr_config *cfg, struc
         jf_bool(rv, "nestedSandboxes", path, &cfg->revrun.nested_sandboxes, NULL, err) < 0 ||
         jf_bool(rv, "ptrace", path, &cfg->revrun.ptrace, NULL, err) < 0 ||
         parse_enum(rv, "network", path, networks, &network, err) < 0 ||
+        parse_enum(rv, "activity", path, activity, &record, err) < 0 ||
         parse_best_effort(rv, cfg, err) < 0 || parse_home(rv, cfg, err) < 0)
         return -1;
     cfg->revrun.overlay = (enum rr_backend)backend;
     cfg->revrun.network = (enum rr_network)network;
+    cfg->revrun.activity_off = record == 1;
     if (cfg->revrun.checkout_path != NULL &&
         jf_check_abs_path(cfg->revrun.checkout_path, "revrun.checkoutPath", err) < 0)
         return -1;

@@ -282,6 +282,7 @@ static void w_revrun(struct json_writer *w, const struct rr_config *c)
     json_w_kv_bool(w, "nestedSandboxes", c->revrun.nested_sandboxes);
     json_w_kv_bool(w, "ptrace", c->revrun.ptrace);
     json_w_kv_string(w, "network", c->revrun.network == RR_NET_HOST ? "host" : "none");
+    json_w_kv_string(w, "activity", c->revrun.activity_off ? "off" : "record");
     w_strv(w, "bestEffort", &c->revrun.best_effort);
     w_writeback(w, &c->revrun.writeback);
     json_w_key(w, "git");

@@ -282,6 +282,8 @@ int spec_apply(struct rr_config *c, const struct spec_opts *o, const struct rr_p
         if (!strv_contains(&c->revrun.best_effort, o->best_effort.v[i]) &&
             strv_push(&c->revrun.best_effort, o->best_effort.v[i]) < 0)
             return rr_fail(err, ENOMEM, "--best-effort");
+    if (o->no_activity)
+        c->revrun.activity_off = true;
     return 0;
 }
 

@@ -35,6 +35,7 @@ struct spec_opts {
     const char *home;
     struct rr_strv artifacts;
     struct rr_strv best_effort; /* added to revrun.bestEffort (names checked by the caller) */
+    bool no_activity; /* revrun.activity "off" */
 };
 
 /* Apply preset (may be NULL), then the flags, to cfg. Host paths (binds,

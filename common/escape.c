@@ -120,13 +120,14 @@ static size_t escaped_len(const unsigned char *p, size_t len, bool lead)
     return total;
 }
 
-char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
+char *rr_escape_used(const char *s, size_t len, char *out, size_t outlen, size_t *used)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     const size_t mark = sizeof(TRUNC_MARK);
     bool rest_fits = false, lead = true;
 
+    *used = 0;
     if (outlen == 0)
         return out;
     for (size_t i = 0; i < len;) {
@@ -146,6 +147,7 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
                 memcpy(out + o, TRUNC_MARK, mark);
             else
                 out[o] = '\0';
+            *used = i;
             return out;
         }
         memcpy(out + o, piece, plen);
@@ -154,7 +156,36 @@ char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
         i += n;
     }
     out[o] = '\0';
+    *used = len;
     return out;
+}
+
+char *rr_escape(const char *s, size_t len, char *out, size_t outlen)
+{
+    size_t used;
+
+    return rr_escape_used(s, len, out, outlen, &used);
+}
+
+bool rr_is_escaped(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    bool lead = true;
+    size_t n;
+
+    for (size_t i = 0; i < len; i += n) {
+        char piece[PIECE_MAX];
+        size_t plen = piece_at(p + i, len - i, lead, piece, &n);
+
+        /* a backslash starts one of the escaping's own sequences */
+        if (p[i] == '\\') {
+            n = 1;
+        } else if (plen != n || memcmp(piece, p + i, n) != 0) {
+            return false;
+        }
+        lead = lead && p[i] == ' ';
+    }
+    return true;
 }
 
 char *rr_escape_dup(const char *s, size_t len)

@@ -5,6 +5,7 @@
 #ifndef REVRUN_ESCAPE_H
 #define REVRUN_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,15 @@
  * becomes \xHH per byte. When out is too small the text is cut at a sequence
  * boundary and "...[truncated]" is appended. Returns out. */
 char *rr_escape(const char *s, size_t len, char *out, size_t outlen);
+
+/* The same; *used is how many input bytes the output shows (len, unless
+ * it was cut). */
+char *rr_escape_used(const char *s, size_t len, char *out, size_t outlen, size_t *used);
+
+/* True when s[0..len) is what rr_escape writes: nothing in it a terminal
+ * or a CI log would act on, every other byte shown as is (text read back
+ * from revrun's own escaped records, checked before it is shown). */
+bool rr_is_escaped(const char *s, size_t len);
 
 /* Bytes needed to escape len input bytes without truncation (including NUL). */
 size_t rr_escape_size(size_t len);

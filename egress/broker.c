@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "egress/broker_conn.h"
 #include "egress/broker_int.h"
 #include "egress/io.h"
 
@@ -102,13 +103,16 @@ void egress_broker_free(struct egress_broker *b)
     free(b);
 }
 
-void broker_log(struct egress_broker *b, const struct eg_request *req, int status,
-                const char *note)
+void broker_log(struct egress_broker *b, const struct conn *c)
 {
-    struct egress_log_entry e = {req->method, eg_target_path(req->target), status, note};
+    struct egress_log_entry e = {c->req.method, eg_target_path(c->req.target), c->status, c->note,
+                                 c->bytes_up, c->bytes_down, c->started, 0, c->credential};
+    struct timespec now;
 
     if (b->log == NULL)
         return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    e.ms = (uint64_t)((now.tv_sec - c->t0.tv_sec) * 1000 + (now.tv_nsec - c->t0.tv_nsec) / 1000000);
     pthread_mutex_lock(&b->log_lock);
     b->log(b->log_arg, &e);
     pthread_mutex_unlock(&b->log_lock);

@@ -12,12 +12,21 @@
 #include "egress/broker_conn.h"
 #include "egress/io.h"
 
+int conn_send(struct conn *c, const void *buf, size_t n)
+{
+    int r = io_send_all(c->client, buf, n, c->b->stop_fd, c->b->idle_ms);
+
+    if (r == 0)
+        c->bytes_down += n;
+    return r;
+}
+
 void conn_reply(struct conn *c, int status, const char *reason)
 {
     char buf[512];
     size_t n = eg_local_reply(status, reason, buf, sizeof(buf));
 
-    io_send_all(c->client, buf, n, c->b->stop_fd, c->b->idle_ms);
+    conn_send(c, buf, n);
     c->status = status;
     c->note = reason;
 }
@@ -47,6 +56,7 @@ static int read_head(struct conn *c, struct eg_refusal *why)
         if (n <= 0)
             return -1; /* gone before asking anything */
         c->head_len += (size_t)n;
+        c->bytes_up += (uint64_t)n;
     }
 }
 
@@ -90,6 +100,7 @@ static int send_head(struct conn *c)
     }
     if (r != 0 && c->status == 0)
         conn_reply(c, 502, "upstream closed while the request was sent");
+    c->credential = c->credential || r == 0;
     return r == 0 ? 0 : -1;
 }
 
@@ -136,6 +147,7 @@ static int next_body(struct conn *c, char *dst, size_t cap, size_t *take, bool *
         if (got <= 0)
             return -1; /* the agent went away mid-body */
         n = (size_t)got;
+        c->bytes_up += (uint64_t)got;
     }
     if (c->left_n > 0) {
         memcpy(dst, c->left_p, n);
@@ -198,8 +210,7 @@ static void serve(struct conn *c)
     /* The agent waits for "100 Continue" before it sends the body; the
      * upstream never sees Expect. */
     if (c->req.expect_continue && c->req.body != EG_BODY_NONE &&
-        io_send_all(c->client, "HTTP/1.1 100 Continue\r\n\r\n", 25, c->b->stop_fd,
-                    c->b->idle_ms) != 0)
+        conn_send(c, "HTTP/1.1 100 Continue\r\n\r\n", 25) != 0)
         return;
     if (prefetch_body(c, &done) < 0)
         return;
@@ -229,12 +240,14 @@ void broker_conn_serve(struct egress_broker *b, int client_fd)
         .uw = {b->stop_fd, client_fd, b->idle_ms},
     };
 
+    clock_gettime(CLOCK_REALTIME, &c.started);
+    clock_gettime(CLOCK_MONOTONIC, &c.t0);
     c.head = malloc(b->lim.max_head);
     c.io = malloc(BROKER_IO_BUF + b->secret.n);
     if (c.head != NULL && c.io != NULL)
         serve(&c);
     if (c.status != 0)
-        broker_log(b, &c.req, c.status, c.note);
+        broker_log(b, &c);
     tls_close(&c.up);
     free(c.head);
     free(c.io);

@@ -24,7 +24,14 @@ struct conn {
 
     int status; /* what the log says; 0: nothing to log */
     const char *note;
+    /* for the activity record */
+    uint64_t bytes_up, bytes_down; /* read from, sent to the agent */
+    struct timespec started, t0;   /* CLOCK_REALTIME, CLOCK_MONOTONIC */
+    bool credential;               /* the head with the credential went upstream */
 };
+
+/* io_send_all to the agent, counted. */
+int conn_send(struct conn *c, const void *buf, size_t n);
 
 /* Read the upstream's response and stream it to the agent. */
 void broker_relay_response(struct conn *c);

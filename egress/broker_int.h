@@ -38,8 +38,8 @@ struct egress_broker {
 void broker_conn_serve(struct egress_broker *b, int client_fd);
 
 /* Report one request through b->log (serialised). */
-void broker_log(struct egress_broker *b, const struct eg_request *req, int status,
-                const char *note);
+struct conn;
+void broker_log(struct egress_broker *b, const struct conn *c);
 
 /* The session to resume (a new reference, or NULL), and keeping a new one. */
 SSL_SESSION *broker_session_get(struct egress_broker *b);

@@ -78,7 +78,7 @@ static int send_response_head(struct conn *c, const struct eg_response *resp)
         conn_reply(c, 502, "upstream response head too large");
         return -1;
     }
-    r = io_send_all(c->client, out, n, c->b->stop_fd, c->b->idle_ms);
+    r = conn_send(c, out, n);
     free(out);
     c->status = resp->status;
     if (r != 0)
@@ -110,7 +110,7 @@ static void stream_body(struct conn *c, size_t len)
             c->note = "stream cut: upstream response carried the credential";
             return;
         }
-        if (send > 0 && io_send_all(c->client, c->io, send, c->b->stop_fd, c->b->idle_ms) != 0) {
+        if (send > 0 && conn_send(c, c->io, send) != 0) {
             c->note = "agent went away mid-stream";
             return;
         }
@@ -126,7 +126,7 @@ static void stream_body(struct conn *c, size_t len)
         len += (size_t)r;
     }
     /* The end of the stream: a held tail was not the secret after all. */
-    if (len > 0 && io_send_all(c->client, c->io, len, c->b->stop_fd, c->b->idle_ms) != 0)
+    if (len > 0 && conn_send(c, c->io, len) != 0)
         c->note = "agent went away mid-stream";
     else
         broker_session_keep(c->b, c->up.ssl);

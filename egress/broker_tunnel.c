@@ -44,7 +44,7 @@ static int to_agent(struct tunnel *t, bool last)
     }
     if (last)
         send = t->held;
-    if (send > 0 && io_send_all(c->client, c->io, send, c->b->stop_fd, c->b->idle_ms) != 0) {
+    if (send > 0 && conn_send(c, c->io, send) != 0) {
         c->note = "agent went away mid-tunnel";
         return -1;
     }
@@ -87,6 +87,7 @@ static int from_agent(struct tunnel *t)
         return 0;
     if (n <= 0)
         return 1;
+    c->bytes_up += (uint64_t)n;
     if (eg_ws_meter_feed(&t->meter, t->in, (size_t)n, c->b->lim.max_body, &why) < 0) {
         c->note = why; /* static text: http_upgrade.c's own wording */
         return -1;

@@ -46,7 +46,9 @@
 #define REVRUN_EGRESS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "bundle/config.h"
 #include "common/error.h"
@@ -119,12 +121,18 @@ int egress_harden_process(struct rr_error *err);
 /* One request, for the log: method, path (no query) and status, all as
  * received. method and path are the agent's bytes: escape them before a
  * person or a log sees them (log_msg does). note is the broker's own text
- * (why it refused or aborted), or NULL. */
+ * (why it refused or aborted), or NULL. Then, for the activity record: the
+ * bytes each way (as read from and sent to the agent), when it came and how
+ * long it took, and whether the credential went upstream with it. */
 struct egress_log_entry {
     struct eg_slice method;
     struct eg_slice path;
     int status;
     const char *note;
+    uint64_t bytes_up, bytes_down;
+    struct timespec started; /* CLOCK_REALTIME */
+    uint64_t ms;
+    bool credential;
 };
 typedef void (*egress_log_fn)(void *arg, const struct egress_log_entry *e);
 

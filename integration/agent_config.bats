@@ -407,10 +407,18 @@ nested_report() {
 }
 
 @test "nested sandbox report: past the count cap the kernel refuses alone (fail closed)" {
-    run review root --bind "$RR_BIN:/probes" -- /probes/nsloop 10005
+    run review root --no-activity --bind "$RR_BIN:/probes" -- /probes/nsloop 10005
     assert_success
     # the monitor answered 10000 and let go of the listener; after that the
     # kernel answers ENOSYS: never allowed
     grep -qx "ok=0 EPERM=10000 ENOSYS=5 other=0" "$RR_TMP/out/agent.log"
+    [ "$(result '["nestedSandbox"]["refused"]')" = 10000 ]
+}
+
+@test "nested sandbox report: with the activity record, past the count cap the monitor still refuses" {
+    run review root --bind "$RR_BIN:/probes" -- /probes/nsloop 10005
+    assert_success
+    # the listener stays (every exec needs it): answered EPERM, uncounted
+    grep -qx "ok=0 EPERM=10005 ENOSYS=0 other=0" "$RR_TMP/out/agent.log"
     [ "$(result '["nestedSandbox"]["refused"]')" = 10000 ]
 }

@@ -48,6 +48,7 @@ claude_review() {
     ag_expect_commit
     ag_expect_transcript .claude/projects
     grep -q '^POST /v1/messages 200$' "$AG/out/egress.log"
+    ag_expect_activity claude
 }
 
 @test "agents: claude, rootless" {
@@ -117,6 +118,7 @@ codex_review() {
     ag_expect_shell_ran
     ag_expect_commit
     ag_expect_transcript .codex/sessions
+    ag_expect_activity codex
     # one WebSocket for the whole session, no fallback to plain POSTs
     grep -q '^GET /v1/responses 101$' "$AG/out/egress.log"
     ! grep -q '^POST /v1/responses' "$AG/out/egress.log" || false
@@ -130,6 +132,7 @@ codex_review() {
     ag_expect_changeset
     ag_expect_shell_ran nodns
     [ "$(ag_result '.get("nestedSandbox", {}).get("refused", 0)')" = 0 ]
+    ag_expect_activity codex nested
 }
 
 @test "agents: codex's own sandbox refused: counted in result.json, remedy in summary" {
@@ -155,6 +158,7 @@ codex_review() {
     ag_expect_commit
     ag_expect_transcript .gemini/tmp
     grep -q '^POST /v1beta/models/[a-z0-9.-]*:streamGenerateContent 200$' "$AG/out/egress.log"
+    ag_expect_activity gemini
 }
 
 # ---- in a worktree checkout -------------------------------------------------

@@ -204,3 +204,29 @@ ag_expect_worktree() {
     ! grep -q 'revrun-agents-main-' "$AG/up.rec" || false
     ! grep -rq 'revrun-agents-main-' "$AG/out" || false
 }
+
+# The activity record (OUT/activity.jsonl), made outside the sandbox, has
+# what the scripted session ran: the agent itself (AGENT, argv[0]), its
+# shell step's `git status --short`, `git diff`, `git commit` and the
+# name lookup (python3 -c), and a request to the model API with the key
+# injected. With "nested", the shell step ran inside the agent's own
+# sandbox and is recorded there.
+ag_expect_activity() {
+    python3 - "$AG/out/activity.jsonl" "$1" "${2:-}" <<'PY'
+import json, os, sys
+path, agent, nested = sys.argv[1:]
+r = [json.loads(l) for l in open(path, encoding="utf-8")]
+execs = [x for x in r if x["type"] == "exec" and x.get("found", True)]
+def ran(*argv):
+    return [x for x in execs if os.path.basename(x["argv"][0]) == argv[0] and x["argv"][1:len(argv)] == list(argv[1:])]
+want = [(agent,), ("git", "status", "--short"), ("git", "diff"), ("git", "-c"), ("python3", "-c")]
+missing = [w for w in want if not ran(*w)]
+assert not missing, "not in the record: %r" % missing
+if nested:
+    assert any(x.get("nested", 0) > 0 for x in ran("git", "status", "--short")), "not nested"
+reqs = [x for x in r if x["type"] == "request"]
+assert any(x["credential"] and x["status"] in (200, 101) for x in reqs), reqs[:3]
+assert r[-1]["type"] == "end"
+PY
+    grep -qE '^ +[0-9]+  .*/git$' "$AG/out/summary.txt"
+}

@@ -560,7 +560,7 @@ EOF
     init=$(state_field d1-$X '["pid"]')
     rr destroy --force d1-$X
     assert_no_tagged_process
-    ! kill -0 "$init" 2>/dev/null || false
+    assert_dead "$init"
     [ ! -e "$RR_ROOT/d1" ]
     rr_bundle create k1-$X </dev/null
     rr start k1-$X

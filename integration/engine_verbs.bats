@@ -134,7 +134,7 @@ ctr_pid() {
         }
         timeout 60 ctr -n "$NS" task kill -a -s 9 "$n"
         for _ in $(seq 50); do kill -0 "$x" 2>/dev/null || break; sleep 0.1; done
-        ! kill -0 "$x" 2>/dev/null || false
+        assert_dead "$x"
         for _ in $(seq 50); do [ "$(ctr -n "$NS" task ls | awk -v n="$n" '$1 == n {print $3}')" = STOPPED ] && break; sleep 0.1; done
         [ "$(ctr -n "$NS" task ls | awk -v n="$n" '$1 == n {print $3}')" = STOPPED ]
     done

@@ -365,7 +365,7 @@ nothing_left() {
         sleep 0.1
     done
     [ "$(ctr -n "$NS" task ls | awk '$1 == "bg" {print $3}')" = STOPPED ]
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     # kill of a stopped container: the words the shim matches
     run "$RT" --root "/run/containerd/runc/$NS" kill bg 9
     [ "$status" != 0 ]
@@ -388,7 +388,7 @@ nothing_left() {
     kill -0 "$pid"
     run podman stop -t 1 pbg
     [ "$status" = 0 ]
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     [ "$(podman inspect -f '{{.State.Status}}' pbg)" = exited ]
     podman rm pbg
     nothing_left "$id" /run/revrun
@@ -405,7 +405,7 @@ nothing_left() {
     kill -0 "$pid"
     run "$DOCKER" stop -t 1 dbg
     [ "$status" = 0 ]
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     [ "$("$DOCKER" inspect -f '{{.State.Running}}' dbg)" = false ]
     "$DOCKER" rm dbg
     nothing_left "$id" /run/docker/runtime-runc/moby
@@ -599,7 +599,7 @@ PY
     [ ! -e "$B/state/h1" ]
     local pid
     pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B/cr.json")
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     hook_teardown
 }
 

@@ -93,7 +93,7 @@ assert_clean() {
     monitor=$(python3 -c "import json;print(json.load(open('$RR_ROOT/m1/state.json'))['monitorPid'])")
     kill -9 "$monitor"
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     run rr sweep
     assert_success
     assert_output_contains "swept m1: its monitor is gone"

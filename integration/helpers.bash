@@ -112,6 +112,20 @@ mount_points() {
 }
 
 # Fail with the command's output shown (bats prints it on failure only).
+# The process PID is dead: gone, or a zombie its reaper has not collected yet.
+# A SIGKILLed process dies asynchronously, so this waits (up to 10 s, a
+# guard, not a speed bound) for a still-running one to end.
+assert_dead() {
+    local st
+    for _ in $(seq 100); do
+        st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 0
+        [ "$st" = Z ] && return 0
+        sleep 0.1
+    done
+    echo "process $1 still alive (state $st)"
+    return 1
+}
+
 assert_success() {
     if [ "$status" -ne 0 ]; then
         echo "expected success, got status $status; output:" >&2

@@ -232,7 +232,7 @@ EOF2
     echo "$output"
     [ "$status" = 0 ]
     wait "$START_PID" || true
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     [ ! -e "$RR_ROOT/c4" ]
     ! pgrep -f "^sleep 1000" -P "$pid" >/dev/null || false
 }
@@ -314,7 +314,7 @@ EOF2
     [ ! -e "$OUT/cr.json" ]
     local pid
     pid=$(field "$OUT/pre.json" pid)
-    ! kill -0 "$pid" 2>/dev/null || false
+    assert_dead "$pid"
     [ ! -e "$RR_ROOT/c3" ]
     run rr state c3
     [ "$status" != 0 ]

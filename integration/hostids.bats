@@ -213,7 +213,7 @@ wait_line() {
     monitor=$(state_field ${X}k1 monitorPid)
     kill -9 "$monitor"
     for _ in $(seq 50); do kill -0 "$init" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$init" 2>/dev/null || false
+    assert_dead "$init"
     # the state is still there: the id is still the dead container's
     try_create ${X}k2
     assert_failure

@@ -168,8 +168,8 @@ assert c["revrun"]["lower"].endswith("/checkout")
     assert_failure
     assert_output_contains "running"
     rr destroy --force d1
-    ! kill -0 "$pid" 2>/dev/null || false
-    ! kill -0 "$monitor" 2>/dev/null || false
+    assert_dead "$pid"
+    assert_dead "$monitor"
     [ ! -e "$RR_ROOT/d1" ]
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
     # destroy is idempotent; delete answers as runc does (the shim and

@@ -377,8 +377,8 @@ EOF
     KILL_PIDS+=("$host")
     rr kill --all k1-$X KILL
     for _ in $(seq 50); do kill -0 "$x" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$x" 2>/dev/null || false
-    ! kill -0 "$agent" 2>/dev/null || false
+    assert_dead "$x"
+    assert_dead "$agent"
     kill -0 "$host"
     wait_status k1-$X stopped
     run rr kill k1-$X KILL
@@ -416,7 +416,7 @@ EOF
     KILL_PIDS+=("$host")
     as_user "$RR_BIN/revrun" kill --all n1-$X KILL
     for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$agent" 2>/dev/null || false
+    assert_dead "$agent"
     [ "$(awk '/^State:/ {print $2}' /proc/$x/status 2>/dev/null || echo gone)" != S ]
     kill -0 "$host"
     wait_status n1-$X stopped
@@ -446,7 +446,7 @@ EOF
     [ "$(state_field f1-$X '["status"]')" = running ]
     # thawed: the pending SIGTERM is delivered
     for _ in $(seq 50); do kill -0 "$x" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$x" 2>/dev/null || false
+    assert_dead "$x"
     run rr resume f1-$X
     [ "$status" -eq 1 ]
     assert_output_contains "not paused"
@@ -496,7 +496,7 @@ rr_v2() {
     [ "$(state_field f3-$X '["status"]')" = running ] || [ "$(state_field f3-$X '["status"]')" = stopped ]
     # thawed: the pending SIGTERM is delivered
     for _ in $(seq 50); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$agent" 2>/dev/null || false
+    assert_dead "$agent"
     rr_v2 delete --force f3-$X
     [ ! -e "$hostv2$cg" ]
 }
@@ -508,7 +508,7 @@ rr_v2() {
     cg=$(python3 -c "import json;print(json.load(open('$RR_ROOT/f2-$X/state.json'))['cgroup'])")
     rr pause f2-$X
     rr delete --force f2-$X
-    ! kill -0 "$agent" 2>/dev/null || false
+    assert_dead "$agent"
     ! find /sys/fs/cgroup -name "f2-$X" 2>/dev/null | grep -q . || false
     # nor the freezer's scope pause made for this state root
     [ ! -e "/sys/fs/cgroup/freezer$(dirname "$cg")" ]

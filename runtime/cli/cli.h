@@ -35,6 +35,7 @@ int cli_pause(struct rr_ctx *ctx, int argc, char **argv);
 int cli_resume(struct rr_ctx *ctx, int argc, char **argv);
 int cli_update(struct rr_ctx *ctx, int argc, char **argv);
 int cli_features(struct rr_ctx *ctx, int argc, char **argv);
+int cli_activity(struct rr_ctx *ctx, int argc, char **argv);
 
 /* revrun --version: as crun prints it (version, spec, +FEATURES). */
 #include <stdio.h>

@@ -63,6 +63,7 @@ int cli_spec_flag(int c, const char *arg, struct cli_spec_flags *f)
     case SPEC_OPT_HOME: o->home = arg; return 1;
     case SPEC_OPT_ARTIFACT: return push(&o->artifacts, arg);
     case SPEC_OPT_BEST_EFFORT: return best_effort(&o->best_effort, arg);
+    case SPEC_OPT_NO_ACTIVITY: o->no_activity = true; return 1;
     }
     return 0;
 }

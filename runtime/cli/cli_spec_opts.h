@@ -25,6 +25,7 @@ enum {
     SPEC_OPT_HOME,
     SPEC_OPT_ARTIFACT,
     SPEC_OPT_BEST_EFFORT,
+    SPEC_OPT_NO_ACTIVITY,
 };
 
 #define CLI_SPEC_LONGOPTS                                                                          \
@@ -44,7 +45,8 @@ enum {
         {"nested-sandboxes", no_argument, NULL, SPEC_OPT_NESTED},                                  \
         {"home", required_argument, NULL, SPEC_OPT_HOME},                                          \
         {"artifact", required_argument, NULL, SPEC_OPT_ARTIFACT},                                  \
-        {"best-effort", required_argument, NULL, SPEC_OPT_BEST_EFFORT}
+        {"best-effort", required_argument, NULL, SPEC_OPT_BEST_EFFORT},                            \
+        {"no-activity", no_argument, NULL, SPEC_OPT_NO_ACTIVITY}
 
 struct cli_spec_flags {
     const char *agent; /* --agent NAME|FILE, or NULL */

@@ -28,6 +28,7 @@ static const struct {
     {"sweep", cli_sweep},     {"broker", cli_broker},       {"relay", cli_relay},
     {"exec", cli_exec},       {"ps", cli_ps},               {"pause", cli_pause},
     {"resume", cli_resume},   {"update", cli_update},       {"features", cli_features},
+    {"activity", cli_activity},
 };
 
 /* The commands that only read a change set or write one onto a target

@@ -40,7 +40,9 @@ static const struct usage_opt global_opts[] = {
     {"--nested-sandboxes", "let the agent make its own namespaces (bwrap)"},                    \
     {"--best-effort memory,pids,cpu", "run without these limits where the host cannot enforce " \
                                       "them (rootless without cgroup delegation), said in the " \
-                                      "log and result.json; also upperSize, landlock"}
+                                      "log and result.json; also upperSize, landlock"},       \
+    {"--no-activity", "no record of what the agent ran (revrun.activity \"off\"; it is "       \
+                      "recorded by default)"}
 
 static const struct usage_opt o_spec[] = {
     {"--lower DIR", "the checkout to review (default: the current directory)"},
@@ -182,6 +184,11 @@ static const struct usage_opt o_review[] = {
     AGENT_FLAGS,
     END,
 };
+static const struct usage_opt o_activity[] = {
+    {"--summary", "programs by count and requests by method, path and status, with what the "
+                  "record's caps left out"},
+    END,
+};
 static const struct usage_opt o_sweep[] = {
     {"--older-than DURATION", "only what is at least this old"},
     {"--exports DIR", "also delete the change sets exported under DIR (each a directory holding "
@@ -278,13 +285,21 @@ static const struct usage_cmd commands[] = {
     {"review", "--lower DIR --out DIR [OPTIONS] -- CMD ARGS...",
      "the CI job: bundle, run, vet, export, destroy", o_review,
      "OUT gets result.json, summary.txt (with the digest to approve), report.json, agent.log "
-     "and, when accepted, changeset/ and changeset.patch. Each phase is one 'revrun| ' line on "
+     "and, when accepted, changeset/ and changeset.patch; activity.jsonl (what the agent ran "
+     "and requested). Each phase is one 'revrun| ' line on "
      "stderr (--quiet: none; --json: JSON lines). Under sudo, OUT goes to SUDO_UID. "
      "Exit: 0 accepted (or no change), 1 the agent failed or "
      "the job was cancelled, 2 a bad command line (also --out inside --lower or the reverse, "
      "or an --out holding results), 3 the sandbox could not be set up or a library a later "
      "stage needs is missing (the agent did not run), 4 timed out, 5 refused, 8 the agent ran "
      "but vetting, exporting or tearing down failed."},
+    {"activity", "[--summary] ID",
+     "what the agent executed and requested, recorded by revrun outside the sandbox", o_activity,
+     "One JSON object a line: the caps first, then each exec (time, pid and parent pid as seen "
+     "in the container, cwd, path, argv, every text escaped, what was cut counted), each exit, "
+     "each request through the egress broker (method, path without its query, status, bytes "
+     "each way, duration, whether the credential went with it; never a header or a body), and "
+     "a last line with what the caps left out. `review` keeps it as OUT/activity.jsonl."},
     {"sweep", "[--older-than DURATION] [--exports DIR]", "clean what crashed runs left", o_sweep,
      "Removes the processes, cgroups, mounts and state of containers whose monitor is gone, "
      "frees their host ids, rolls back an apply killed half way from its journal and removes "

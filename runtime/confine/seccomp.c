@@ -237,7 +237,7 @@ int seccomp_compile(const struct profile *p, struct seccomp_progs *out, struct r
         return -1;
     out->n = 1;
     for (size_t i = 0; i < p->n_syscall_rules; i++)
-        out->notify = out->notify || p->syscall_rules[i].report;
+        out->notify = out->notify || p->syscall_rules[i].report != 0;
     if (p->oci_seccomp != NULL) {
         if (compile_oci(p->oci_seccomp, &out->prog[1], err) < 0) {
             seccomp_progs_free(out);

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -34,15 +35,20 @@
 #include "egress/ossl.h"
 #include "egress/log_limit.h"
 #include "runtime/confine/cgroup.h"
+#include "runtime/container/activity.h"
 #include "runtime/confine/helper_confine.h"
 #include "runtime/confine/landlock.h"
 #include "common/proc.h"
+
+/* How long the monitor waits for a stopping broker's last records. */
+#define BROKER_STOP_MS 3000
 
 /* The log in the state directory, bounded (egress/log_limit.h): the agent
  * decides how many requests it sends, not how much the state root holds. */
 struct broker_log {
     int fd;
     struct eg_log_limit limit;
+    struct eg_act_sender activity; /* the monitor's activity record */
 };
 
 /* One line per request: method, path, status (and the broker's note), with
@@ -55,6 +61,7 @@ static void log_request(void *arg, const struct egress_log_entry *e)
     size_t len;
     int n;
 
+    egress_activity_send(&log->activity, e);
     rr_escape(e->method.p, e->method.n, method, sizeof(method));
     rr_escape(e->path.p, e->path.n, path, sizeof(path));
     n = snprintf(line, sizeof(line), "%s %s %d%s%s\n", method, path, e->status,
@@ -137,16 +144,16 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
                                                    const struct sock_fprog *floor,
                                                    const struct cgroup_plan *cg, int listen_fd,
                                                    int stop_fd, int log_fd, int monitor_pidfd,
-                                                   int ready_fd)
+                                                   int ready_fd, int activity_fd)
 {
-    struct broker_log log = {.fd = log_fd};
+    struct broker_log log = {.fd = log_fd, .activity = {.fd = activity_fd}};
     char note[200];
     const struct rr_egress *eg = p->egress;
     struct egress_broker_opts o;
     struct egress_secret secret = {0};
     struct egress_broker *b = NULL;
     struct rr_error err;
-    const int keep[] = {listen_fd, stop_fd, log_fd, monitor_pidfd, ready_fd};
+    const int keep[] = {listen_fd, stop_fd, log_fd, monitor_pidfd, ready_fd, activity_fd};
     int rc = 1;
 
     rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
@@ -188,6 +195,7 @@ __attribute__((noreturn)) static void broker_child(const struct profile *p,
 out:
     if (ready_fd >= 0)
         broker_report(ready_fd, &err);
+    egress_activity_close(&log.activity);
     eg_log_limit_summary(&log.limit, note, sizeof(note));
     rr_write_all(log_fd, note, strlen(note));
     if (rc != 0) {
@@ -228,18 +236,42 @@ static int wait_ready(int fd, struct rr_error *err)
                    n > 0 ? msg : "it exited without saying why");
 }
 
+static void close_reset(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* The pipes and the record's channel; the child's ends in child[]. */
+static int wire_fds(const struct profile *p, int ready[2], int stop[2], int act[2],
+                    struct rr_error *err)
+{
+    ready[0] = ready[1] = stop[0] = stop[1] = act[0] = act[1] = -1;
+    if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(stop, O_CLOEXEC) < 0 ||
+        (p->record_execs && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, act) < 0)) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            close_reset(&ready[i]);
+            close_reset(&stop[i]);
+            close_reset(&act[i]);
+        }
+        return rr_fail(err, e, "egress broker: pipe");
+    }
+    return 0;
+}
+
 int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
-                       const struct cgroup_plan *cg, const char *state_path, pid_t *pid,
-                       int *stop_w, struct rr_error *err)
+                       const struct cgroup_plan *cg, const char *state_path,
+                       struct broker_wire *bw, struct rr_error *err)
 {
     char sock[512], log[512];
     _cleanup_close_ int listen_fd = -1;
     _cleanup_close_ int log_fd = -1;
     _cleanup_close_ int self = -1;
-    int stop[2], ready[2];
+    int stop[2], ready[2], act[2];
 
-    *pid = -1;
-    *stop_w = -1;
+    *bw = (struct broker_wire){.pid = -1, .stop = -1, .activity = -1};
     if (p->egress == NULL)
         return 0;
     snprintf(sock, sizeof(sock), "%s/%s", state_path, EGRESS_SOCKET);
@@ -257,31 +289,59 @@ int egress_wire_broker(const struct profile *p, const struct sock_fprog *floor,
     self = rr_pidfd_open(getpid());
     if (self < 0)
         return rr_fail(err, errno, "egress broker: pidfd_open");
-    if (pipe2(ready, O_CLOEXEC) < 0)
-        return rr_fail(err, errno, "egress broker: pipe");
-    if (pipe2(stop, O_CLOEXEC) < 0) {
-        close(ready[0]);
-        close(ready[1]);
-        return rr_fail(err, errno, "egress broker: pipe");
+    if (wire_fds(p, ready, stop, act, err) < 0)
+        return -1;
+    bw->pid = fork();
+    if (bw->pid < 0) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            close(stop[i]);
+            close(ready[i]);
+            close_reset(&act[i]);
+        }
+        return rr_fail(err, e, "egress broker: fork");
     }
-    *pid = fork();
-    if (*pid < 0) {
-        close(stop[0]);
+    if (bw->pid == 0) {
         close(stop[1]);
         close(ready[0]);
-        close(ready[1]);
-        return rr_fail(err, errno, "egress broker: fork");
-    }
-    if (*pid == 0) {
-        close(stop[1]);
-        close(ready[0]);
-        broker_child(p, floor, cg, listen_fd, stop[0], log_fd, self, ready[1]);
+        close_reset(&act[0]);
+        broker_child(p, floor, cg, listen_fd, stop[0], log_fd, self, ready[1], act[1]);
     }
     close(stop[0]);
     close(ready[1]);
+    close_reset(&act[1]);
     /* The broker stops when this end closes: when the monitor ends. */
-    *stop_w = stop[1];
+    bw->stop = stop[1];
+    bw->activity = act[0];
     return wait_ready(ready[0], err);
+}
+
+void egress_wire_stop(struct broker_wire *bw, struct activity *rec)
+{
+    _cleanup_close_ int pidfd = bw->pid > 0 ? rr_pidfd_open(bw->pid) : -1;
+    struct pollfd pfd[2] = {{.fd = pidfd, .events = POLLIN},
+                            {.fd = bw->activity, .events = POLLIN}};
+    struct timespec t0, now;
+
+    close_reset(&bw->stop);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* Its connections end soon after the stop (they watch it in every
+     * wait); what they report on the way out is taken meanwhile. */
+    while (pidfd >= 0) {
+        int left;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        left = BROKER_STOP_MS - (int)((now.tv_sec - t0.tv_sec) * 1000 +
+                                      (now.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0 || poll(pfd, 2, left) < 0 || (pfd[0].revents & POLLIN))
+            break;
+        if (pfd[1].revents != 0)
+            egress_wire_take_activity(&bw->activity, rec);
+        pfd[1].fd = bw->activity;
+    }
+    egress_wire_take_activity(&bw->activity, rec);
+    close_reset(&bw->activity);
+    if (pidfd >= 0 && (pfd[0].revents & POLLIN) && waitpid(bw->pid, NULL, WNOHANG) == bw->pid)
+        bw->pid = -1;
 }
 
 int egress_wire_open_socket(const char *state_path, struct rr_error *err)

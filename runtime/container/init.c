@@ -278,6 +278,14 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
         goto fail;
     if (seal_agent(a) < 0)
         goto fail;
+    /* This process inherited pid 1's non-dumpable flag; the monitor must
+     * read this exec's arguments (the activity record), which needs a
+     * dumpable process when it has no capability over our memory's owner
+     * (rootless). What is exposed until the exec is a copy of pid 1's
+     * memory, no secret, to no process but revrun's own: the agent is not
+     * running yet. The exec sets the flag anew. */
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+        goto fail;
     execve(exe_path, p->args->v, p->env->v);
 fail:
     e = errno;

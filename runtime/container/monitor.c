@@ -332,10 +332,12 @@ static int prepare(struct monitor *m, struct rr_error *err)
             return -1;
     }
     crash_point("monitor:store");
+    /* The activity record, before anything it records can happen. */
+    if (p->record_execs && notify_record(&m->notify, m->a->state_dir, err) < 0)
+        return -1;
     /* The broker is listening before the container's first process. */
     if (egress_wire_broker(p, &m->helper_seccomp.prog[0], m->a->cgroup, m->a->state_path,
-                           &m->broker_pid,
-                           &m->broker_stop, err) < 0)
+                           &m->broker, err) < 0)
         return -1;
     if (p->stdio_no_tty_input) {
         bool stdin_was_tty;
@@ -349,6 +351,8 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
+    if (notify_started(&m->notify, m->init_pid, err) < 0)
+        return -1;
     /* The container holds its own copies now. */
     close(m->lower_mfd);
     m->lower_mfd = -1;
@@ -419,9 +423,11 @@ static int handshake(struct monitor *m, struct rr_error *err)
 __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
 {
     struct monitor m = {.a = a, .lower_mfd = -1, .init_fd = -1, .sig_fd = -1, .timer_fd = -1,
-                        .broker_pid = -1, .broker_stop = -1, .out_mfd = -1, .out_dir = -1,
-                        .notify_fd = -1};
+                        .broker = {.pid = -1, .stop = -1, .activity = -1}, .out_mfd = -1,
+                        .out_dir = -1};
     struct rr_error err = {0};
+
+    notify_init(&m.notify);
 
     m.store.upper_fd = m.store.work_fd = -1;
     m.git_store.upper_fd = m.git_store.work_fd = -1;

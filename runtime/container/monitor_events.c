@@ -26,10 +26,6 @@
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
 
-/* Counting stops here and the listener is closed: from then on the kernel
- * answers ENOSYS itself (still refused), and an agent looping on unshare
- * costs the monitor nothing more. */
-#define NS_REFUSED_MAX 10000u
 
 /* ---- after create ---- */
 
@@ -81,6 +77,11 @@ static void record_exit(struct monitor *m, int init_status)
     while (m->init_fd >= 0 && poll(&pfd, 1, 0) > 0)
         on_init_message(m);
     m->exited = true;
+    /* Every process of the container is gone: the broker's last requests,
+     * the exits, and the record's last line, before anyone is told. */
+    if (m->notify.rec.fd >= 0)
+        egress_wire_stop(&m->broker, &m->notify.rec);
+    notify_finish(&m->notify);
     rr_now_rfc3339(finished, sizeof(finished));
     /* The agent's own status when pid 1 reported it; otherwise pid 1 was
      * killed (kill -9, timeout, out of memory) and its status says how. */
@@ -89,47 +90,14 @@ static void record_exit(struct monitor *m, int init_status)
     e.oom_killed = cgroup_oom_killed(m->a->cgroup);
     e.finished = finished;
     e.error = m->exec_error[0] ? m->exec_error : NULL;
-    e.ns_refused = m->ns_refused;
-    e.ns_refused_syscall = m->ns_first[0] ? m->ns_first : NULL;
+    e.ns_refused = m->notify.ns_refused;
+    e.ns_refused_syscall = m->notify.ns_first[0] ? m->notify.ns_first : NULL;
     /* A failed write (a full disk) leaves `state` without an exit code, but
      * an attached run is told all the same. */
     statedir_write_exit(m->a->state_dir, &e, &err);
     hand_over_out(m);
     if (m->a->attached && m->a->cli_fd >= 0)
         sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
-}
-
-static void close_notify(struct monitor *m)
-{
-    if (m->notify_fd >= 0)
-        close(m->notify_fd);
-    m->notify_fd = -1;
-}
-
-/* One namespace attempt: refused with EPERM, as the filter would without a
- * listener, and counted. */
-static void on_notify(struct monitor *m)
-{
-    struct seccomp_notif *req = NULL;
-    struct seccomp_notif_resp *resp = NULL;
-
-    if (seccomp_notify_alloc(&req, &resp) < 0)
-        return;
-    if (seccomp_notify_receive(m->notify_fd, req) == 0) {
-        resp->id = req->id;
-        resp->error = -EPERM;
-        resp->val = 0;
-        resp->flags = 0;
-        seccomp_notify_respond(m->notify_fd, resp);
-        if (m->ns_refused++ == 0) {
-            char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
-            snprintf(m->ns_first, sizeof(m->ns_first), "%s", name ? name : "?");
-            free(name);
-        }
-        if (m->ns_refused >= NS_REFUSED_MAX)
-            close_notify(m);
-    }
-    seccomp_notify_free(req, resp);
 }
 
 static void on_init_message(struct monitor *m)
@@ -143,8 +111,8 @@ static void on_init_message(struct monitor *m)
         m->init_fd = -1;
         return;
     }
-    if (msg.type == SYNC_NOTIFY_FD && passed >= 0 && m->notify_fd < 0) {
-        m->notify_fd = passed;
+    if (msg.type == SYNC_NOTIFY_FD && passed >= 0) {
+        notify_take_fd(&m->notify, passed);
         return;
     }
     if (passed >= 0)
@@ -190,22 +158,31 @@ static int on_signal(struct monitor *m)
 void monitor_event_loop(struct monitor *m)
 {
     for (;;) {
-        struct pollfd pfd[5] = {
+        struct pollfd pfd[7] = {
             {.fd = m->sig_fd, .events = POLLIN},
             {.fd = m->init_fd, .events = POLLIN},
             {.fd = m->timer_fd, .events = POLLIN},
             {.fd = m->a->attached ? m->a->cli_fd : -1, .events = POLLIN},
-            {.fd = m->notify_fd, .events = POLLIN},
+            {.fd = m->notify.fd, .events = POLLIN},
+            {.fd = m->notify.have_execs ? act_execs_poll_fd(&m->notify.execs) : -1,
+             .events = POLLIN},
+            {.fd = m->broker.activity, .events = POLLIN},
         };
-        if (poll(pfd, 5, -1) < 0) {
+        int r = poll(pfd, 7, notify_timeout_ms(&m->notify));
+        if (r < 0) {
             if (errno == EINTR)
                 continue;
             return;
         }
+        /* the agent waits on these: first */
         if (pfd[4].revents & POLLIN)
-            on_notify(m);
+            notify_handle(&m->notify);
         else if (pfd[4].revents & (POLLHUP | POLLERR | POLLNVAL))
-            close_notify(m); /* every process under the filter is gone */
+            notify_hangup(&m->notify); /* every process under the filter is gone */
+        if (r == 0 || (pfd[5].revents & POLLIN))
+            notify_idle(&m->notify, r == 0);
+        if (pfd[6].revents & (POLLIN | POLLHUP))
+            egress_wire_take_activity(&m->broker.activity, &m->notify.rec);
         if ((pfd[0].revents & POLLIN) && on_signal(m))
             break;
         if (pfd[1].revents & (POLLIN | POLLHUP))

@@ -10,13 +10,14 @@
 #include "overlay/overlay.h"
 #include "runtime/confine/seccomp.h"
 #include "runtime/container/backend.h"
+#include "runtime/container/egress_wire.h"
+#include "runtime/container/notify.h"
 #include "runtime/container/monitor.h"
 #include "runtime/container/sync.h"
 
 struct monitor {
     struct monitor_args *a;
-    pid_t broker_pid;   /* egress broker, or -1 */
-    int broker_stop;    /* closing it stops the broker */
+    struct broker_wire broker; /* the egress broker, if any */
     struct seccomp_progs seccomp;
     struct seccomp_progs helper_seccomp; /* the broker's and the fuse daemon's floor */
     struct overlay_store store;
@@ -36,10 +37,8 @@ struct monitor {
     int agent_status;
     bool timed_out;
     char exec_error[SYNC_TEXT_MAX];
-    /* the agent's seccomp listener: namespace attempts, answered EPERM */
-    int notify_fd;
-    uint64_t ns_refused;
-    char ns_first[32];
+    /* the agent's seccomp listener: namespace attempts, the exec record */
+    struct notify notify;
 };
 
 /* SIGKILL to pid 1, unless it has exited already. */

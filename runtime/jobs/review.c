@@ -35,6 +35,7 @@
 #include "common/proc.h"
 #include "runtime/confine/profile/profile.h"
 #include "runtime/container/statedir.h"
+#include "runtime/jobs/review_activity.h"
 #include "runtime/container/sync.h"
 #include "runtime/confine/cgroup.h"
 #include "writeback/export/export.h"
@@ -433,8 +434,10 @@ int review_run(const struct rr_ctx *ctx, const struct review_opts *o)
     }
     if (r.t_vet.tv_sec == 0)
         clock_gettime(CLOCK_MONOTONIC, &r.t_vet);
-    if (r.created)
+    if (r.created) {
         review_keep_egress_log(&r);
+        review_keep_activity(ctx, r.id, r.out_fd);
+    }
     if (r.created && container_destroy(ctx, r.id, true, &err) < 0)
         record_setup_error(&r, &err);
     else if (r.created)

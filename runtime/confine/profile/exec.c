@@ -132,11 +132,17 @@ int profile_exec(const struct profile *container, const struct rr_config *proc,
                         sizeof(*out->rules));
     if (out->rules == NULL)
         return rr_fail(err, ENOMEM, "exec: syscall rules");
+    /* Nor is an exec of this process recorded: the monitor holds no
+     * listener for it, and the rule would fail every exec with ENOSYS. */
+    out->p.n_syscall_rules = 0;
     for (size_t i = 0; i < container->n_syscall_rules; i++) {
-        out->rules[i] = container->syscall_rules[i];
-        out->rules[i].report = false;
+        if (container->syscall_rules[i].report == SYSCALL_RECORD)
+            continue;
+        out->rules[out->p.n_syscall_rules] = container->syscall_rules[i];
+        out->rules[out->p.n_syscall_rules++].report = 0;
     }
     out->p.syscall_rules = out->rules;
+    out->p.record_execs = false;
     out->p.report_namespaces = false;
     out->p.terminal = proc->process.terminal;
     out->p.args = &proc->process.args;

@@ -48,11 +48,16 @@ struct syscall_rule {
     uint64_t datum;
     unsigned ne_arg; /* 1 + the index of an argument that must also differ from ne */
     uint64_t ne;
-    /* still refused (EPERM), but through the monitor, which counts the
-     * attempt for the report (seccomp user notification; the kernel
-     * answers ENOSYS if the monitor is gone: refused all the same) */
-    bool report;
+    /* 0, or through the monitor (seccomp user notification):
+     * SYSCALL_REPORT  still refused (EPERM), the attempt counted for the
+     *                 report; the kernel answers ENOSYS if the monitor is
+     *                 gone: refused all the same
+     * SYSCALL_RECORD  not refused: the monitor records the call (the
+     *                 activity record) and lets it run; ENOSYS without it */
+    unsigned char report;
 };
+#define SYSCALL_REPORT 1
+#define SYSCALL_RECORD 2
 
 /* MOUNT_OUT: /out, a size-capped tmpfs of the monitor's (rootfs_fds.out_mfd)
  * whose regular files and directories go to revrun.out when the agent exits. */
@@ -259,6 +264,7 @@ struct profile {
     bool allow_nested_sandboxes;
     bool allow_ptrace;
     bool report_namespaces; /* the agent's namespace attempts are counted (not the helpers') */
+    bool record_execs;      /* every exec of the agent goes through the monitor's record */
     struct syscall_rule *syscall_rules;
     size_t n_syscall_rules;
     const struct rr_seccomp *oci_seccomp;

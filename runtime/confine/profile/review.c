@@ -189,6 +189,7 @@ int profile_build(const struct rr_config *c, bool rootless, struct profile *p,
     /* An agent whose own sandbox (bwrap, unshare) is refused is told why in
      * the review's report. */
     p->report_namespaces = !p->allow_nested_sandboxes;
+    p->record_execs = !c->revrun.activity_off;
     if (pf_build_syscall_rules(p, err) < 0) {
         profile_free(p);
         return -1;

@@ -3,6 +3,7 @@
 #include "runtime/confine/profile/internal.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static int deny_list(struct profile *p, const char *const *names, size_t n)
 
 /* A syscall fails when any one bit of `bits` is set in argument `arg`. */
 static int deny_bits_as(struct profile *p, const char *name, unsigned arg, uint64_t bits,
-                        bool report)
+                        unsigned char report)
 {
     for (unsigned b = 0; b < 64; b++) {
         uint64_t bit = 1ULL << b;
@@ -148,10 +149,38 @@ static int deny_socket_families(struct profile *p)
     return 0;
 }
 
+/* The activity record: every execve and execveat reaches the monitor, which
+ * records it and lets it run. */
+static int record_execs(struct profile *p)
+{
+    static const char *const calls[] = {"execve", "execveat"};
+
+    for (size_t i = 0; i < 2; i++)
+        if (push_rule(p, (struct syscall_rule){.name = calls[i], .report = SYSCALL_RECORD}) < 0)
+            return -1;
+    return 0;
+}
+
+/* A floor with a listener (the monitor's) keeps the agent from making one:
+ * where two filters both ask for a user notification the newest wins, so an
+ * agent's own listener would be answered first (CONTINUE on its unshare, an
+ * exec kept out of the record). The kernel refuses a second listener only
+ * while the monitor holds its own; this holds after it lets go too. */
+static int deny_listeners(struct profile *p)
+{
+    return push_rule(p, (struct syscall_rule){"seccomp", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
+                                              SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                                              SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, 0});
+}
+
 int pf_build_syscall_rules(struct profile *p, struct rr_error *err)
 {
     int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));
 
+    if (r == 0 && (p->report_namespaces || p->record_execs))
+        r = deny_listeners(p);
+    if (r == 0 && p->record_execs)
+        r = record_execs(p);
     /* Joining other namespaces: refused always; an agent's attempt is
      * counted when its own sandbox is what is refused. */
     if (r == 0)

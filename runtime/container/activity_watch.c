@@ -1,0 +1,219 @@
+/* Exit statuses for the activity record: a pidfd of each recorded process
+ * (opened while its exec waited, so it is that process and no later one
+ * with the same pid), in an epoll set the monitor polls. A pidfd is
+ * readable once its process ended; the status is the kernel's
+ * (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15+), there once the
+ * process has been reaped, by its parent or by the container's pid 1. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/proc.h"
+#include "runtime/container/activity_exec.h"
+
+/* linux/pidfd.h of the kernels revrun builds on may not have these yet. */
+struct act_pidfd_info {
+    uint64_t mask;
+    uint64_t cgroupid;
+    uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+    int32_t exit_code;
+    uint32_t coredump_mask;
+    uint32_t spare;
+};
+#define ACT_PIDFD_GET_INFO _IOWR(0xFF, 11, struct act_pidfd_info)
+#define ACT_PIDFD_INFO_EXIT (1u << 3)
+
+/* An ended process is looked at again this often until it is reaped. */
+#define REAP_RETRY_MS 100
+
+struct act_watch {
+    int pidfd; /* -1: a free slot */
+    pid_t host_pid;
+    int pid; /* in the container */
+    uint64_t seq;
+    bool ended;
+};
+
+/* 1 with *status once the kernel has it; 0 not yet; -1 never (no support). */
+static int exit_status(int pidfd, int *status)
+{
+    struct act_pidfd_info info = {.mask = ACT_PIDFD_INFO_EXIT};
+
+    if (ioctl(pidfd, ACT_PIDFD_GET_INFO, &info) < 0)
+        return errno == ESRCH ? 0 : -1;
+    if (!(info.mask & ACT_PIDFD_INFO_EXIT))
+        return 0;
+    *status = info.exit_code;
+    return 1;
+}
+
+int act_pidfd_ppid(int pidfd, pid_t *ppid)
+{
+    struct act_pidfd_info info = {.mask = 0};
+
+    if (ioctl(pidfd, ACT_PIDFD_GET_INFO, &info) < 0)
+        return -1;
+    *ppid = (pid_t)info.ppid;
+    return 0;
+}
+
+int act_watch_init(struct act_execs *x, struct rr_error *err)
+{
+    int self = rr_pidfd_open(getpid()), status;
+
+    (void)err;
+    x->epfd = -1;
+    /* Without PIDFD_INFO_EXIT the record has no exits: nothing is watched. */
+    if (self < 0)
+        return 0;
+    if (exit_status(self, &status) < 0) {
+        close(self);
+        return 0;
+    }
+    close(self);
+    x->watch = calloc(ACT_WATCH_MAX, sizeof(*x->watch));
+    x->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (x->watch == NULL || x->epfd < 0) {
+        free(x->watch);
+        x->watch = NULL;
+        if (x->epfd >= 0)
+            close(x->epfd);
+        x->epfd = -1;
+        return 0;
+    }
+    for (size_t i = 0; i < ACT_WATCH_MAX; i++)
+        x->watch[i].pidfd = -1;
+    return 0;
+}
+
+static void release(struct act_execs *x, struct act_watch *w)
+{
+    if (!w->ended)
+        epoll_ctl(x->epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+    else
+        x->zombies--;
+    close(w->pidfd);
+    w->pidfd = -1;
+    x->n_watch--;
+}
+
+/* Its exit into the record when the kernel has it; true when done with. */
+static bool settle(struct act_execs *x, struct act_watch *w)
+{
+    int status;
+
+    if (exit_status(w->pidfd, &status) != 1)
+        return false;
+    activity_exit(x->rec, w->seq, w->pid, status);
+    release(x, w);
+    return true;
+}
+
+static bool same_process(int a, int b)
+{
+    struct stat sa, sb;
+
+    /* pidfs: one inode per process, never reused */
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_ino == sb.st_ino &&
+           sa.st_dev == sb.st_dev;
+}
+
+void act_watch_add(struct act_execs *x, int pidfd, pid_t host_pid, int pid, uint64_t seq)
+{
+    struct act_watch *free_slot = NULL;
+    struct epoll_event ev = {.events = EPOLLIN};
+
+    for (size_t i = 0; x->watch != NULL && i < ACT_WATCH_MAX; i++) {
+        struct act_watch *w = &x->watch[i];
+        if (w->pidfd < 0) {
+            free_slot = free_slot ? free_slot : w;
+            continue;
+        }
+        if (w->host_pid != host_pid)
+            continue;
+        if (same_process(w->pidfd, pidfd)) { /* it ran another program: its exit is that one's */
+            w->seq = seq;
+            w->pid = pid;
+            close(pidfd);
+            return;
+        }
+        if (!settle(x, w)) /* an earlier process with this pid */
+            release(x, w);
+        free_slot = free_slot ? free_slot : w;
+    }
+    if (free_slot == NULL) {
+        close(pidfd);
+        return;
+    }
+    ev.data.u64 = (uint64_t)(free_slot - x->watch);
+    if (epoll_ctl(x->epfd, EPOLL_CTL_ADD, pidfd, &ev) < 0) {
+        close(pidfd);
+        return;
+    }
+    *free_slot = (struct act_watch){pidfd, host_pid, pid, seq, false};
+    x->n_watch++;
+}
+
+int act_watch_inside_pid(const struct act_execs *x, pid_t host_pid)
+{
+    for (size_t i = 0; x->watch != NULL && i < ACT_WATCH_MAX; i++)
+        if (x->watch[i].pidfd >= 0 && !x->watch[i].ended && x->watch[i].host_pid == host_pid)
+            return x->watch[i].pid;
+    return 0;
+}
+
+int act_execs_poll_fd(const struct act_execs *x)
+{
+    return x->n_watch > x->zombies ? x->epfd : -1;
+}
+
+int act_execs_timeout_ms(const struct act_execs *x)
+{
+    return x->zombies > 0 ? REAP_RETRY_MS : -1;
+}
+
+/* Ended ones: recorded once reaped; until then out of the epoll set (a
+ * pidfd stays readable) and looked at again on the next round. */
+void act_execs_on_exits(struct act_execs *x)
+{
+    struct epoll_event ev[64];
+    int n;
+
+    if (x->epfd < 0)
+        return;
+    for (size_t i = 0; x->zombies > 0 && i < ACT_WATCH_MAX; i++)
+        if (x->watch[i].pidfd >= 0 && x->watch[i].ended)
+            settle(x, &x->watch[i]);
+    n = epoll_wait(x->epfd, ev, 64, 0);
+    for (int i = 0; i < n; i++) {
+        struct act_watch *w = &x->watch[ev[i].data.u64];
+        if (w->pidfd < 0 || w->ended || settle(x, w))
+            continue;
+        epoll_ctl(x->epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
+        w->ended = true;
+        x->zombies++;
+    }
+}
+
+void act_execs_finish(struct act_execs *x)
+{
+    for (size_t i = 0; x->watch != NULL && i < ACT_WATCH_MAX; i++)
+        if (x->watch[i].pidfd >= 0 && !settle(x, &x->watch[i]))
+            release(x, &x->watch[i]);
+}
+
+void act_watch_free(struct act_execs *x)
+{
+    for (size_t i = 0; x->watch != NULL && i < ACT_WATCH_MAX; i++)
+        if (x->watch[i].pidfd >= 0)
+            release(x, &x->watch[i]);
+    free(x->watch);
+    x->watch = NULL;
+    if (x->epfd >= 0)
+        close(x->epfd);
+    x->epfd = -1;
+}
