@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -326,6 +327,20 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
     return commits_in(lg, ug, "HEAD", fmt, gi, err);
 }
 
+/* The whiteouts the sandbox itself left in C's scratch upper, hiding the
+ * main checkout's index and stash (common/gitwt.h): not the agent's
+ * changes. A file the agent wrote there instead is no whiteout and counts. */
+static void uncount_hidden(int ud, struct wb_gitinfo *gi)
+{
+    for (const char *const *h = rr_gitwt_hidden; *h != NULL; h++) {
+        struct stat st;
+
+        if (gi->scratch > 0 && fstatat(ud, *h, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0))
+            gi->scratch--;
+    }
+}
+
 int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
                         struct rr_error *err)
 {
@@ -345,6 +360,7 @@ int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
         return rr_fail(err, errno, "the worktree's git directory: its upper");
     if (wb_git_count(ud, WB_SCRATCH_CAP, &gi->scratch, &gi->scratch_more, err) < 0)
         return -1;
+    uncount_hidden(ud, gi);
     /* C's view is always kernel overlayfs (the profile shows it only so) */
     return commits_in(cd, ud, head, WB_FORMAT_OVERLAY_USERXATTR, gi, err);
 }
