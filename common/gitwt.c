@@ -325,3 +325,5 @@ int rr_path_join_norm(const char *base, const char *path, char *out, size_t len)
     out[o] = '\0';
     return 0;
 }
+
+const char *const rr_gitwt_hidden[] = {"index", "refs/stash", "logs/refs/stash", NULL};

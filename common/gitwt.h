@@ -50,6 +50,16 @@ struct rr_gitwt {
  * RR_GITFILE_MAX bytes starting "gitdir: ". */
 bool rr_gitwt_is_gitfile(int lower_fd);
 
+/* What of C git in a linked worktree never reads (it has its own index,
+ * HEAD and per-worktree refs in G) and that holds the other checkouts'
+ * uncommitted work: the main checkout's index (names and blob ids of what
+ * is staged there) and its stash (the tip and every entry's reflog line).
+ * The sandbox hides them (runtime/confine/profile/gitdirs.c) by unlinking
+ * them through C's overlay, which leaves a whiteout in C's scratch upper;
+ * write-back does not count those whiteouts as the agent's
+ * (writeback/git/gitlog.c). NULL-terminated, paths relative to C. */
+extern const char *const rr_gitwt_hidden[];
+
 /* The git directories of the checkout at lower_fd (whose .git is a
  * gitfile). 1: followed, *out filled (rr_gitwt_close it); 0: not followed,
  * why[] says why and out holds nothing; -1: out of memory (err). */

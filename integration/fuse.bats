@@ -444,8 +444,9 @@ review_with() {
     make_bundle "$mode" "$backend" "$RR_TMP/co" "$RR_TMP/b-$backend" true
     mkdir "$out"
     if [ "$mode" = user ]; then chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$out"; fi
+    # one id for both (one after the other): the digest binds the review's id
     run rr_as "$mode" review --bundle "$RR_TMP/b-$backend" --lower "$RR_TMP/co" --out "$out" \
-        --id "$ID-$backend" -- sh -c "$3"
+        --id "$ID-review" -- sh -c "$3"
 }
 
 result_of() {

@@ -32,8 +32,9 @@ allowed() {
     writeback/rules)
         echo "common bundle writeback/base writeback/names writeback/changeset writeback/scan" ;;
     writeback/export) echo "common bundle writeback/base writeback/changeset writeback/scan" ;;
-    writeback/patch) echo "common bundle writeback/base writeback/scan" ;;
-    writeback/apply) echo "common bundle writeback/base writeback/changeset writeback/export" ;;
+    writeback/patch) echo "common bundle writeback/base writeback/changeset writeback/scan" ;;
+    writeback/apply)
+        echo "common bundle writeback/base writeback/git writeback/changeset writeback/export" ;;
     runtime/confine) echo "common bundle overlay egress" ;;
     runtime/container)
         echo "common bundle overlay egress writeback/base runtime/confine" ;;

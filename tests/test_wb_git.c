@@ -70,7 +70,7 @@ TEST(summary_caps)
 
     memset(subject, 's', sizeof(subject));
     for (int i = 0; i < WB_COMMITS_SHOWN + 5; i++)
-        CHECK(wb_gitinfo_commit(&gi, subject, sizeof(subject), &err) == 0);
+        CHECK(wb_gitinfo_commit(&gi, subject, sizeof(subject), NULL, 0, &err) == 0);
     CHECK(gi.n_commits == WB_COMMITS_SHOWN && gi.commits_more);
     CHECK(gi.commits[0].len == WB_SUBJECT_MAX && strlen(gi.commits[0].s) == WB_SUBJECT_MAX);
     for (int i = 0; i < WB_IGNORED_SHOWN + 3; i++) {

@@ -129,25 +129,49 @@ static const struct usage_opt o_check[] = {
 static const struct usage_opt o_diff[] = {
     {"--json", "the change set as JSON"},
     {"--patch", "a git-style patch"},
+    {"--mbox", "the commit `apply --commit` would write, as a mail `git am` applies on a "
+               "clone at the base"},
+    {"--author \"NAME <EMAIL>\"", "with --mbox: the mail's author (default: git's user.name "
+                                  "and user.email)"},
     {"DIR", "an exported set, or a review's --out, instead of ID"},
     WB_SOURCE_FLAGS,
     END,
 };
 static const struct usage_opt o_export[] = {
     WB_SOURCE_FLAGS,
-    END,
-};
-static const struct usage_opt o_apply[] = {
-    {"--to TARGET", "the tree to change"},
-    {"--approve DIGEST", "the digest the operator read (as summary.txt or diff prints it, with "
-                         "or without sha256:)"},
-    {"DIR", "an exported set, or the review's --out holding one"},
+    {"--format mbox", "with an exported DIR: the mail of the commit `apply --commit` would "
+                      "write, on stdout, for `git am` on any clone at the base (the same tree)"},
+    {"--author \"NAME <EMAIL>\"", "the mail's author (default: git's user.name and "
+                                  "user.email; never the agent)"},
+    {"--only PATH, --exclude PATH", "the mail of a part, as `apply` takes them"},
     END,
 };
 static const struct usage_opt o_writeback[] = {
     {"--to TARGET", "the tree to change"},
     {"--approve DIGEST", "the digest the operator read (as diff prints it)"},
     WB_SOURCE_FLAGS,
+    END,
+};
+static const struct usage_opt o_apply_set[] = {
+    {"DIR", "an exported set, or the review's --out holding one"},
+    {"--to TARGET", "the tree to change; with --commit, the repository (its worktree, its .git "
+                    "or a bare one)"},
+    {"--approve DIGEST", "the digest the operator read (as summary.txt or diff prints it, with "
+                         "or without sha256:; the whole set's, also for a part)"},
+    {"--only PATH", "apply only the changes PATH names: a path (a directory: all under it) or a "
+                    "glob ('*' within a name; with \"**\" across); repeatable"},
+    {"--exclude PATH", "leave out what PATH names (as --only); repeatable. A part that would "
+                       "leave a broken tree (a file without its new directory, a directory "
+                       "removed while something under it stays, half of a rename) is refused"},
+    {"--commit", "write a new commit on the commit the set was made on, on a new branch, into "
+                 "the repository's object store; the worktree, index, HEAD and stash are not "
+                 "touched. Prints \"BRANCH COMMIT\""},
+    {"--branch NAME", "with --commit: the branch (default revrun/REVIEW-ID); refused if it "
+                      "exists"},
+    {"--author \"NAME <EMAIL>\"", "with --commit: the author (default: user.name and "
+                                  "user.email of the repository's config)"},
+    {"--committer \"NAME <EMAIL>\"", "with --commit: the committer (default: the config's, "
+                                     "else the author)"},
     END,
 };
 static const struct usage_opt o_review[] = {
@@ -234,18 +258,28 @@ static const struct usage_cmd commands[] = {
      "the vetted change set, or why it is refused", o_diff,
      "Exit: 0 accepted (the digest is printed), 5 refused (the reasons, one a path), 1 an error, "
      "2 a bad command line."},
-    {"export", "[OPTIONS] ID DIR | [OPTIONS] --lower DIR --upper DIR --format F DIR",
-     "vet, then write DIR/manifest.json and DIR/blobs/ (the change set) and print its digest",
-     o_export, "Exit: 0 exported, 5 refused (nothing written), 1 an error, 2 a bad command line."},
-    {"apply", "DIR --to TARGET --approve DIGEST", "all or nothing onto TARGET", o_apply,
-     "DIR is an exported set or the review's --out holding one. Every blob's hash and every touched path's base hash are checked again; no symlink in "
-     "TARGET is followed and nothing is written under .git. On any failure TARGET is left as "
-     "it was; an apply killed half way is rolled back by sweep or by the next apply onto "
-     "TARGET, from its journal in the state root. A TARGET that already holds the set is "
-     "left alone (\"already applied\", exit 0). Run as root, a changed path keeps its owner "
-     "and a new one gets its directory's. Exit: 0 applied (or already applied), 7 --approve "
-     "is not the digest, 6 TARGET no longer holds the base (nothing written either way), 1 an "
-     "error (TARGET restored)."},
+    {"export", "[OPTIONS] ID DIR | [OPTIONS] --lower DIR --upper DIR --format F DIR | DIR "
+               "--format mbox",
+     "vet, then write DIR/manifest.json and DIR/blobs/ (the change set) and print its digest; "
+     "or an exported DIR as a mail for git am",
+     o_export,
+     "Exit: 0 exported, 5 refused (nothing written), 1 an error, 2 a bad command line (or a "
+     "part that names nothing or would leave a broken tree)."},
+    {"apply", "DIR --to TARGET --approve DIGEST [--only P]... [--exclude P]... [--commit ...]",
+     "all or nothing onto TARGET, or as a commit", o_apply_set,
+     "DIR is an exported set or the review's --out holding one. Every blob's hash and every "
+     "touched path's base hash are checked again; no symlink in TARGET is followed and nothing "
+     "is written under .git. On any failure TARGET is left as it was; an apply killed half way "
+     "is rolled back by sweep or by the next apply onto TARGET, from its journal in the state "
+     "root. A TARGET that already holds the set is left alone (\"already applied\", exit 0). "
+     "Run as root, a changed path keeps its owner and a new one gets its directory's. A set "
+     "made on a git checkout records the commit it was made on: apply onto a tree at another "
+     "commit still checks every touched path's base and names that commit; --commit needs the "
+     "repository to hold it. Exit: 0 applied (or already applied), 7 --approve is not the "
+     "digest, 6 TARGET no longer holds the base (with --commit: REPO lacks the base commit or "
+     "a path's base, the branch exists or is in the way), nothing written either way; 1 an "
+     "error (TARGET restored, no branch made); 2 a bad command line, or a part that names "
+     "nothing or would leave a broken tree."},
     {"writeback", "[OPTIONS] (ID | --lower DIR --upper DIR --format F) --to TARGET --approve DIGEST",
      "export + apply from a live bundle (or a bare pair), no export directory", o_writeback,
      "Exit: as apply's, and 5 when vetting refuses the set."},

@@ -322,7 +322,7 @@ static int vet_and_export(struct review *r, struct rr_error *err)
                                 .has_git_upper = cu.git_upper_fd >= 0,
                                 .git_upper_fd = cu.git_upper_fd};
     review_notes_upper(&r->notes, cu.upper_fd, r->cfg.revrun.upper_size);
-    if (wb_vet(&in, &scan, err) < 0)
+    if (wb_vet(&in, &scan, err) < 0 || wb_origin_set_review(&scan.cs.origin, r->id, err) < 0)
         goto out;
     r->vetted = true;
     r->refused = wb_changeset_refused(&scan.cs);
@@ -341,6 +341,7 @@ static int vet_and_export(struct review *r, struct rr_error *err)
     }
 out:
     r->git = scan.cs.git;
+    r->base = scan.cs.origin.base;
     scan.cs.git = (struct wb_gitinfo){0};
     wb_scan_free(&scan);
     container_upper_release(&cu);

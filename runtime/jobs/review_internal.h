@@ -45,6 +45,7 @@ struct review {
     size_t n_changes;
     char digest[80];
     struct wb_gitinfo git; /* taken from the vetted set, for result.json */
+    struct wb_git_at base; /* the commit the set was made on ("" when none) */
     char setup_error[RR_ERROR_MSG_MAX + 128];
     struct rr_strv warnings;  /* revrun's own, for result.json */
     unsigned limits_skipped;  /* best-effort limits not enforced (CG_*) */

@@ -271,6 +271,13 @@ int review_write_result(struct review *r, int code, struct rr_error *err)
         /* a refused set's digest is no approval's: another key */
         json_w_kv_string(w, r->refused ? "refusedDigest" : "digest", r->digest);
         json_w_kv_bool(w, "exported", !r->refused && r->n_changes > 0);
+        if (r->base.commit[0] != '\0') {
+            json_w_key(w, "base");
+            json_w_begin_object(w);
+            json_w_kv_string(w, "commit", r->base.commit);
+            json_w_kv_string(w, "tree", r->base.tree);
+            json_w_end_object(w);
+        }
         wb_report_git_json(w, &r->git);
     }
     w_artifacts(w, r);

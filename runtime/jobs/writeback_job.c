@@ -17,6 +17,7 @@
 #include "writeback/changeset/manifest.h"
 #include "writeback/changeset/report.h"
 #include "writeback/apply/journal.h"
+#include "writeback/git/gitbase.h"
 #include "writeback/rules/rules.h"
 
 static bool parse_format(const char *s, enum wb_format *f)
@@ -81,7 +82,10 @@ int wb_job_vet(struct rr_ctx *ctx, const char *cmd, const struct wb_job_source *
                                 .git_upper_fd = run->cu.git_upper_fd};
     run->scanned = true;
     crash_point("diff:opened");
-    if (wb_vet(&in, &run->scan, &err) < 0) {
+    /* the container's id names the review the set comes from (its digest
+     * binds it: the branch `apply --commit` makes is named after it) */
+    if (wb_vet(&in, &run->scan, &err) < 0 ||
+        (id && wb_origin_set_review(&run->scan.cs.origin, id, &err) < 0)) {
         rr_wrap(&err, "%s: vetting the upper", cmd);
         log_error(&err);
         return WB_JOB_ERROR;
@@ -162,6 +166,31 @@ static void report(int r, const struct wb_apply_result *res, const struct rr_err
     }
 }
 
+/* Which commit the set was made on, beside the commit TARGET is at: after
+ * a refusal always, after an apply when they differ (every path the set
+ * touches held its base all the same). */
+static void base_note(const struct wb_changeset *cs, int tfd, bool refused)
+{
+    const struct wb_git_at *base = &cs->origin.base;
+    struct wb_git_at at;
+    struct rr_error err;
+    char why[256];
+    int r;
+
+    if (!wb_origin_has_base(&cs->origin))
+        return;
+    r = wb_git_base(tfd, &at, why, sizeof(why), &err);
+    if (r == 1 && strcmp(at.commit, base->commit) == 0)
+        return;
+    if (r == 1)
+        log_msg(refused ? LOG_ERROR : LOG_WARN, "apply: the set was made on commit %s; TARGET is "
+                "at commit %s%s", base->commit, at.commit,
+                refused ? "" : " (every path the set touches held its base there)");
+    else
+        log_msg(refused ? LOG_ERROR : LOG_WARN, "apply: the set was made on commit %s; TARGET "
+                "is at no commit revrun could read", base->commit);
+}
+
 int wb_job_apply(struct rr_ctx *ctx, const struct wb_changeset *cs,
                  const unsigned char digest[WB_SHA256_LEN], const char *approve,
                  const struct wb_source *src, const char *target)
@@ -199,6 +228,8 @@ int wb_job_apply(struct rr_ctx *ctx, const struct wb_changeset *cs,
         struct wb_target t = {.fd = tfd, .path = abs, .journal = j.fd};
         r = wb_apply(cs, src, &t, &res, &err);
         report(r, &res, &err);
+        if (r >= 0)
+            base_note(cs, tfd, r == 1);
         wb_apply_result_free(&res);
     }
     apply_journal_close(&j);

@@ -251,5 +251,6 @@ void wb_changeset_free(struct wb_changeset *cs)
     wb_notes_free(&cs->refused);
     wb_notes_free(&cs->warned);
     wb_gitinfo_free(&cs->git);
+    wb_origin_free(&cs->origin);
     *cs = (struct wb_changeset){0};
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "writeback/changeset/origin.h"
 #include "writeback/git/gitinfo.h"
 #include "writeback/base/hash.h"
 
@@ -69,7 +70,8 @@ struct wb_changeset {
     size_t n, cap;
     struct wb_notes refused;
     struct wb_notes warned;
-    struct wb_gitinfo git; /* beside the set, never in it nor in its digest */
+    struct wb_origin origin; /* the base, the review, the agent's commits: in the digest */
+    struct wb_gitinfo git;   /* beside the set, never in it nor in its digest */
 };
 
 const char *wb_kind_name(enum wb_kind k);

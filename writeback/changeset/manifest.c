@@ -81,6 +81,30 @@ void wb_json_change(struct json_writer *w, const struct wb_change *c)
     json_w_end_object(w);
 }
 
+void wb_json_origin(struct json_writer *w, const struct wb_origin *o)
+{
+    if (o->review != NULL)
+        json_w_kv_string(w, "review", o->review);
+    if (wb_origin_has_base(o)) {
+        json_w_key(w, "base");
+        json_w_begin_object(w);
+        json_w_kv_string(w, "commit", o->base.commit);
+        json_w_kv_string(w, "tree", o->base.tree);
+        json_w_end_object(w);
+    }
+    if (o->n_commits == 0)
+        return;
+    json_w_key(w, "commits");
+    json_w_begin_array(w);
+    for (size_t i = 0; i < o->n_commits; i++) {
+        json_w_begin_object(w);
+        json_w_kv_string(w, "subject", o->commits[i].subject);
+        json_w_kv_string(w, "body", o->commits[i].body);
+        json_w_end_object(w);
+    }
+    json_w_end_array(w);
+}
+
 void wb_json_changes(struct json_writer *w, const struct wb_changeset *cs)
 {
     json_w_key(w, "changes");
@@ -102,6 +126,7 @@ int wb_changeset_digest(const struct wb_changeset *cs, unsigned char out[WB_SHA2
         return rr_fail(err, ENOMEM, "canonical manifest");
     json_w_begin_object(w);
     json_w_kv_int(w, "version", WB_MANIFEST_VERSION);
+    wb_json_origin(w, &cs->origin);
     wb_json_changes(w, cs);
     json_w_end_object(w);
     r = json_writer_finish(w, &doc, &len, err);
@@ -138,6 +163,7 @@ int wb_manifest_render(const struct wb_changeset *cs, char **out, size_t *len,
     json_w_begin_object(w);
     json_w_kv_int(w, "version", WB_MANIFEST_VERSION);
     json_w_kv_string(w, "digest", hex);
+    wb_json_origin(w, &cs->origin);
     wb_json_changes(w, cs);
     json_w_end_object(w);
     r = json_writer_finish(w, out, len, err);

@@ -2,13 +2,16 @@
  * an operator approves, manifest.json of an export, and the objects of
  * `revrun diff --json`.
  *
- * Canonical manifest: {"version":1,"changes":[...]} written compactly by
- * bundle/json.h, changes sorted by path (wb_path_cmp), keys in one fixed
+ * Canonical manifest: {"version":1,["review":ID,]["base":{"commit":HEX,
+ * "tree":HEX},]["commits":[{"subject":S,"body":B},...],]"changes":[...]}
+ * written compactly by bundle/json.h (the origin, origin.h: present only
+ * when known), changes sorted by path (wb_path_cmp), keys in one fixed
  * order, and only the keys that apply to each object's type:
  *   path, kind, type, [mode], [size, sha256 | target, sha256],
  *   base_type, [base_mode], [base_size, base_sha256 | base_target, base_sha256]
  * so the digest binds every path, kind, mode, content hash, base hash and
- * symlink target that apply acts on. A loaded manifest is re-serialised from
+ * symlink target that apply acts on, and the commit, branch name and
+ * message `apply --commit` writes. A loaded manifest is re-serialised from
  * the parsed values and hashed again: bytes that do not round-trip, unknown
  * keys or inconsistent kinds are refused, never interpreted. */
 #ifndef REVRUN_WB_MANIFEST_H
@@ -31,6 +34,9 @@ void wb_json_text(struct json_writer *w, const char *s, size_t len);
 
 /* Does wb_json_text write s as it is (so a loaded manifest gets it back)? */
 bool wb_json_text_exact(const char *s, size_t len);
+
+/* "review", "base", "commits": what of the origin is known. */
+void wb_json_origin(struct json_writer *w, const struct wb_origin *o);
 
 /* "changes": [every change of cs]. */
 void wb_json_changes(struct json_writer *w, const struct wb_changeset *cs);

@@ -156,6 +156,77 @@ static int read_changes(const struct json_node *arr, struct wb_changeset *cs, st
     return 0;
 }
 
+/* An optional member: 0 and *v (NULL when absent), or -1 (another type). */
+static int opt_member(struct reader *r, const char *name, enum json_type type,
+                      const struct json_node **v)
+{
+    *v = NULL;
+    if (json_get(r->obj, name) == NULL)
+        return 0;
+    return (*v = member(r, "", name, type)) != NULL ? 0 : -1;
+}
+
+static int read_base(struct reader *top, const struct json_node *obj, struct wb_origin *o)
+{
+    struct reader r = {.obj = obj, .err = top->err};
+    const struct json_node *commit, *tree;
+
+    if (obj->type != JSON_OBJECT)
+        return rr_fail(top->err, 0, "\"base\" is not an object");
+    if ((commit = member(&r, "", "commit", JSON_STRING)) == NULL ||
+        (tree = member(&r, "", "tree", JSON_STRING)) == NULL)
+        return rr_wrap(top->err, "\"base\"");
+    if (r.used != obj->u.object.n)
+        return rr_fail(top->err, 0, "\"base\": unknown keys");
+    if (!wb_oid_hex_ok(commit->u.string.s, commit->u.string.len) ||
+        !wb_oid_hex_ok(tree->u.string.s, tree->u.string.len))
+        return rr_fail(top->err, 0, "\"base\": not 40 lower-case hex digits");
+    memcpy(o->base.commit, commit->u.string.s, WB_OID_HEX);
+    memcpy(o->base.tree, tree->u.string.s, WB_OID_HEX);
+    return 0;
+}
+
+static int read_commit(const struct json_node *obj, struct wb_origin *o, struct rr_error *err)
+{
+    struct reader r = {.obj = obj, .err = err};
+    const struct json_node *subject, *body;
+
+    if (obj->type != JSON_OBJECT)
+        return rr_fail(err, 0, "not an object");
+    if ((subject = member(&r, "", "subject", JSON_STRING)) == NULL ||
+        (body = member(&r, "", "body", JSON_STRING)) == NULL)
+        return -1;
+    if (r.used != obj->u.object.n)
+        return rr_fail(err, 0, "unknown keys");
+    if (!wb_origin_text_ok(subject->u.string.s, subject->u.string.len, false,
+                           WB_SUBJECT_TEXT_MAX) ||
+        !wb_origin_text_ok(body->u.string.s, body->u.string.len, true, WB_BODY_TEXT_MAX))
+        return rr_fail(err, 0, "text that is not escaped, or too long");
+    return wb_origin_add_escaped(o, subject->u.string.s, body->u.string.s, err);
+}
+
+/* The origin (origin.h): every member optional, each checked as strictly
+ * as a change. */
+static int read_origin(struct reader *top, struct wb_origin *o)
+{
+    const struct json_node *review, *base, *commits;
+
+    if (opt_member(top, "review", JSON_STRING, &review) < 0 ||
+        opt_member(top, "base", JSON_OBJECT, &base) < 0 ||
+        opt_member(top, "commits", JSON_ARRAY, &commits) < 0)
+        return -1;
+    if (review && wb_origin_set_review(o, review->u.string.s, top->err) < 0)
+        return -1;
+    if (base && read_base(top, base, o) < 0)
+        return -1;
+    if (commits && commits->u.array.n > WB_ORIGIN_COMMITS)
+        return rr_fail(top->err, 0, "more than %u commits", WB_ORIGIN_COMMITS);
+    for (size_t i = 0; commits && i < commits->u.array.n; i++)
+        if (read_commit(commits->u.array.items[i], o, top->err) < 0)
+            return rr_wrap(top->err, "commits[%zu]", i);
+    return 0;
+}
+
 static int read_top(const struct json_node *root, struct wb_changeset *cs,
                     unsigned char recorded[WB_SHA256_LEN], struct rr_error *err)
 {
@@ -166,7 +237,8 @@ static int read_top(const struct json_node *root, struct wb_changeset *cs,
         return rr_fail(err, 0, "not an object");
     if ((ver = member(&r, "", "version", JSON_INT)) == NULL ||
         (dig = member(&r, "", "digest", JSON_STRING)) == NULL ||
-        (changes = member(&r, "", "changes", JSON_ARRAY)) == NULL)
+        (changes = member(&r, "", "changes", JSON_ARRAY)) == NULL ||
+        read_origin(&r, &cs->origin) < 0)
         return -1;
     if (r.used != root->u.object.n)
         return rr_fail(err, 0, "unknown keys at the top");
@@ -186,7 +258,9 @@ int wb_manifest_load(int dirfd, const struct rr_writeback_policy *pol, struct wb
         .max_bytes = 96u << 20,
         .max_depth = 4,
         .max_nodes = (size_t)pol->max_files * (CHANGE_MAX_KEYS + 1) + 8,
-        .max_string = 2 * (size_t)pol->max_path_bytes + 64,
+        .max_string = 2 * (size_t)pol->max_path_bytes + 64 > WB_BODY_TEXT_MAX + 64
+                          ? 2 * (size_t)pol->max_path_bytes + 64
+                          : WB_BODY_TEXT_MAX + 64,
         .max_members = CHANGE_MAX_KEYS,
     };
     struct json_node *root = NULL;

@@ -131,6 +131,20 @@ static int put_git(FILE *out, const struct wb_gitinfo *gi)
     return 0;
 }
 
+/* The commit the set was made on, or why none is recorded. */
+static void put_base(FILE *out, const struct wb_changeset *cs)
+{
+    const struct wb_origin *o = &cs->origin;
+
+    if (wb_origin_has_base(o))
+        fprintf(out, "\nbase: commit %s (tree %s), the checkout's HEAD\n", o->base.commit,
+                o->base.tree);
+    else if (cs->git.repo && cs->git.base_problem[0] != '\0') {
+        _cleanup_free_ char *e = rr_escape_dup(cs->git.base_problem, strlen(cs->git.base_problem));
+        fprintf(out, "\nbase: none recorded (%s)\n", e ? e : "?");
+    }
+}
+
 static void json_texts(struct json_writer *w, const char *key, const struct wb_text *t, size_t n)
 {
     json_w_key(w, key);
@@ -206,6 +220,7 @@ int wb_report_text_body(FILE *out, const struct wb_changeset *cs, struct rr_erro
             return rr_fail(err, ENOMEM, "report");
     if (put_git(out, &cs->git) < 0)
         return rr_fail(err, ENOMEM, "report");
+    put_base(out, cs);
     if (cs->warned.n > 0)
         fprintf(out, "\n!!! %zu warning%s: review these paths closely\n", cs->warned.n,
                 cs->warned.n == 1 ? "" : "s");
@@ -249,6 +264,7 @@ int wb_report_json(FILE *out, const struct wb_changeset *cs, struct rr_error *er
     json_w_begin_object(w);
     json_w_kv_string(w, "digest", hex);
     json_w_kv_string(w, "verdict", wb_changeset_refused(cs) ? "refuse" : "accept");
+    wb_json_origin(w, &cs->origin);
     wb_json_changes(w, cs);
     json_notes(w, "reasons", &cs->refused);
     json_notes(w, "warnings", &cs->warned);

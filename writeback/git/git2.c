@@ -41,6 +41,28 @@ const struct wb_git2 *wb_git2_acquire(struct rr_error *err)
     return &table;
 }
 
+const struct wb_git2 *wb_git2_acquire_operator(struct rr_error *err)
+{
+    static const int levels[] = {GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG,
+                                 GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA};
+    const struct wb_git2 *g2 = wb_git2_acquire(err);
+
+    if (g2 == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (g2->git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, levels[i], NULL) < 0) {
+            wb_git2_release(g2);
+            rr_fail(err, 0, "libgit2: restoring the config search path failed");
+            return NULL;
+        }
+    if (g2->git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0) < 0) {
+        wb_git2_release(g2);
+        rr_fail(err, 0, "libgit2: turning the owner check off failed");
+        return NULL;
+    }
+    return g2;
+}
+
 void wb_git2_release(const struct wb_git2 *g2)
 {
     if (g2 != NULL)

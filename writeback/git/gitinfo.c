@@ -29,15 +29,24 @@ int wb_gitinfo_ignore(struct wb_gitinfo *gi, const char *path, size_t len, bool 
     return 0;
 }
 
-int wb_gitinfo_commit(struct wb_gitinfo *gi, const char *subject, size_t len, struct rr_error *err)
+int wb_gitinfo_commit(struct wb_gitinfo *gi, const char *subject, size_t len, const char *body,
+                      size_t blen, struct rr_error *err)
 {
-    if (gi->n_commits == WB_COMMITS_SHOWN) {
+    size_t i = gi->n_commits;
+
+    if (i == WB_COMMITS_SHOWN) {
         gi->commits_more = true;
         return 0;
     }
-    if (keep(&gi->commits[gi->n_commits], subject, len > WB_SUBJECT_MAX ? WB_SUBJECT_MAX : len,
-             false, err) < 0)
+    if (keep(&gi->commits[i], subject, len > WB_SUBJECT_MAX ? WB_SUBJECT_MAX : len, false,
+             err) < 0)
         return -1;
+    if (body == NULL)
+        body = "", blen = 0;
+    if (keep(&gi->bodies[i], body, blen > WB_BODY_MAX ? WB_BODY_MAX : blen, false, err) < 0) {
+        free(gi->commits[i].s);
+        return -1;
+    }
     gi->n_commits++;
     return 0;
 }
@@ -46,7 +55,9 @@ void wb_gitinfo_free(struct wb_gitinfo *gi)
 {
     for (size_t i = 0; i < gi->n_ignored_first; i++)
         free(gi->ignored_first[i].s);
-    for (size_t i = 0; i < gi->n_commits; i++)
+    for (size_t i = 0; i < gi->n_commits; i++) {
         free(gi->commits[i].s);
+        free(gi->bodies[i].s);
+    }
     *gi = (struct wb_gitinfo){0};
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -236,6 +237,13 @@ static int resolve_head(const struct gitdirs *d, char hex[41], struct rr_error *
     return name == NULL ? rr_fail(err, ENOMEM, "git") : 0;
 }
 
+int wb_git_head(int git_fd, const char *headpath, char hex[41], struct rr_error *err)
+{
+    struct gitdirs d = {.upper = -1, .lower = git_fd, .fmt = WB_FORMAT_OVERLAY, .head = headpath};
+
+    return resolve_head(&d, hex, err);
+}
+
 /* ---- the walk ---- */
 
 static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct wb_gitinfo *gi,
@@ -247,7 +255,7 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
     memcpy(hex, head, 41);
     for (;;) {
         git_commit *c = NULL;
-        const char *s;
+        const char *s, *b;
         bool theirs;
         int r;
         if (strcmp(hex, base) == 0)
@@ -272,7 +280,8 @@ static int walk(struct wb_gitobj *rd, const char *head, const char *base, struct
         if ((r = wb_gitobj_commit(rd, hex, &c, gi, err)) <= 0)
             return r;
         s = rd->g2->git_commit_summary(c);
-        r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, err);
+        b = rd->g2->git_commit_body(c);
+        r = wb_gitinfo_commit(gi, s ? s : "", s ? strlen(s) : 0, b, b ? strlen(b) : 0, err);
         if (r == 0 && rd->g2->git_commit_parentcount(c) > 0)
             rd->g2->git_oid_tostr(hex, sizeof(hex), rd->g2->git_commit_parent_id(c, 0));
         else
@@ -318,6 +327,20 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
     return commits_in(lg, ug, "HEAD", fmt, gi, err);
 }
 
+/* The whiteouts the sandbox itself left in C's scratch upper, hiding the
+ * main checkout's index and stash (common/gitwt.h): not the agent's
+ * changes. A file the agent wrote there instead is no whiteout and counts. */
+static void uncount_hidden(int ud, struct wb_gitinfo *gi)
+{
+    for (const char *const *h = rr_gitwt_hidden; *h != NULL; h++) {
+        struct stat st;
+
+        if (gi->scratch > 0 && fstatat(ud, *h, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0))
+            gi->scratch--;
+    }
+}
+
 int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
                         struct rr_error *err)
 {
@@ -337,6 +360,7 @@ int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
         return rr_fail(err, errno, "the worktree's git directory: its upper");
     if (wb_git_count(ud, WB_SCRATCH_CAP, &gi->scratch, &gi->scratch_more, err) < 0)
         return -1;
+    uncount_hidden(ud, gi);
     /* C's view is always kernel overlayfs (the profile shows it only so) */
     return commits_in(cd, ud, head, WB_FORMAT_OVERLAY_USERXATTR, gi, err);
 }

@@ -46,6 +46,12 @@ int wb_git_commits(int lower_fd, int upper_fd, enum wb_format fmt, struct wb_git
 int wb_git_worktree_log(int lower_fd, int git_upper_fd, struct wb_gitinfo *gi,
                         struct rr_error *err);
 
+/* The commit a git directory's HEAD (headpath: "HEAD", or a worktree's
+ * "worktrees/NAME/HEAD") names, through at most a few symbolic refs, read
+ * as the walk reads the checkout's: 1 and hex, or 0 when there is none to
+ * be had (unborn, malformed, packed beyond the cap). */
+int wb_git_head(int git_fd, const char *headpath, char hex[41], struct rr_error *err);
+
 /* A ref name git could have written, checked strictly (refs/..., no "..",
  * no component starting with a dot or ending in ".lock"). Pure. */
 bool wb_git_refname_ok(const char *name);

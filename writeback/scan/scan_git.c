@@ -189,7 +189,8 @@ int sc_git_open(struct scanner *sc)
     return 0;
 }
 
-/* What the agent did in .git: counted, and its commits' subjects kept. */
+/* What the agent did in .git: counted, and its commits kept; the set's
+ * origin (scan_origin.c). */
 int sc_git_after(struct scanner *sc)
 {
     struct wb_gitinfo *gi = &sc->out->cs.git;
@@ -198,10 +199,9 @@ int sc_git_after(struct scanner *sc)
     if (sc->gitfile && sc->in->has_git_upper &&
         wb_git_worktree_log(sc->out->lower_fd, sc->in->git_upper_fd, gi, sc->err) < 0)
         return rr_wrap(sc->err, "the agent's writes to the worktree's git directory");
-    if (sc->gitfile)
-        return 0; /* no .git directory of the agent's in the upper */
-    if (wb_git_scratch(sc->out->upper_fd, gi, sc->err) < 0 ||
-        wb_git_commits(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, gi, sc->err) < 0)
+    if (!sc->gitfile && /* else no .git directory of the agent's in the upper */
+        (wb_git_scratch(sc->out->upper_fd, gi, sc->err) < 0 ||
+         wb_git_commits(sc->out->lower_fd, sc->out->upper_fd, sc->in->format, gi, sc->err) < 0))
         return rr_wrap(sc->err, "the agent's .git");
-    return 0;
+    return sc_origin(sc);
 }

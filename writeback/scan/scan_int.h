@@ -97,6 +97,10 @@ int sc_index(struct scanner *sc, size_t len, enum wb_upper_kind kind, bool opaqu
 int sc_git_deleted_ignored(struct scanner *sc, int lfd, const char *name, size_t len,
                            bool *ignored);
 
+/* The set's origin from the checkout's HEAD and the agent's commits
+ * (scan_origin.c); after the walk, on a git checkout. */
+int sc_origin(struct scanner *sc);
+
 /* Open dirfd/name as a directory for reading, no symlink, no mount. */
 int sc_open_dir(int dirfd, const char *name);
 

@@ -115,13 +115,6 @@ static int git_common_same(struct profile *p, const struct rr_gitwt *w)
  * no credential is in its configuration (a token there refuses the
  * review, as in a plain checkout's .git). Not shown: the container is made
  * as before, and why says why git will not work inside. */
-/* What of C git in a linked worktree never reads (it has its own index,
- * HEAD and per-worktree refs in G) and that holds the other checkouts'
- * uncommitted work: the main checkout's index (names and blob ids of what
- * is staged there) and its stash (the tip and every entry's reflog line).
- * Absent inside, git stash there makes the agent's own, in scratch. */
-static const char *const git_common_hidden[] = {"index", "refs/stash", "logs/refs/stash", NULL};
-
 int pf_judge_git_common(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
     _cleanup_close_ int lower = -1;
@@ -165,7 +158,7 @@ int pf_judge_git_common(const struct rr_config *c, struct profile *p, struct rr_
             return -1;
         }
         snprintf(p->git_common.keep, sizeof(p->git_common.keep), "%s", w.name);
-        p->git_common.hidden = git_common_hidden;
+        p->git_common.hidden = rr_gitwt_hidden; /* common/gitwt.h says why */
         rr_gitwt_close(&w);
     }
     p->git_common.shown = k > 0;
