@@ -32,6 +32,7 @@ setup() {
     chmod 0755 "$B"
     TAG="revrun-canary-$$-$RANDOM"
     ALIAS=
+    IMG=
     touch "$B/start"
 }
 
@@ -43,6 +44,7 @@ teardown() {
         rmdir "$ALIAS" 2>/dev/null || true
     fi
     rm -f "/etc/rr-plant-$$" "/etc/ssl/private/rr-plant-$$"
+    [ -z "$IMG" ] || rm -rf "$IMG"
     # mount points a runtime that wrote into the host's /etc would have made
     for d in rrbin proc dev sys run; do
         [ -n "$(find "/etc/$d" -maxdepth 0 -type d -empty -newer "$B/start" 2>/dev/null)" ] &&
@@ -188,6 +190,25 @@ probe_host_tree() {
         [ ! -e /etc/proc ]
         [ ! -e /etc/sys ]
         grep -q "root.path /etc: is the host's /etc" "$B/log"
+        "$RT" --root "$B/state" delete --force c1
+    done
+}
+
+@test "engine root: an image directory under /root is the host's: its root-only files stay unreadable, nothing written into it" {
+    IMG=$(mktemp -d /root/revrun-engroot.XXXXXX)
+    chmod 0755 "$IMG"
+    printf '%s\n' "$TAG" >"$IMG/canary"
+    chmod 0600 "$IMG/canary"
+    for ro in False True; do
+        probe_host_tree "$IMG" "$ro" \
+            "c['mounts'].append({'destination': '/rrbin', 'type': 'bind', 'source': '$ENG_DIR/img/rootfs/bin', 'options': ['rbind', 'ro']})" \
+            "c['process']['env'] = ['PATH=/rrbin']" \
+            "c['process']['args'] = ['/rrbin/sh', '-c', 'cat /canary; try read /canary; try write /rr-plant-$$; echo probe done']"
+        grep -q "probe done" "$B/out"
+        [ -z "$(grep -F "$TAG" "$B/out")" ]
+        grep -q "^EACCES" "$B/out"
+        [ ! -e "$IMG/rr-plant-$$" ]
+        grep -q "root.path $IMG: lies in the host's /root" "$B/log"
         "$RT" --root "$B/state" delete --force c1
     done
 }

@@ -20,7 +20,11 @@ const char *const host_system_dirs[] = {
     "/srv",      "/run",     "/tmp",     "/dev",     "/proc",     "/sys",     NULL,
 };
 
-const char *const host_private_dirs[] = {"/etc", "/boot", "/proc", "/sys", "/dev", NULL};
+/* /root: root's home (keys, tokens, shell history) is root's alone, and a
+ * tree under it is shown with its files' host owners; the kubelet's
+ * credentials likewise. */
+const char *const host_private_dirs[] = {"/etc", "/boot", "/root", "/var/lib/kubelet/pki",
+                                         "/proc", "/sys", "/dev", NULL};
 
 static bool same(const struct stat *a, const struct stat *b)
 {

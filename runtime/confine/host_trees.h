@@ -13,8 +13,8 @@
 /* The host's system directories, as revrun's mount namespace shows them
  * (a missing one is skipped). */
 extern const char *const host_system_dirs[];
-/* Those whose whole subtree is the host's (configuration, boot files): a
- * tree inside one is the host's too. */
+/* Those whose whole subtree is the host's (configuration, boot files,
+ * root's home, the kubelet's keys): a tree inside one is the host's too. */
 extern const char *const host_private_dirs[];
 
 enum host_tree_kind {
