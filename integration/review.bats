@@ -269,3 +269,33 @@ review_bg() {
     run rr review --lower "$co" --out "$RR_TMP/out-clean" -- sh -c 'echo ran >>a.txt'
     [ "$status" -eq 0 ]
 }
+
+# git's store helper keeps plaintext passwords in the file its --file
+# names; an inline helper prints a file's. Such a file inside the checkout,
+# named by the agent's path (/workspace/...) or by the host's (the
+# operator's own config), refuses the review before the agent reads it.
+@test "review: a credential helper reading a file in the checkout (store --file by the agent's or the host's path, an inline !cat) refuses the review; the secret appears nowhere" {
+    local co="$RR_TMP/checkout" tag="rr-helper-$$-$RANDOM" n=0 helper
+    git -C "$co" init -q
+    printf 'https://x:%s@github.com\n' "$tag" >"$co/.git/creds"
+    chmod -R a+rX "$co"
+    for helper in "store --file=/workspace/.git/creds" "store --file $co/.git/creds" \
+        "!cat $co/.git/creds" "!f() { cat .git/creds; }; f"; do
+        n=$((n + 1))
+        git -C "$co" config credential.helper "$helper"
+        run rr review --lower "$co" --out "$RR_TMP/out$n" -- sh -c 'cat .git/creds; echo ran >a.txt'
+        echo "$helper: $output"
+        [ "$status" -eq 3 ]
+        assert_output_contains "a credential helper reading a file inside the checkout (git config key credential.helper)"
+        [[ "$output" != *"$tag"* ]]
+        [ -z "$(grep -rlF "$tag" "$RR_TMP/out$n" "$RR_ROOT" 2>/dev/null)" ]
+        [ "$(cat "$co/a.txt")" = hello ]
+        git -C "$co" config --unset-all credential.helper
+    done
+    # a helper whose file is elsewhere, or a password manager's, runs
+    git -C "$co" config credential.helper "store --file=/tmp/elsewhere"
+    git -C "$co" config --add credential.helper "!pass show git/github"
+    run rr review --lower "$co" --out "$RR_TMP/out-clean" -- sh -c 'echo ran >>a.txt'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}

@@ -8,7 +8,11 @@
 
 #define SECRET "s3cr3t-VALUE-never-shown-0123456789"
 
-static const struct lower_view view = {"/src", "/repos/main/.git", "/home/agent"};
+static const struct lower_view view = {.checkout_inside = "/src",
+                                       .common_inside = "/repos/main/.git",
+                                       .home = "/home/agent",
+                                       .checkout_host = "/home/op/repo",
+                                       .common_host = "/home/op/main/.git"};
 
 /* The config text's first secret: its line (0: none) and what it says. */
 static unsigned judged(const char *text, const struct lower_view *v, char *what, size_t cap)
@@ -101,12 +105,48 @@ TEST(a_cookie_or_key_file_inside_the_checkout_or_its_main_repository)
     /* HOME inside the checkout: ~/ leads there */
     {
         char what[600];
-        CHECK(judged("[http]\n\tcookieFile = ~/c\n", &(struct lower_view){"/src", NULL, "/src/h"},
+        CHECK(judged("[http]\n\tcookieFile = ~/c\n", &(struct lower_view){.checkout_inside = "/src", .home = "/src/h"},
                      what, sizeof(what)) == 2);
         /* no view: only a relative one is known to be inside */
         CHECK(judged("[http]\n\tcookieFile = /src/c\n", NULL, what, sizeof(what)) == 0);
         CHECK(judged("[http]\n\tcookieFile = c\n", NULL, what, sizeof(what)) == 2);
     }
+}
+
+/* A credential helper reading its secret from a file the agent can read:
+ * git's store file, or a file an inline helper prints, named by the
+ * agent's path or by the host's (a config the operator wrote). */
+TEST(a_credential_helper_reading_a_file_inside)
+{
+    const char *inside = "a credential helper reading a file inside the checkout "
+                         "(git config key credential.helper)";
+
+    CHECK(refused("[credential]\n\thelper = store --file=/src/.git/creds\n", 2, inside));
+    CHECK(refused("[credential]\n\thelper = store --file /src/.git/creds\n", 2, inside));
+    CHECK(refused("[credential]\n\thelper = store --file .git/creds\n", 2, inside));
+    CHECK(refused("[credential \"https://github.com\"]\n\thelper = "
+                  "store --file=/home/op/repo/.git/creds\n",
+                  2, "key credential.https://github.com.helper"));
+    CHECK(refused("[credential]\n\thelper = \"!cat /src/.git/token\"\n", 2, inside));
+    CHECK(refused("[credential]\n\thelper = \"!f() { cat .git/creds; }; f\"\n", 2, inside));
+    CHECK(refused("[credential]\n\thelper = !cat /home/op/main/.git/tok\n", 2, inside));
+    CHECK(refused("[credential]\n\thelper = !cat /repos/main/.git/tok\n", 2, inside));
+    CHECK(refused("[credential]\n\thelper = !helper --from=./secrets/tok\n", 2, inside));
+    {
+        char what[600];
+        CHECK(judged("[credential]\n\thelper = store --file ~/c\n",
+                     &(struct lower_view){.checkout_inside = "/src", .home = "/src/h"}, what,
+                     sizeof(what)) == 2);
+    }
+    /* the helper's program may lie in the checkout; a password manager's
+     * entry name, a URL, $HOME and files elsewhere are no file inside */
+    CHECK(passed("[credential]\n\thelper = store\n\thelper = cache --timeout=300\n"
+                 "\thelper = store --file ~/.git-credentials\n\thelper = store --file=/tmp/c\n"
+                 "\thelper = !/opt/1Password/op plugin run -- gh auth git-credential\n"
+                 "\thelper = !/src/tools/cred get\n\thelper = !pass show git/github\n"
+                 "\thelper = \"!f() { gh auth token --hostname https://github.com/x; }; f\"\n"
+                 "\thelper = !cat $HOME/.tok\n\thelper = /usr/lib/git-core/git-credential-libsecret\n"
+                 "[other]\n\thelper = store --file=/src/x\n"));
 }
 
 TEST(the_first_secret_by_line_whichever_check_finds_it)

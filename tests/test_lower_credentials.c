@@ -129,7 +129,7 @@ static void link_at(const char *rel, const char *target)
     CHECK(symlink(target, path) == 0);
 }
 
-static const struct lower_view view = {"/src", NULL, "/home/agent"};
+static const struct lower_view view = {.checkout_inside = "/src", .home = "/home/agent"};
 
 /* Refused, the message naming want (and never the token); or, want NULL,
  * passed. */
@@ -224,7 +224,7 @@ TEST(include_and_includeif_files_are_checked)
     {
         struct rr_error e = {0};
         put(".git/config", "[include]\n\tpath = ~/.git/creds.inc\n");
-        CHECK(lower_refuse_credentials(co, &(struct lower_view){"/src", NULL, "/src"}, &e) < 0 &&
+        CHECK(lower_refuse_credentials(co, &(struct lower_view){.checkout_inside = "/src", .home = "/src"}, &e) < 0 &&
               strstr(e.msg, ".git/creds.inc line 4") != NULL);
         CHECK(judged(NULL)); /* HOME elsewhere */
     }
@@ -281,7 +281,7 @@ TEST(nested_includes_a_cycle_and_the_depth_cap)
 TEST(the_main_git_directory_follows_includes_and_links_too)
 {
     struct rr_error e = {0};
-    struct lower_view v = {"/src", "/repos/main/.git", NULL};
+    struct lower_view v = {.checkout_inside = "/src", .common_inside = "/repos/main/.git"};
     char c[128];
     int fd;
 
@@ -328,7 +328,7 @@ TEST(include_paths_read_as_git_reads_them)
 TEST(secrets_by_key_in_the_checkout_and_the_main_git_directory)
 {
     struct rr_error e = {0};
-    struct lower_view v = {"/src", "/repos/main/.git", NULL};
+    struct lower_view v = {.checkout_inside = "/src", .common_inside = "/repos/main/.git"};
     char c[128];
     int fd;
 

@@ -107,26 +107,15 @@ static bool url_has_secret(const char *s)
     return false;
 }
 
-/* credential.helper: an inline script that prints a password, or the store
- * helper keeping its plaintext file at a relative path (in the checkout). */
+/* credential.helper, read line by line (any section): an inline script
+ * that prints a password. Where its files lead is judged by entry_kind,
+ * which knows the section and the view. */
 static const char *helper_secret(const char *value)
 {
-    const char *file;
-
-    while (*value == ' ' || *value == '\t')
-        value++;
-    if (strcasestr(value, "password=") != NULL)
-        return "a credential helper that hands out a password";
-    if (strncmp(value, "store", 5) == 0 && (file = strstr(value, "--file")) != NULL) {
-        file += 6;
-        while (*file == ' ' || *file == '\t' || *file == '=')
-            file++;
-        if (*file != '/' && *file != '~' && *file != '$')
-            return "a credential store file inside the checkout";
-    }
-    return NULL;
+    return strcasestr(value, "password=") != NULL
+               ? "a credential helper that hands out a password"
+               : NULL;
 }
-
 
 /* ---- entries: by their key ---- */
 
@@ -224,7 +213,81 @@ static bool path_inside(const char *value, bool over, const struct lower_view *v
     for (const char *p = strstr(value, "/.."); p != NULL; p = strstr(p + 1, "/.."))
         if (p[3] == '/' || p[3] == '\0')
             return true;
-    return v != NULL && (below(value, v->checkout_inside) || below(value, v->common_inside));
+    return v != NULL && (below(value, v->checkout_inside) || below(value, v->common_inside) ||
+                         below(value, v->checkout_host) || below(value, v->common_host));
+}
+
+/* The next word of a helper's command line (blanks and the shell's
+ * punctuation between words), copied to out; NULL at the end. */
+static const char *next_word(const char *p, char *out, size_t cap, bool *over)
+{
+    size_t n = 0;
+
+    while (*p != '\0' && strchr(" \t;|&()<>'\"`{}", *p) != NULL)
+        p++;
+    if (*p == '\0')
+        return NULL;
+    *over = false;
+    for (; *p != '\0' && strchr(" \t;|&()<>'\"`{}", *p) == NULL; p++) {
+        if (n + 1 < cap)
+            out[n++] = *p;
+        else
+            *over = true;
+    }
+    out[n] = '\0';
+    return p;
+}
+
+/* credential.helper naming a file inside what the agent reads: the store
+ * helper's --file (git's own plaintext password file), or, in any other
+ * helper's command line after its program, an argument that is a path
+ * (absolute, ~/, or relative starting with '.': `!cat /src/.git/token`,
+ * `!f() { cat .git/creds; }; f`; "--opt=PATH" judged by its PATH; a URL or
+ * $VAR is not judged). The
+ * program itself may lie in the checkout: the agent reads a program, not a
+ * secret. Without --file the store helper keeps ~/.git-credentials, which
+ * path_inside judges as the agent's HOME would show it. */
+static bool helper_file_inside(const char *value, const struct lower_view *v)
+{
+    char word[PATH_MAX];
+    const char *p = value, *w;
+    bool over = false, first = true, store = false, file_next = false;
+
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '!')
+        p++;
+    while ((p = next_word(p, word, sizeof(word), &over)) != NULL) {
+        w = word;
+        if (first) {
+            first = false;
+            store = strcmp(word, "store") == 0;
+            continue;
+        }
+        if (file_next) {
+            file_next = false;
+            if (path_inside(w, over, v))
+                return true;
+            continue;
+        }
+        if (store && strcmp(w, "--file") == 0) {
+            file_next = true;
+            continue;
+        }
+        if (w[0] == '-') { /* an option: only its "=PATH" may be a path */
+            if ((w = strchr(word, '=')) == NULL)
+                continue;
+            w++;
+        }
+        /* a relative one only when it says it is a path ("./x", ".git/x",
+         * "../x"): `pass show git/github` names a password-store entry */
+        if (w[0] == '\0' || strchr(w, '/') == NULL || strstr(w, "://") != NULL ||
+            (w[0] != '/' && w[0] != '~' && w[0] != '.'))
+            continue;
+        if (path_inside(w, over, v))
+            return true;
+    }
+    return false;
 }
 
 /* section[.subsection].name for the message: the subsection escaped, and
@@ -264,6 +327,9 @@ static const char *entry_kind(const struct lgc_cursor *cur,
     if (lgc_in_section(cur, "credential") && span_is(e->name, e->name_len, "username") &&
         password_shaped(value))
         return "a username shaped like a password or token";
+    if (lgc_in_section(cur, "credential") && span_is(e->name, e->name_len, "helper") &&
+        helper_file_inside(value, v))
+        return "a credential helper reading a file inside the checkout";
     if (lgc_in_section(cur, "http") && span_is(e->name, e->name_len, "cookiefile") &&
         path_inside(value, e->over, v))
         return "a cookie file inside the checkout";

@@ -11,13 +11,18 @@
 
 #include "runtime/confine/git_config_parse.h"
 
-/* What the agent sees where a path value leads: the checkout's place
- * inside, its main git directory's (NULL when not shown) and the agent's
- * HOME (NULL when unset). A NULL view maps nothing. */
+/* Where a path value may lead into what the agent reads: the checkout's
+ * place inside and on the host, its main git directory's inside (NULL when
+ * not shown) and on the host, and the agent's HOME (NULL when unset). A
+ * config may have been written for either side (the operator's own
+ * `store --file=/home/op/repo/.git/creds` names the host's path), so both
+ * count. A NULL view or field maps nothing. */
 struct lower_view {
     const char *checkout_inside;
     const char *common_inside;
     const char *home;
+    const char *checkout_host;
+    const char *common_host;
 };
 
 /* Does this entry (section from cur) hold a secret? what[cap] then names

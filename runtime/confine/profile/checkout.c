@@ -165,5 +165,8 @@ int pf_engine_checkout(const struct rr_config *c, const struct rr_policy *pol,
     }
     return lower_refuse_credentials(
         p->lower,
-        &(struct lower_view){p->checkout_path, NULL, pf_env_value(&c->process.env, "HOME")}, err);
+        &(struct lower_view){.checkout_inside = p->checkout_path,
+                             .home = pf_env_value(&c->process.env, "HOME"),
+                             .checkout_host = p->lower},
+        err);
 }

@@ -151,8 +151,11 @@ int pf_judge_git_common(const struct rr_config *c, struct profile *p, struct rr_
         }
         if (k && lower_refuse_git_common(
                      p->git_common.host, w.common_fd, p->lower,
-                     &(struct lower_view){p->checkout_path, p->git_common.dest,
-                                          pf_env_value(&c->process.env, "HOME")},
+                     &(struct lower_view){.checkout_inside = p->checkout_path,
+                                          .common_inside = p->git_common.dest,
+                                          .home = pf_env_value(&c->process.env, "HOME"),
+                                          .checkout_host = p->lower,
+                                          .common_host = p->git_common.host},
                      err) < 0) {
             rr_gitwt_close(&w);
             return -1;

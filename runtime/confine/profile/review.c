@@ -66,7 +66,10 @@ static int judge_lower(const struct rr_config *c, struct profile *p, struct rr_e
      * in it. */
     return lower_refuse_credentials(
         p->lower,
-        &(struct lower_view){p->checkout_path, NULL, pf_env_value(&c->process.env, "HOME")}, err);
+        &(struct lower_view){.checkout_inside = p->checkout_path,
+                             .home = pf_env_value(&c->process.env, "HOME"),
+                             .checkout_host = p->lower},
+        err);
 }
 /* linux.maskedPaths and linux.readonlyPaths, as the config lists them, except
  * under /proc with revrun.nestedSandboxes: the kernel mounts a fresh procfs
