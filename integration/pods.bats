@@ -304,8 +304,10 @@ pod_cgroups() {
     echo "working set $usage"
     [ "$usage" -gt 0 ] && [ "$usage" -lt $((16 << 20)) ]
     # the pod's ceilings hold for it
-    echo 6 >"/sys/fs/cgroup/pids$pod_cg/pids.max"
-    run cri exec-sync "$c" -- sh -c 'for i in 1 2 3 4 5 6 7 8 9; do sleep 100 & done; wait'
+    # (room for the exec itself: runc's init is a Go program whose threads
+    # count against pids.max until it execs the shell; 30 sleeps are not)
+    echo 16 >"/sys/fs/cgroup/pids$pod_cg/pids.max"
+    run cri exec-sync "$c" -- sh -c 'i=0; while [ $i -lt 30 ]; do sleep 100 & i=$((i + 1)); done; wait'
     echo "$output"
     [ "$status" != 0 ]
     [[ "$output" == *"can't fork"* ]]

@@ -20,6 +20,7 @@
  * that would change this process run in a child. */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,25 @@ static long i386_call(long nr, long a, long b, long c)
     return ret;
 }
 
+/* Whether this kernel takes i386 calls at all: where ia32 emulation is
+ * off, int 0x80 raises SIGSEGV instead of failing, so it is tried in a
+ * child first. */
+static bool i386_available(void)
+{
+    static int known = -1;
+    int status;
+    pid_t pid;
+
+    if (known >= 0)
+        return known == 1;
+    pid = fork();
+    if (pid == 0)
+        _exit(i386_call(20 /* getpid */, 0, 0, 0) > 0 ? 0 : 1);
+    known = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0;
+    return known == 1;
+}
+
 static long i386_unshare_user(long unused)
 {
     (void)unused;
@@ -263,7 +283,7 @@ static long x32_unshare_user(long unused)
  * native ones, so a filter written for one ABI only would miss them. */
 static void compat(void)
 {
-    if (i386_call(20 /* getpid */, 0, 0, 0) < 0) {
+    if (!i386_available()) {
         printf("i386=unavailable\n");
     } else {
         long r = i386_call(288 /* keyctl */, 0, -3, 0);
@@ -285,7 +305,7 @@ static void compat(void)
  * socketcall multiplexer (102, arguments in memory below 4 GiB), x32. */
 static void families_compat(void)
 {
-    if (i386_call(20 /* getpid */, 0, 0, 0) < 0) {
+    if (!i386_available()) {
         printf("i386=unavailable\n");
     } else {
         unsigned *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
