@@ -186,6 +186,22 @@ def c_tests(repo, path):
         return set(re.findall(r"^TEST\(([A-Za-z0-9_]+)\)", f.read(), re.M))
 
 
+def source_file(repo, f):
+    """THREAT_MODEL names a file by its last folders ("profile/mounts.c"
+    for runtime/confine/profile/mounts.c): the one source file whose path
+    ends so. (path, None), or (None, why not)."""
+    if os.path.isfile(os.path.join(repo, f)):
+        return os.path.join(repo, f), None
+    hits = [p for p in glob.glob(os.path.join(repo, "**", os.path.basename(f)), recursive=True)
+            if "/build" not in p and rel(repo, p).endswith("/" + f)]
+    if len(hits) == 1:
+        return hits[0], None
+    if not hits:
+        return None, "no such file"
+    return None, "names %d files (%s): give more of its path" % (
+        len(hits), ", ".join(sorted(rel(repo, h) for h in hits)))
+
+
 def check_threat(repo):
     problems = []
     path = os.path.join(repo, "THREAT_MODEL.md")
@@ -202,9 +218,9 @@ def check_threat(repo):
         if not refs:
             problems.append("%s: no file:function in %r" % (where, cells[1]))
         for f, fn in refs:
-            fp = os.path.join(repo, f)
-            if not os.path.isfile(fp):
-                problems.append("%s: %s: no such file" % (where, f))
+            fp, why = source_file(repo, f)
+            if fp is None:
+                problems.append("%s: %s: %s" % (where, f, why))
             elif not defines(fp, fn):
                 problems.append("%s: %s: no function %s%s" % (where, f, fn, defined_in(repo, fn)))
         problems += check_test_cell(repo, where, cells[2].replace("`", ""))
