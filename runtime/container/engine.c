@@ -423,6 +423,10 @@ static int steps(struct engine *e, struct rr_error *err)
         if (profile_build_engine_pod(e->cfg, e->bundle, PROFILE_POLICY_FILE, 0, &e->pod, &e->p,
                                      err) < 0)
             return -1;
+        /* a holder of the pod's block too: kept while any of its containers lives */
+        if (engine_ids_join(e->ns.pod.uid_map, e->ns.pod.n_uid_map, e->ns.pod.userns_fd,
+                            PROFILE_POLICY_FILE, root, e->o->id, &e->ids, err) < 0)
+            return -1;
     } else if (engine_ids_take(e->cfg, e->ctx->rootless, PROFILE_POLICY_FILE, root, e->o->id,
                                &e->ids, err) < 0 ||
                profile_build_engine_at(e->cfg, e->bundle, PROFILE_POLICY_FILE, e->ids.base,

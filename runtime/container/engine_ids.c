@@ -30,6 +30,60 @@ int engine_ids_take(const struct rr_config *cfg, bool rootless, const char *poli
     return 0;
 }
 
+static bool meets(const struct rr_id_mapping *m, const struct rr_id_range *r)
+{
+    return (uint64_t)m->host_id < (uint64_t)r->first + r->count &&
+           r->first < (uint64_t)m->host_id + m->size;
+}
+
+/* The one engineIds block the map lies in: 1 (*first), 0 none, -1 refused. */
+static int pod_block(const struct rr_id_mapping *map, size_t n, const struct rr_id_range *eng,
+                     const struct rr_id_range *host, uint32_t *first, struct rr_error *err)
+{
+    int found = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct rr_id_mapping *m = &map[i];
+        uint32_t b;
+        if (meets(m, host))
+            return rr_fail(err, EPERM, "the pod's uid map (host %u-%u) meets hostIds: never "
+                                       "joined", m->host_id, m->host_id + (m->size - 1));
+        if (!meets(m, eng))
+            continue;
+        b = m->host_id < eng->first ? eng->first : m->host_id;
+        b = eng->first + (b - eng->first) / POLICY_ENGINE_BLOCK * POLICY_ENGINE_BLOCK;
+        if (m->host_id < b || (uint64_t)m->host_id + m->size > (uint64_t)b + POLICY_ENGINE_BLOCK ||
+            (found && b != *first))
+            return rr_fail(err, EPERM, "the pod's uid map (host %u-%u) is not one block of "
+                                       "engineIds: never joined",
+                           m->host_id, m->host_id + (m->size - 1));
+        *first = b;
+        found = 1;
+    }
+    return found;
+}
+
+int engine_ids_join(const struct rr_id_mapping *uid_map, size_t n, int userns_fd,
+                    const char *policy_file, const char *root, const char *cid,
+                    struct engine_ids *ids, struct rr_error *err)
+{
+    struct rr_id_range eng, host;
+    int r;
+
+    *ids = (struct engine_ids){.taken = false, .held = -1, .cid = cid};
+    host = (struct rr_id_range){POLICY_HOST_IDS_FIRST, POLICY_HOST_IDS_COUNT};
+    if (policy_load_engine_ids(policy_file, &eng, err) < 0 ||
+        policy_load_host_ids(policy_file, &host, err) < 0)
+        return -1;
+    r = pod_block(uid_map, n, &eng, &host, &ids->base, err);
+    if (r <= 0)
+        return r < 0 ? rr_wrap(err, "the container's host ids") : 0;
+    if (idalloc_join(ids->base, userns_fd, root, cid, &ids->held, err) < 0)
+        return rr_wrap(err, "the container's host ids");
+    ids->taken = ids->claim = true;
+    return 0;
+}
+
 int engine_ids_hold(const struct engine_ids *ids, pid_t init, struct rr_error *err)
 {
     if (!ids->taken)
@@ -41,7 +95,9 @@ int engine_ids_hold(const struct engine_ids *ids, pid_t init, struct rr_error *e
 
 void engine_ids_drop(struct engine_ids *ids)
 {
-    if (ids->taken)
+    if (ids->taken && ids->claim)
+        idalloc_leave(ids->base, ids->cid, &ids->held);
+    else if (ids->taken)
         idalloc_drop(ids->base, &ids->held);
     ids->taken = false;
 }

@@ -24,6 +24,8 @@ struct engine_ids {
     bool taken;
     uint32_t base; /* the block's first host id (taken), or the range's first */
     int held;      /* its record's fd (shared flock) while create runs */
+    bool claim;    /* a pod's block joined: held is the claim's fd */
+    const char *cid;
 };
 
 /* As root, for a config without uid or gid mappings: take a block for
@@ -35,6 +37,15 @@ int engine_ids_take(const struct rr_config *cfg, bool rootless, const char *poli
 
 /* The container's init, pid in this pid namespace, holds the block from
  * now on (nothing taken: nothing to do). */
+/* A container joining a pod whose user namespace (userns_fd) has the id
+ * map uid_map: when that map is a block of engineIds, the container is
+ * made a holder of it (idalloc_join), refused when revrun does not hold
+ * it for the pod; a map meeting hostIds is refused; any other (an
+ * engine's own mappings) is no block of revrun's. */
+int engine_ids_join(const struct rr_id_mapping *uid_map, size_t n, int userns_fd,
+                    const char *policy_file, const char *root, const char *cid,
+                    struct engine_ids *ids, struct rr_error *err);
+
 int engine_ids_hold(const struct engine_ids *ids, pid_t init, struct rr_error *err);
 
 /* create failed: the block goes back (when create succeeded: just close). */

@@ -12,20 +12,12 @@
 
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "runtime/container/idalloc_int.h"
 #include "runtime/container/statedir.h"
-
-#define RECORD_MAX 8192
-#define TMP_PREFIX ".tmp."
-
-struct record {
-    char cid[128];
-    char root[4096];
-    char text[RECORD_MAX + 1]; /* the whole record, for its init lines */
-};
 
 /* The directory, root's and 0700: anyone else able to write there could
  * free a live container's id or hold every id. */
-static int open_dir(bool create, struct rr_error *err)
+int ida_open_dir(bool create, struct rr_error *err)
 {
     struct stat st;
     int fd;
@@ -48,7 +40,7 @@ static int open_dir(bool create, struct rr_error *err)
     return fd;
 }
 
-static int lock_dir(int dfd, struct rr_error *err)
+int ida_lock_dir(int dfd, struct rr_error *err)
 {
     while (flock(dfd, LOCK_EX) < 0)
         if (errno != EINTR)
@@ -57,7 +49,7 @@ static int lock_dir(int dfd, struct rr_error *err)
 }
 
 /* An id's file name: decimal, no leading zero, nothing else. */
-static bool name_id(const char *name, uint32_t *id)
+bool ida_name_id(const char *name, uint32_t *id)
 {
     char *end, back[16];
     unsigned long v;
@@ -77,7 +69,7 @@ static bool name_id(const char *name, uint32_t *id)
 
 /* "container CID\nroot PATH\ncreator PID START\n", then an engine
  * container's "init PID START NSDEV:NSINO\n"; -1 when it is not that. */
-static int record_read(int fd, struct record *rec)
+int ida_record_read(int fd, struct record *rec)
 {
     char *buf = rec->text, *nl, *root;
     size_t used = 0;
@@ -106,7 +98,7 @@ static int record_read(int fd, struct record *rec)
     return rr_id_valid(rec->cid) ? 0 : -1;
 }
 
-static int write_all(int fd, const char *text, size_t len)
+int ida_write_all(int fd, const char *text, size_t len)
 {
     while (len > 0) {
         ssize_t n = write(fd, text, len);
@@ -136,7 +128,7 @@ static int record_make(int dfd, const char *tmp, const char *root, const char *c
     fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return rr_fail(err, errno, "host id record %s/%s", IDALLOC_DIR, tmp);
-    if (flock(fd, LOCK_SH) < 0 || write_all(fd, text, (size_t)n) < 0) {
+    if (flock(fd, LOCK_SH) < 0 || ida_write_all(fd, text, (size_t)n) < 0) {
         int e = errno;
         close(fd);
         unlinkat(dfd, tmp, 0);
@@ -191,7 +183,7 @@ static void holder_of(int dfd, uint32_t id, char *out, size_t len)
     snprintf(name, sizeof(name), "%u", (unsigned)id);
     snprintf(out, len, "another container");
     fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 && record_read(fd, &rec) == 0)
+    if (fd >= 0 && ida_record_read(fd, &rec) == 0)
         snprintf(out, len, "container %s of state root %s", rec.cid, rec.root);
 }
 
@@ -226,7 +218,7 @@ static int take(const struct rr_id_range *r, bool exact, uint32_t stride, uint32
     *held = -1;
     if (root[0] != '/' || strchr(root, '\n') != NULL)
         return rr_fail(err, EINVAL, "state root %s: not a path a host id record can name", root);
-    if ((dfd = open_dir(true, err)) < 0 || proc_ref_of(getpid(), &me, err) < 0)
+    if ((dfd = ida_open_dir(true, err)) < 0 || proc_ref_of(getpid(), &me, err) < 0)
         return rr_wrap(err, "host id");
     snprintf(tmp, sizeof(tmp), TMP_PREFIX "%d.%llu", (int)me.pid, me.start_time);
     /* A reclaimer (the directory locked exclusively) must not find the
@@ -287,17 +279,19 @@ void idalloc_drop(uint32_t id, int *held)
         return;
     snprintf(name, sizeof(name), "%u", (unsigned)id);
     /* Ours while held: no reclaimer frees a held id, no taker links over it. */
-    if ((dfd = open_dir(false, &ignored)) >= 0 && lock_dir(dfd, &ignored) == 0)
-        unlinkat(dfd, name, 0);
+    if ((dfd = ida_open_dir(false, &ignored)) >= 0 && ida_lock_dir(dfd, &ignored) == 0)
+        ida_creator_gone(dfd, name, id);
     close(*held);
     *held = -1;
 }
 
 /* For each entry of the directory (locked): fn(dfd, name, ctx). */
-static int each_entry(int dfd, int (*fn)(int, const char *, void *), void *ctx,
+int ida_each_entry(int dfd, int (*fn)(int, const char *, void *), void *ctx,
                       struct rr_error *err)
 {
-    int copy = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    /* its own open file (not a dup: a dup shares the offset, and a walk
+     * inside a walk, as reclaim looks at claims, would see nothing) */
+    int copy = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct dirent *de;
     DIR *d;
     int r = 0;
@@ -326,24 +320,27 @@ static int release_one(int dfd, const char *name, void *arg)
     struct record rec;
     uint32_t id;
 
-    if (!name_id(name, &id))
+    if (!ida_name_id(name, &id)) {
+        ida_claim_release(dfd, name, rc->root, rc->cid);
         return 0;
+    }
     fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 || record_read(fd, &rec) < 0)
+    if (fd < 0 || ida_record_read(fd, &rec) < 0)
         return 0;
+    /* the block stays while a later container of its pod holds it */
     if (strcmp(rec.cid, rc->cid) == 0 && strcmp(rec.root, rc->root) == 0)
-        unlinkat(dfd, name, 0);
+        ida_creator_gone(dfd, name, id);
     return 0;
 }
 
 int idalloc_release(const char *root, const char *cid, struct rr_error *err)
 {
     struct release_ctx rc = {root, cid};
-    _cleanup_close_ int dfd = open_dir(false, err);
+    _cleanup_close_ int dfd = ida_open_dir(false, err);
 
     if (dfd < 0)
         return err->errnum == ENOENT ? 0 : rr_wrap(err, "release host id");
-    if (lock_dir(dfd, err) < 0 || each_entry(dfd, release_one, &rc, err) < 0)
+    if (ida_lock_dir(dfd, err) < 0 || ida_each_entry(dfd, release_one, &rc, err) < 0)
         return rr_wrap(err, "release host id");
     return 0;
 }
@@ -367,25 +364,23 @@ int idalloc_hold_init(int held, pid_t init, struct rr_error *err)
                  dev, ino);
     /* Appended while held (flock): no reclaimer reads the record meanwhile. */
     end = lseek(held, 0, SEEK_END);
-    if (end < 0 || end + n > RECORD_MAX || write_all(held, line, (size_t)n) < 0)
+    if (end < 0 || end + n > RECORD_MAX || ida_write_all(held, line, (size_t)n) < 0)
         return rr_fail(err, end < 0 ? errno : EIO, "hold the host id block in %s", IDALLOC_DIR);
     return 0;
 }
-
-enum init_state { INIT_NONE, INIT_GONE, INIT_ALIVE, INIT_UNKNOWN };
 
 /* The record's init lines: ALIVE when one of them lives; UNKNOWN when one
  * was recorded in another pid namespace than this one's (its pid names
  * nothing here) or cannot be read; GONE when each has exited; NONE when
  * there is none (an agent container's record: its monitor holds it). */
-static enum init_state record_init(const struct record *rec)
+enum init_state ida_record_init(const char *text)
 {
     unsigned long long dev = 0, ino = 0, start, d, i;
     bool here = proc_pidns_self(&dev, &ino) == 0;
     enum init_state st = INIT_NONE;
     int pid;
 
-    for (const char *l = strstr(rec->text, "\ninit "); l != NULL; l = strstr(l + 1, "\ninit ")) {
+    for (const char *l = strstr(text, "\ninit "); l != NULL; l = strstr(l + 1, "\ninit ")) {
         if (sscanf(l + 6, "%d %llu %llu:%llu", &pid, &start, &d, &i) != 4 || pid <= 0 || !here ||
             d != dev || i != ino)
             return INIT_UNKNOWN;
@@ -402,13 +397,19 @@ struct reclaim_ctx {
 };
 
 /* The container's state directory is still there (seen from here). */
-static bool state_present(const struct record *rec)
+bool ida_state_present(const char *root, const char *cid)
 {
-    _cleanup_close_ int rfd = open(rec->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    _cleanup_close_ int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     struct stat st;
 
-    return rfd >= 0 && fstatat(rfd, rec->cid, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+    return rfd >= 0 && fstatat(rfd, cid, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
            S_ISDIR(st.st_mode);
+}
+
+/* Its first holder was released while a claim remained. */
+static bool released(const struct record *rec)
+{
+    return strstr(rec->text, "\nreleased\n") != NULL;
 }
 
 static int reclaim_one(int dfd, const char *name, void *arg)
@@ -416,13 +417,18 @@ static int reclaim_one(int dfd, const char *name, void *arg)
     const struct reclaim_ctx *rc = arg;
     _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct record rec;
+    struct claims cl;
     enum init_state init;
     char line[4400];
     uint32_t id;
     bool tmp = name[0] == '.';
 
-    if (fd < 0 || (!tmp && !name_id(name, &id)))
+    if (fd < 0)
         return 0;
+    if (!tmp && !ida_name_id(name, &id)) {
+        ida_claim_orphan(dfd, name);
+        return 0;
+    }
     /* Held: its container's monitor, or a create under way. */
     if (flock(fd, LOCK_EX | LOCK_NB) < 0)
         return 0;
@@ -430,26 +436,29 @@ static int reclaim_one(int dfd, const char *name, void *arg)
         unlinkat(dfd, name, 0); /* a taker that died before naming an id */
         return 0;
     }
-    if (record_read(fd, &rec) < 0) {
+    if (ida_record_read(fd, &rec) < 0) {
         snprintf(line, sizeof(line), "kept host id %u: its record in %s is unreadable",
                  (unsigned)id, IDALLOC_DIR);
         rc->note(rc->arg, line);
         return 0;
     }
-    /* An engine container's block: held while its init lives, wherever
-     * its state root is visible. */
-    init = record_init(&rec);
-    if (init == INIT_ALIVE)
+    /* An engine container's block: held while its init, or the init of a
+     * later container of its pod (a claim), lives, wherever its state root
+     * is visible. */
+    ida_claims_of(dfd, id, &cl);
+    init = ida_record_init(rec.text);
+    if (init == INIT_ALIVE || cl.busy || cl.alive || cl.state)
         return 0;
-    if (init == INIT_UNKNOWN) {
+    if (init == INIT_UNKNOWN || cl.unknown) {
         snprintf(line, sizeof(line), "kept host id %u of %s (state root %s): its process was "
                  "recorded in another pid namespace, where a sweep can tell whether it lives",
                  (unsigned)id, rec.cid, rec.root);
         rc->note(rc->arg, line);
         return 0;
     }
-    if (state_present(&rec))
+    if (!released(&rec) && ida_state_present(rec.root, rec.cid))
         return 0; /* destroy (or sweep of its state root) releases it */
+    ida_claims_drop(dfd, id); /* first: no claim outlives its record */
     if (unlinkat(dfd, name, 0) < 0)
         return 0;
     snprintf(line, sizeof(line), "released host id %u of %s (state root %s): %s",
@@ -462,11 +471,11 @@ static int reclaim_one(int dfd, const char *name, void *arg)
 int idalloc_reclaim(void (*note)(void *arg, const char *line), void *arg, struct rr_error *err)
 {
     struct reclaim_ctx rc = {note, arg};
-    _cleanup_close_ int dfd = open_dir(false, err);
+    _cleanup_close_ int dfd = ida_open_dir(false, err);
 
     if (dfd < 0)
         return err->errnum == ENOENT ? 0 : rr_wrap(err, "reclaim host ids");
-    if (lock_dir(dfd, err) < 0 || each_entry(dfd, reclaim_one, &rc, err) < 0)
+    if (ida_lock_dir(dfd, err) < 0 || ida_each_entry(dfd, reclaim_one, &rc, err) < 0)
         return rr_wrap(err, "reclaim host ids");
     return 0;
 }
@@ -482,7 +491,7 @@ static int count_one(int dfd, const char *name, void *arg)
     uint32_t id;
 
     (void)dfd;
-    if (name_id(name, &id) && id >= cc->r->first && id - cc->r->first < cc->r->count)
+    if (ida_name_id(name, &id) && id >= cc->r->first && id - cc->r->first < cc->r->count)
         cc->n++;
     return 0;
 }
@@ -490,11 +499,11 @@ static int count_one(int dfd, const char *name, void *arg)
 long idalloc_in_use(const struct rr_id_range *r, struct rr_error *err)
 {
     struct count_ctx cc = {r, 0};
-    _cleanup_close_ int dfd = open_dir(false, err);
+    _cleanup_close_ int dfd = ida_open_dir(false, err);
 
     if (dfd < 0)
         return err->errnum == ENOENT ? 0 : -1;
-    if (each_entry(dfd, count_one, &cc, err) < 0)
+    if (ida_each_entry(dfd, count_one, &cc, err) < 0)
         return -1;
     return cc.n;
 }

@@ -18,7 +18,9 @@
  * finds the range full) reclaims an id whose file no process holds, whose
  * recorded init (if any) is gone, and whose container's state directory is
  * gone (seen from the reclaimer; an init recorded in another pid namespace
- * keeps it: only a sweep there can tell). */
+ * keeps it: only a sweep there can tell). A pod's later containers share
+ * its first container's block: each holds it by a claim beside the record
+ * (idalloc_claim.c), and the block goes with the last holder. */
 #ifndef REVRUN_IDALLOC_H
 #define REVRUN_IDALLOC_H
 
@@ -47,6 +49,19 @@ int idalloc_take_block(const struct rr_id_range *r, uint32_t size, uint32_t *fir
  * block this process took and still holds (held: its fd): kept while init
  * lives. */
 int idalloc_hold_init(int held, pid_t init, struct rr_error *err);
+
+/* A later container of a pod joins the pod's block (first: the record's
+ * id; userns_fd: the pod's user namespace): refused unless the record is
+ * there and one of its holders (the first container's init or a claim's)
+ * lives in that user namespace; then the claim root/cid is made, in the
+ * same locked step. *held: the claim's fd (shared flock), for
+ * idalloc_hold_init. The block stays until its last holder is released
+ * or, after a crash, until no holder's process or state is left. */
+int idalloc_join(uint32_t first, int userns_fd, const char *root, const char *cid, int *held,
+                 struct rr_error *err);
+
+/* Give back the claim of a create that failed (*held, closed). */
+void idalloc_leave(uint32_t first, const char *cid, int *held);
 
 /* Give back the id this process took and still holds (*held, closed): a
  * create that fails before its state directory is its own. */
