@@ -215,3 +215,281 @@ ro_root() {
 @test "revrun: readOnlyRootFilesystem: the container's root takes no write" {
     ro_root revrun
 }
+
+# ---- the memory limit enforced; an OOM reported as OOMKilled ----
+
+oom() {
+    local h=$1 c pid mcg
+    up "oom$h" "$h"
+    c=$(ctr_run "$POD" "oom$h" hog 'linux.resources.memory_limit_in_bytes=33554432' -- sh -c \
+        'while [ ! -e /tmp/go ]; do sleep 0.1; done; head -c 200m /dev/zero | tail >/dev/null')
+    pid=$(pid_of c "$c")
+    mcg=$(cg_of memory "$pid")
+    echo "memory cgroup $mcg"
+    [[ "$mcg" == */$c ]]
+    [ "$(cat "$mcg/memory.limit_in_bytes")" = 33554432 ]
+    cri exec-sync "$c" -- touch /tmp/go
+    cri wait "$c" exited 60
+    cri inspect "$c" | python3 -c 'import json,sys; s=json.load(sys.stdin)["status"]; print(s.get("reason"), s.get("exit_code"))'
+    [ "$(cri inspect "$c" | field status.reason)" = OOMKilled ]
+    [ "$(cri inspect "$c" | field status.exit_code)" = 137 ]
+    # host side: the container's cgroup gone with it
+    cri rm "$c"
+    [ ! -d "$mcg" ]
+    down_clean "$POD"
+}
+
+@test "runc: a memory limit holds in the container's cgroup; its OOM is OOMKilled, exit 137" {
+    oom runc
+}
+
+@test "revrun: a memory limit holds in the container's cgroup; its OOM is OOMKilled, exit 137" {
+    oom revrun
+}
+
+# ---- CPU shares and quota; stats from the container's cgroup ----
+
+cpu() {
+    local h=$1 c pid ccg acg u1 u2 s1 used
+    up "cpu$h" "$h"
+    c=$(ctr_run "$POD" "cpu$h" spin 'linux.resources.cpu_shares=512' \
+        'linux.resources.cpu_quota=20000' 'linux.resources.cpu_period=100000' \
+        -- sh -c 'while :; do :; done')
+    pid=$(pid_of c "$c")
+    ccg=$(cg_of cpu "$pid")
+    acg=$(cg_of cpuacct "$pid")
+    [[ "$ccg" == */$c && "$acg" == */$c ]]
+    [ "$(cat "$ccg/cpu.shares")" = 512 ]
+    [ "$(cat "$ccg/cpu.cfs_quota_us")" = 20000 ]
+    [ "$(cat "$ccg/cpu.cfs_period_us")" = 100000 ]
+    # the quota holds: a busy loop gets a fifth of a CPU, not all of one
+    sleep 0.5
+    u1=$(cat "$acg/cpuacct.usage")
+    sleep 2
+    u2=$(cat "$acg/cpuacct.usage")
+    used=$(((u2 - u1) / 1000000))
+    echo "busy loop: ${used} ms of CPU in 2000 ms"
+    [ "$used" -ge 200 ] && [ "$used" -le 600 ]
+    [ "$(cat "$ccg/cpu.stat" | awk '$1 == "nr_throttled" { print $2 }')" -gt 0 ]
+    # stats: the container's own cgroup's numbers
+    u1=$(cat "$acg/cpuacct.usage")
+    s1=$(cri stats "$c" | field stats.cpu.usage_core_nano_seconds.value)
+    u2=$(cat "$acg/cpuacct.usage")
+    echo "cpuacct $u1 .. $u2, stats $s1"
+    [ "$s1" -ge "$u1" ] && [ "$s1" -le "$u2" ]
+    # an update reaches the same cgroup
+    echo '{"cpu_period": 100000, "cpu_quota": 50000, "cpu_shares": 256}' >"$NODE_DIR/specs/cpu$h.res.json"
+    cri update "$c" "$NODE_DIR/specs/cpu$h.res.json"
+    [ "$(cat "$ccg/cpu.shares")" = 256 ]
+    [ "$(cat "$ccg/cpu.cfs_quota_us")" = 50000 ]
+    down_clean "$POD"
+}
+
+@test "runc: CPU shares and quota in the container's cgroup hold; stats and updates are that cgroup's" {
+    cpu runc
+}
+
+@test "revrun: CPU shares and quota in the container's cgroup hold; stats and updates are that cgroup's" {
+    cpu revrun
+}
+
+# ---- RuntimeDefault seccomp (stacked on revrun's floor) ----
+
+# The calls the sys probe finds denied (EPERM or ENOSYS from a filter) in a
+# new container of pod POD with seccomp profile $2, one name a line.
+denied_in() {
+    local pod=$1 pname=$2 name=$3 prof=$4 c
+    c=$(ctr_run "$pod" "$pname" "$name" "linux.security_context.seccomp={\"profile_type\": \"$prof\"}" \
+        "mounts=[{\"container_path\": \"/probes\", \"host_path\": \"$REVRUN_PROBES\", \"readonly\": true}]" \
+        -- sleep 1000) || return 1
+    cri exec-sync "$c" -- sh -c '/probes/sys; /probes/sys families' >"$NODE_DIR/$pname.$name.sys" || return 1
+    grep -E '=(EPERM|ENOSYS)$' "$NODE_DIR/$pname.$name.sys" | cut -d= -f1 | sort
+}
+
+@test "runc: RuntimeDefault seccomp denies more than Unconfined" {
+    local rd un
+    up secrunc runc
+    rd=$(denied_in "$POD" secrunc rd RuntimeDefault)
+    un=$(denied_in "$POD" secrunc un Unconfined)
+    echo "RuntimeDefault: $(echo $rd)"
+    echo "Unconfined: $(echo $un)"
+    [ -n "$rd" ]
+    [ -z "$(comm -13 <(echo "$rd") <(echo "$un"))" ]
+    [ "$rd" != "$un" ]
+    down_clean "$POD"
+}
+
+# revrun under RuntimeDefault denies what runc's RuntimeDefault denies and
+# what revrun's floor denies (revrun under Unconfined), both at once.
+@test "revrun: RuntimeDefault seccomp is stacked on revrun's floor: both deny lists hold" {
+    local ref rd un miss
+    up secref runc
+    ref=$(denied_in "$POD" secref rd RuntimeDefault)
+    up secrr revrun
+    rd=$(denied_in "$POD" secrr rd RuntimeDefault)
+    un=$(denied_in "$POD" secrr un Unconfined)
+    echo "runc RuntimeDefault: $(echo $ref)"
+    echo "revrun RuntimeDefault: $(echo $rd)"
+    echo "revrun Unconfined (its floor): $(echo $un)"
+    [ -n "$un" ] && [ -n "$ref" ]
+    miss=$(comm -13 <(echo "$rd") <(sort -u <(echo "$ref") <(echo "$un")))
+    echo "denied by one of them, not under revrun's RuntimeDefault: $miss"
+    [ -z "$miss" ]
+    # the floor is kept under Unconfined: no_new_privs and a filter
+    c=$(cri ps "$POD" | python3 -c 'import json,sys
+print([x["id"] for x in json.load(sys.stdin)["containers"] if x["metadata"]["name"] == "un"][0])')
+    run cri exec-sync "$c" -- sh -c 'grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status'
+    echo "$output"
+    [[ "$output" == *"NoNewPrivs:"*1* ]]
+    [[ "$output" == *"Seccomp:"*2* ]]
+    cri stopp "$(head -1 "$NODE_DIR/pods.list")"
+    cri rmp "$(head -1 "$NODE_DIR/pods.list")"
+    down_clean "$POD"
+}
+
+# ---- the pod's net.* sysctls ----
+
+sysctls() {
+    local h=$1 c before
+    before=$(ip netns exec "$NODE_NETNS" cat /proc/sys/net/ipv4/ip_unprivileged_port_start)
+    up "sys$h" "$h" 'linux.sysctls={"net.ipv4.ip_unprivileged_port_start": "81", "net.ipv4.ping_group_range": "0 2147483647"}'
+    c=$(ctr_run "$POD" "sys$h" app 'linux.security_context.run_as_user={"value": 1000}' -- sleep 1000)
+    [ "$(cri exec-sync "$c" -- cat /proc/sys/net/ipv4/ip_unprivileged_port_start)" = 81 ]
+    # the ping range: as asked under runc; under revrun tightened to the
+    # groups the pod's user namespace maps (0..size-1 as the pod sees them)
+    run cri exec-sync "$c" -- cat /proc/sys/net/ipv4/ping_group_range
+    echo "ping_group_range: $output"
+    if [ "$h" = runc ]; then
+        [ "$(echo $output)" = "0 2147483647" ]
+    else
+        local size
+        read -r _ _ size <"/proc/$(pid_of c "$c")/gid_map"
+        [ "$(echo $output)" = "0 $((size - 1))" ]
+    fi
+    # it acts: a user binds port 81 in the pod
+    run cri exec-sync "$c" -- sh -c 'nc -l -p 81 -w 1 </dev/null & sleep 0.3; netstat -ltn | grep -q ":81 "'
+    echo "$output"
+    [ "$status" = 0 ]
+    # host side: the node's namespace unchanged
+    [ "$(ip netns exec "$NODE_NETNS" cat /proc/sys/net/ipv4/ip_unprivileged_port_start)" = "$before" ]
+    down_clean "$POD"
+    # a sysctl of no namespace of the pod's is refused, the host's unchanged
+    before=$(cat /proc/sys/kernel/panic_on_oops)
+    run pod_run "sysk$h" "$h" 'linux.sysctls={"kernel.panic_on_oops": "0"}'
+    echo "$output"
+    [ "$status" != 0 ]
+    [ "$(cat /proc/sys/kernel/panic_on_oops)" = "$before" ]
+    run node_leftovers
+    [ -z "$output" ]
+}
+
+@test "runc: the pod's net.* sysctls are set in its namespace only; a host sysctl is refused" {
+    sysctls runc
+}
+
+@test "revrun: the pod's net.* sysctls are set in its namespace only; a host sysctl is refused" {
+    sysctls revrun
+}
+
+# ---- ExecSync with a timeout, interactive exec ----
+
+exec_it() {
+    local h=$1 c ccg
+    up "ex$h" "$h"
+    c=$(ctr_run "$POD" "ex$h" app -- sleep 1000)
+    run cri exec "$c" --tty --stdin $'tty; echo in-$((40+2)); exit 3\n' -- sh
+    echo "$output"
+    [ "$status" = 3 ]
+    [[ "$output" == *"/dev/pts/"* ]]
+    [[ "$output" == *"in-42"* ]]
+    run cri exec "$c" --stdin $'read x; echo got-$x\n' -- sh -c 'read x; echo got-$x; exit 4'
+    echo "$output"
+    [ "$status" = 4 ]
+    [[ "$output" == *"got-read"* ]]
+    run cri exec-sync "$c" -- sh -c 'echo out; echo err >&2; exit 5'
+    [ "$status" = 5 ]
+    [[ "$output" == *out*err* ]]
+    # a timed-out ExecSync leaves no process in the container
+    run cri exec-sync "$c" --timeout 1 -- sleep 77
+    echo "$output"
+    [ "$status" != 0 ]
+    sleep 0.5
+    ccg=$(cg_of pids "$(pid_of c "$c")")
+    run sh -c "for p in \$(cat $ccg/cgroup.procs); do tr '\0' ' ' </proc/\$p/cmdline; echo; done"
+    echo "left: $output"
+    [[ "$output" != *"sleep 77"* ]]
+    down_clean "$POD"
+}
+
+@test "runc: exec -it with a terminal and exec -i: output and exit codes; a timed-out ExecSync leaves nothing" {
+    exec_it runc
+}
+
+@test "revrun: exec -it with a terminal and exec -i: output and exit codes; a timed-out ExecSync leaves nothing" {
+    exec_it revrun
+}
+
+# ---- logs ----
+
+logs() {
+    local h=$1 c f
+    up "log$h" "$h"
+    c=$(ctr_run "$POD" "log$h" app -- sh -c \
+        'echo out-line; echo err-line >&2; head -c 20000 /dev/zero | tr "\0" a; echo; exec sleep 1000')
+    f=$NODE_DIR/logs/log$h/app/0.log
+    for i in $(seq 50); do [ "$(wc -l <"$f")" -ge 4 ] && break; sleep 0.1; done
+    cut -c1-80 "$f"
+    grep -Eq '^[0-9T:.+Z-]+ stdout F out-line$' "$f"
+    grep -Eq '^[0-9T:.+Z-]+ stderr F err-line$' "$f"
+    # a 20000-byte line: partial (P) then full (F), 20000 bytes in all
+    [ "$(grep -E ' stdout [PF] a+$' "$f" | cut -d' ' -f4 | tr -d '\n' | wc -c)" = 20000 ]
+    grep -Eq ' stdout P a+$' "$f"
+    cri stop "$c" 0
+    cri rm "$c"
+    down_clean "$POD"
+}
+
+@test "runc: logs: stdout and stderr lines in the CRI format, a long line split" {
+    logs runc
+}
+
+@test "revrun: logs: stdout and stderr lines in the CRI format, a long line split" {
+    logs revrun
+}
+
+# ---- a container restarted inside a live pod ----
+
+restart() {
+    local h=$1 c0 c1 sb pid0 cg0
+    up "rs$h" "$h"
+    sb=$(pid_of p "$POD")
+    c0=$(ctr_run "$POD" "rs$h" app -- sh -c 'echo run-0; sleep 0.5; exit 3')
+    pid0=$(pid_of c "$c0")
+    cg0=$(cg_of memory "$pid0")
+    cri wait "$c0" exited 30
+    [ "$(cri inspect "$c0" | field status.exit_code)" = 3 ]
+    cri rm "$c0"
+    # the first attempt's state, cgroup and id record gone; the pod lives on
+    [ ! -e "$(state_of "$h" "$c0")" ]
+    [ ! -d "$cg0" ]
+    [ -z "$(node_cgroups | grep -F -- "/$c0")" ]
+    ! grep -lqs -- "$c0" /run/revrun-ids/* || false
+    kill -0 "$sb"
+    c1=$(ctr_run "$POD" "rs$h" app 'metadata.attempt=1' 'log_path="app/1.log"' -- sh -c 'echo run-1; exec sleep 1000')
+    [ "$c1" != "$c0" ]
+    [ "$(cri exec-sync "$c1" -- echo alive)" = alive ]
+    [ "$(cri inspect "$c1" | field status.metadata.attempt)" = 1 ]
+    [ "$(pid_of p "$POD")" = "$sb" ]
+    grep -q 'stdout F run-0' "$NODE_DIR/logs/rs$h/app/0.log"
+    for i in $(seq 30); do grep -q 'stdout F run-1' "$NODE_DIR/logs/rs$h/app/1.log" && break; sleep 0.1; done
+    grep -q 'stdout F run-1' "$NODE_DIR/logs/rs$h/app/1.log"
+    down_clean "$POD"
+}
+
+@test "runc: a container removed and created again (attempt 1) in a live pod; nothing of the first left" {
+    restart runc
+}
+
+@test "revrun: a container removed and created again (attempt 1) in a live pod; nothing of the first left" {
+    restart revrun
+}
