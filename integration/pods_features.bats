@@ -493,3 +493,67 @@ restart() {
 @test "revrun: a container removed and created again (attempt 1) in a live pod; nothing of the first left" {
     restart revrun
 }
+
+# ---- the kubelet's systemd cgroup driver ----
+
+# A node whose handlers have SystemdCgroup = true, as on a kubelet with
+# cgroupDriver: systemd: the kubelet names the pod's slice as its parent,
+# containerd asks for "SLICE:cri-containerd:ID". This machine has no
+# systemd as pid 1 (no D-Bus to ask for a scope): revrun places the
+# container where systemd would have (the slice path nested as systemd
+# nests it, the scope cri-containerd-ID.scope) and says so in one log line.
+systemd_node() {
+    MAIN_NODE_DIR=$NODE_DIR MAIN_NODE_TAG=$NODE_TAG MAIN_NODE_NETNS=$NODE_NETNS
+    MAIN_NODE_SOCK=$NODE_SOCK MAIN_NODE_RR_ROOT=$NODE_RR_ROOT MAIN_NODE_PID=$NODE_PID
+    MAIN_NODE_RUNC_ROOT=$NODE_RUNC_ROOT
+    SYSTEMD_NODE=1
+    node_up "$(mktemp -u /tmp/revrun-podsd.XXXXXX)" systemd
+    : >"$NODE_DIR/pods.list"
+    # the kubelet escapes a uid's dashes in a slice name
+    SLICE="kubepods-burstable-pod${1}_$NODE_TAG.slice"
+}
+
+@test "revrun: systemd cgroup driver: slice:cri-containerd:id placed as systemd would, limits there, nothing left" {
+    local c pid want n=0 ctl path scope
+    systemd_node sd
+    up sd revrun "linux.cgroup_parent=\"$SLICE\""
+    c=$(ctr_run "$POD" sd app 'linux.resources.memory_limit_in_bytes=67108864' -- sleep 1000)
+    pid=$(pid_of c "$c")
+    want=/kubepods.slice/kubepods-burstable.slice/$SLICE/cri-containerd-$c.scope
+    while IFS=: read -r _ ctl path; do
+        echo "${ctl:-unified} $path"
+        [ "$path" = "$want" ]
+        n=$((n + 1))
+    done <"/proc/$pid/cgroup"
+    [ "$n" -gt 0 ]
+    [ "$(cat "/sys/fs/cgroup/memory$want/memory.limit_in_bytes")" = 67108864 ]
+    # the pod's sandbox beside it, in the same slice
+    path=$(awk -F: '$2 == "memory" { print $3 }' "/proc/$(pid_of p "$POD")/cgroup")
+    [ "$path" = "/kubepods.slice/kubepods-burstable.slice/$SLICE/cri-containerd-$POD.scope" ]
+    [ "$(cri exec-sync "$c" -- echo ok)" = ok ]
+    [ "$(cri stats "$c" | field stats.memory.working_set_bytes.value)" -gt 0 ]
+    # the log line saying where it went
+    grep -rqs "(systemd) is cgroup $want" "$NODE_DIR/state" "$NODE_DIR/containerd.log" || {
+        echo "no log line naming $want"
+        false
+    }
+    cri stop "$c" 0
+    cri rm "$c"
+    down_clean "$POD"
+    scope=$(find /sys/fs/cgroup -path "*$SLICE/cri-containerd-*" 2>/dev/null)
+    echo "scopes left: $scope"
+    [ -z "$scope" ]
+}
+
+# runc asks systemd over D-Bus for the scope: on this machine (no systemd)
+# the pod does not run; on a systemd node it would. The control says what
+# a kubelet with the systemd driver gets from runc here.
+@test "runc: systemd cgroup driver without systemd as pid 1: the pod is refused, nothing left" {
+    [ "$(cat /proc/1/comm)" != systemd ] || skip "systemd is pid 1 here"
+    systemd_node sdr
+    run pod_run sdr runc "linux.cgroup_parent=\"$SLICE\""
+    echo "$output"
+    [ "$status" != 0 ]
+    run node_leftovers
+    [ -z "$output" ]
+}
