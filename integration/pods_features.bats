@@ -282,6 +282,17 @@ cpu() {
     cri update "$c" "$NODE_DIR/specs/cpu$h.res.json"
     [ "$(cat "$ccg/cpu.shares")" = 256 ]
     [ "$(cat "$ccg/cpu.cfs_quota_us")" = 50000 ]
+    if [ "$h" = revrun ]; then
+        # the shim's `update --resources -` reads a pipe, capped at 1 MiB
+        run sh -c "{ printf '{\"cpu\": {\"shares\": 300, \"x\": \"'; head -c 1100000 /dev/zero | tr '\\0' a; printf '\"}}'; } |
+            '$NODE_DIR/bin/revrun' --root '$NODE_RR_ROOT/k8s.io' update --resources - '$c'"
+        echo "$output"
+        [ "$status" != 0 ]
+        [[ "$output" == *"stdin: larger than 1048576 bytes"* ]]
+        [ "$(cat "$ccg/cpu.shares")" = 256 ]
+        echo '{"cpu": {"shares": 300}}' | "$NODE_DIR/bin/revrun" --root "$NODE_RR_ROOT/k8s.io" update --resources - "$c"
+        [ "$(cat "$ccg/cpu.shares")" = 300 ]
+    fi
     down_clean "$POD"
 }
 
@@ -306,6 +317,17 @@ denied_in() {
     grep -E '=(EPERM|ENOSYS)$' "$NODE_DIR/$pname.$name.sys" | cut -d= -f1 | sort
 }
 
+# The id of the container NAME of pod POD.
+ctr_id() {
+    cri ps "$1" | python3 -c 'import json,sys
+print([x["id"] for x in json.load(sys.stdin)["containers"] if x["metadata"]["name"] == sys.argv[1]][0])' "$2"
+}
+
+# How many seccomp filters the container NAME of pod POD has, from the host.
+filters_of() {
+    awk '$1 == "Seccomp_filters:" { print $2 }' "/proc/$(pid_of c "$(ctr_id "$1" "$2")")/status"
+}
+
 @test "runc: RuntimeDefault seccomp denies more than Unconfined" {
     local rd un
     up secrunc runc
@@ -316,6 +338,8 @@ denied_in() {
     [ -n "$rd" ]
     [ -z "$(comm -13 <(echo "$rd") <(echo "$un"))" ]
     [ "$rd" != "$un" ]
+    [ "$(filters_of "$POD" rd)" = 1 ]
+    [ "$(filters_of "$POD" un)" = 0 ]
     down_clean "$POD"
 }
 
@@ -335,9 +359,11 @@ denied_in() {
     miss=$(comm -13 <(echo "$rd") <(sort -u <(echo "$ref") <(echo "$un")))
     echo "denied by one of them, not under revrun's RuntimeDefault: $miss"
     [ -z "$miss" ]
-    # the floor is kept under Unconfined: no_new_privs and a filter
-    c=$(cri ps "$POD" | python3 -c 'import json,sys
-print([x["id"] for x in json.load(sys.stdin)["containers"] if x["metadata"]["name"] == "un"][0])')
+    # host side: two filters under RuntimeDefault (the floor, the profile
+    # on it), the floor alone under Unconfined, with no_new_privs
+    [ "$(filters_of "$POD" rd)" = 2 ]
+    [ "$(filters_of "$POD" un)" = 1 ]
+    c=$(ctr_id "$POD" un)
     run cri exec-sync "$c" -- sh -c 'grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status'
     echo "$output"
     [[ "$output" == *"NoNewPrivs:"*1* ]]
