@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
 
 #include "bundle/json.h"
 #include "runtime/cli/cli.h"
@@ -65,9 +68,34 @@ static void note_ignored(const struct json_node *root)
                      list[0] ? ", " : "", root->u.object.keys[i]);
     }
     if (list[0] != '\0')
-        log_msg(LOG_WARN, "update: not applied (revrun updates memory, pids and cpu quota/period "
+        log_msg(LOG_WARN, "update: not applied (revrun updates memory, pids and cpu quota/period/shares "
                           "only): %s",
                 list);
+}
+
+/* `--resources -`: the object on stdin, which containerd's shim makes a
+ * pipe (so not a file to open by name: /dev/stdin is a symlink and
+ * json_parse_file wants a regular file); the size capped while reading. */
+static int parse_stdin(struct json_node **root, struct rr_error *err)
+{
+    size_t max = json_limits_config.max_bytes, used = 0;
+    _cleanup_free_ char *buf = malloc(max + 1);
+
+    if (buf == NULL)
+        return rr_fail(err, ENOMEM, "reading stdin");
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, buf + used, max + 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return rr_fail(err, errno, "read stdin");
+        if (n == 0)
+            break;
+        used += (size_t)n;
+        if (used > max)
+            return rr_fail(err, EFBIG, "stdin: larger than %zu bytes", max);
+    }
+    return json_parse(buf, used, &json_limits_config, root, err);
 }
 
 static int load_resources(const char *path, struct rr_resources *r, struct rr_error *err)
@@ -75,8 +103,9 @@ static int load_resources(const char *path, struct rr_resources *r, struct rr_er
     struct json_node *root = NULL;
     int rc = -1;
 
-    if (json_parse_file(AT_FDCWD, strcmp(path, "-") == 0 ? "/dev/stdin" : path,
-                        &json_limits_config, &root, err) < 0)
+    if ((strcmp(path, "-") == 0 ? parse_stdin(&root, err)
+                                : json_parse_file(AT_FDCWD, path, &json_limits_config, &root,
+                                                  err)) < 0)
         return rr_wrap(err, "--resources %s", path);
     if (root->type != JSON_OBJECT) {
         rr_fail(err, EINVAL, "--resources %s: not an object", path);
@@ -88,7 +117,8 @@ static int load_resources(const char *path, struct rr_resources *r, struct rr_er
         json_value(mem, "swap", &r->memory_swap, err) < 0 ||
         json_value(pids, "limit", &r->pids_limit, err) < 0 ||
         json_value(cpu, "quota", &r->cpu_quota, err) < 0 ||
-        json_value(cpu, "period", &r->cpu_period, err) < 0) {
+        json_value(cpu, "period", &r->cpu_period, err) < 0 ||
+        json_value(cpu, "shares", &r->cpu_shares, err) < 0) {
         rr_wrap(err, "--resources %s", path);
         goto out;
     }

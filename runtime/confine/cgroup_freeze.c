@@ -341,6 +341,14 @@ int cgroup_update(enum cg_version v, const char *path, const struct rr_resources
         if (fd < 0 || put(fd, "pids.max", r->pids_limit, err) < 0)
             return -1;
     }
+    if (r->cpu_shares != RR_UNSET && r->cpu_shares > 0) {
+        /* a kubelet's resize: shares as created (v2: runc's weight) */
+        _cleanup_close_ int fd = limit_dir(v, "cpu", path, err);
+        long long s = r->cpu_shares < 2 ? 2 : r->cpu_shares > 262144 ? 262144 : r->cpu_shares;
+        if (fd < 0 || put(fd, v == CG_V2 ? "cpu.weight" : "cpu.shares",
+                          v == CG_V2 ? 1 + ((s - 2) * 9999) / 262142 : s, err) < 0)
+            return -1;
+    }
     if (r->cpu_quota != RR_UNSET || r->cpu_period != RR_UNSET) {
         _cleanup_close_ int fd = limit_dir(v, "cpu", path, err);
         if (fd < 0)

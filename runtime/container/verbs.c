@@ -89,9 +89,6 @@ int container_update(const struct rr_ctx *ctx, const char *id, const struct rr_r
                      struct rr_error *err)
 {
     struct opened o;
-    struct rr_config cfg;
-    struct profile p;
-    bool have_cfg = false, have_p = false;
     int r = -1;
 
     if (open_container(ctx, id, true, &o, err) < 0)
@@ -100,20 +97,15 @@ int container_update(const struct rr_ctx *ctx, const char *id, const struct rr_r
         rr_fail(err, ESRCH, "container not running");
         goto out;
     }
-    if (config_load(o.dir, &cfg, err) < 0)
-        goto out;
-    have_cfg = true;
-    if (profile_build(&cfg, ctx->rootless, &p, err) < 0)
-        goto out;
-    have_p = true;
-    if (profile_judge_update(&p, res, err) < 0)
+    /* The rules are the same for every container (never lifted, only
+     * changed), so no profile is rebuilt from config.json: an engine
+     * container's config is not a review's (a pod's container has no user
+     * namespace of its own in it), and only the cgroup in the state file is
+     * written. */
+    if (profile_judge_update(NULL, res, err) < 0)
         goto out;
     r = cgroup_update(cgroup_version_parse(o.state.cgroup_version), o.state.cgroup, res, err);
 out:
-    if (have_p)
-        profile_free(&p);
-    if (have_cfg)
-        config_free(&cfg);
     opened_close(&o);
     return r < 0 ? rr_wrap(err, "update %s", id) : 0;
 }

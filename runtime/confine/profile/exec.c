@@ -160,7 +160,7 @@ int profile_judge_update(const struct profile *container, const struct rr_resour
     } v[] = {
         {"memory", req->memory_limit},   {"memory-swap", req->memory_swap},
         {"pids-limit", req->pids_limit}, {"cpu-quota", req->cpu_quota},
-        {"cpu-period", req->cpu_period},
+        {"cpu-period", req->cpu_period}, {"cpu-shares", req->cpu_shares},
     };
 
     (void)container; /* every container may be updated within these rules */
