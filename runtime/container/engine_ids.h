@@ -35,8 +35,6 @@ int engine_ids_take(const struct rr_config *cfg, bool rootless, const char *poli
                     const char *root, const char *cid, struct engine_ids *ids,
                     struct rr_error *err);
 
-/* The container's init, pid in this pid namespace, holds the block from
- * now on (nothing taken: nothing to do). */
 /* A container joining a pod whose user namespace (userns_fd) has the id
  * map uid_map: when that map is a block of engineIds, the container is
  * made a holder of it (idalloc_join), refused when revrun does not hold
@@ -46,6 +44,8 @@ int engine_ids_join(const struct rr_id_mapping *uid_map, size_t n, int userns_fd
                     const char *policy_file, const char *root, const char *cid,
                     struct engine_ids *ids, struct rr_error *err);
 
+/* The container's init, pid in this pid namespace, holds the block from
+ * now on (nothing taken: nothing to do). */
 int engine_ids_hold(const struct engine_ids *ids, pid_t init, struct rr_error *err);
 
 /* create failed: the block goes back (when create succeeded: just close). */
