@@ -301,7 +301,7 @@ __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
      * sent SIGKILL or SIGTERM ends, as runc's does. */
     /* The fifo's writing end stays open (close-on-exec) until the exec:
      * start waits for its end of file before the poststart hooks. */
-    if (sync_wait_for_start(a->fifo_fd, &started_fd, &err) < 0)
+    if (sync_wait_for_start(a->fifo_fd, &started_fd, NULL, &err) < 0)
         die_started(&err);
     /* startContainer's program is resolved in the container: it is the
      * image's, so it runs as the process will, with its identity,

@@ -1,6 +1,7 @@
 #include "runtime/container/sync.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,7 +127,7 @@ int sync_recv_fd(int fd, struct sync_msg *m, int *passed)
     return 1;
 }
 
-int sync_wait_for_start(int fifo_fd, int *held, struct rr_error *err)
+int sync_wait_for_start(int fifo_fd, int *held, const sigset_t *block, struct rr_error *err)
 {
     char path[64];
     int fd;
@@ -138,6 +139,11 @@ int sync_wait_for_start(int fifo_fd, int *held, struct rr_error *err)
     if (fd < 0)
         return rr_fail(err, errno, "open exec fifo");
     close(fifo_fd);
+    if (block != NULL && sigprocmask(SIG_BLOCK, block, NULL) < 0) {
+        int e = errno;
+        close(fd);
+        return rr_fail(err, e, "block signals");
+    }
     if (rr_write_all(fd, "0", 1) < 0) {
         int e = errno;
         close(fd);

@@ -5,6 +5,7 @@
 #ifndef REVRUN_SYNC_H
 #define REVRUN_SYNC_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -58,7 +59,10 @@ int sync_expect(int fd, uint32_t type, struct sync_msg *m, struct rr_error *err)
  * writing end is closed at once; otherwise it is handed out (close-on-exec)
  * and start, which waits for the fifo's end of file, returns only once the
  * process has exec'd (or died): an engine's poststart hooks then run after
- * the user's program is executed, as the runtime spec orders. */
-int sync_wait_for_start(int fifo_fd, int *held, struct rr_error *err);
+ * the user's program is executed, as the runtime spec orders. With block
+ * not NULL, those signals are blocked once start has opened the fifo and
+ * before the byte says so: none sent after start returns can come while
+ * the caller still has no way to take it. */
+int sync_wait_for_start(int fifo_fd, int *held, const sigset_t *block, struct rr_error *err);
 
 #endif
