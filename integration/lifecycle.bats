@@ -135,6 +135,19 @@ assert c["revrun"]["lower"].endswith("/checkout")
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
 }
 
+@test "the agent starts with no signal ignored or blocked: yes | head ends yes by SIGPIPE, silently" {
+    local ign
+    run "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- sh -c \
+        'yes | head -c 1 >/dev/null; grep -E "^Sig(Ign|Blk):" /proc/self/status'
+    echo "$output"
+    assert_success
+    [[ "$output" != *"Broken pipe"* ]]
+    # the standard signals (glibc keeps 32 and 33 for itself)
+    ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' <<<"$output")
+    [ $((0x$ign & 0x7fffffff)) -eq 0 ]
+    [[ "$output" == *"SigBlk:"*0000000000000000* ]]
+}
+
 @test "kill takes names with and without SIG, and numbers" {
     make_bundle
     set_args sleep 1000

@@ -264,6 +264,13 @@ __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int 
 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    /* An ignored signal stays ignored across exec: the monitor's SIGPIPE,
+     * whatever revrun's caller ignored. The agent gets the defaults every
+     * program expects (`yes | head -1` ends yes, silently). The real-time
+     * signals glibc reserves for itself are its own business. */
+    for (int sig = 1; sig < SIGRTMIN && sig < 32; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
     /* A new session and no controlling terminal (no TIOCSTI into anyone's
      * terminal), unless the config asked for one: then a fresh pty of the
      * container's own. */
