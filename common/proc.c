@@ -171,3 +171,14 @@ int proc_pidns_self(unsigned long long *dev, unsigned long long *ino)
     *ino = (unsigned long long)st.st_ino;
     return 0;
 }
+
+void proc_signals_default(void)
+{
+    sigset_t none;
+
+    for (int sig = 1; sig < 32; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}

@@ -35,6 +35,13 @@ int proc_ref_wait_gone(const struct proc_ref *ref, int timeout_ms);
  * the mask: each one that runs foreign code resets its own. */
 int proc_signalfd_stop(bool with_sigchld);
 
+/* Just before a foreign program's exec: every standard signal back to its
+ * default action and none blocked. An ignored signal stays ignored across
+ * exec (the monitor ignores SIGPIPE; a caller may ignore others), and a
+ * program expects the defaults: `yes | head -1` ends yes, silently. The
+ * real-time signals glibc keeps for itself are left alone. */
+void proc_signals_default(void);
+
 /* The pid namespace this process's pids (pidfd_open, /proc/PID) are
  * numbered in, as the device and inode of /proc/self/ns/pid: -1 (errno
  * ESRCH) when /proc is another pid namespace's (its "self" is not this

@@ -61,6 +61,18 @@ load runc_verbs_helpers
     [ "$n" -ge 50 ]
 }
 
+@test "exec: the process starts with the standard signals at their defaults, whatever its caller ignored" {
+    local ign
+    make_bundle
+    up e9-$X
+    run bash -c "trap '' PIPE HUP; '$RR_BIN/revrun' --root '$RR_ROOT' exec e9-$X sh -c 'yes | head -c 1 >/dev/null; grep ^SigIgn: /proc/self/status'"
+    echo "$output"
+    assert_success
+    [[ "$output" != *"Broken pipe"* ]]
+    ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' <<<"$output")
+    [ $((0x$ign & 0x7fffffff)) -eq 0 ]
+}
+
 @test "exec: Landlock holds where the container has it (writes outside the writable set fail though the mount allows them)" {
     rr check | grep -q 'landlock *ABI' || skip "this kernel has no Landlock"
     # the root left writable by the mounts: only Landlock stands in the way

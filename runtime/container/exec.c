@@ -22,6 +22,7 @@
 #include "bundle/json.h"
 #include "common/cleanup.h"
 #include "common/fsutil.h"
+#include "common/proc.h"
 #include "runtime/confine/caps.h"
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
@@ -165,8 +166,12 @@ __attribute__((noreturn)) static void process_main(struct exec_job *j)
     if (set_rlimits(p, &err) < 0)
         goto fail;
     umask(p->engine ? p->eng.umask : 022);
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (p->engine) { /* as runc leaves them */
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+    } else {
+        proc_signals_default();
+    }
     if (passfds_seal(j->o->preserve_fds) < 0) {
         rr_fail(&err, errno, "close fds");
         goto fail;

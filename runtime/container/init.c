@@ -24,6 +24,7 @@
 #include "common/cleanup.h"
 #include "common/cmdline.h"
 #include "common/fsutil.h"
+#include "common/proc.h"
 #include "runtime/confine/caps.h"
 #include "runtime/container/egress_wire.h"
 #include "runtime/container/console.h"
@@ -259,18 +260,9 @@ static int seal_agent(const struct init_args *a)
 __attribute__((noreturn)) static void exec_agent(const struct init_args *a, int errpipe)
 {
     const struct profile *p = a->p;
-    sigset_t none;
     int e;
 
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    /* An ignored signal stays ignored across exec: the monitor's SIGPIPE,
-     * whatever revrun's caller ignored. The agent gets the defaults every
-     * program expects (`yes | head -1` ends yes, silently). The real-time
-     * signals glibc reserves for itself are its own business. */
-    for (int sig = 1; sig < SIGRTMIN && sig < 32; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP)
-            signal(sig, SIG_DFL);
+    proc_signals_default();
     /* A new session and no controlling terminal (no TIOCSTI into anyone's
      * terminal), unless the config asked for one: then a fresh pty of the
      * container's own. */
