@@ -21,11 +21,13 @@
 #   shell loop       9.72      10.74   1.104x     101.4 us
 #   exec chain       2.07       3.07   1.487x     100.6 us
 #
-# About 100 us of the monitor's time per exec on that machine, the agent
-# waiting for most of it (the notification's round trip and what must be
-# read while the call waits); above the 1.05x target for the shell loop.
-# Run-to-run spread on that machine was larger than the difference itself
-# (single runs of 4,000 execs: 3.7-4.5 s without, 4.6-6.4 s with).
+# and on 2026-12-04 on the same 2-core VM idle (load average under 1, 3,000
+# to 4,000 execs, median of 3 to 7, four sessions): shell loop 1.16-1.46x,
+# exec chain 1.29-1.69x, 220-590 us an exec. An idle machine is worse: each
+# exec wakes a sleeping virtual CPU. perf sched on one run: the agent waits
+# about 140 us an exec, the monitor runs about 105 us an exec (some 20
+# system calls, several microseconds each on this VM, 13 of them while the
+# call waits). Above the 1.05x target for both.
 #
 #   bench/activity.sh [EXECS] [RUNS]      (default 10000 5; REVRUN=path to pick a build)
 #
