@@ -182,3 +182,20 @@ void proc_signals_default(void)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
+
+static void end_created(int sig)
+{
+    _exit(128 + sig);
+}
+
+int proc_end_on_signals(bool on)
+{
+    static const int ending[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+    struct sigaction sa = {.sa_handler = on ? end_created : SIG_DFL};
+
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+        if (sigaction(ending[i], &sa, NULL) < 0)
+            return -1;
+    return 0;
+}

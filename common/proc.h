@@ -42,6 +42,14 @@ int proc_signalfd_stop(bool with_sigchld);
  * real-time signals glibc keeps for itself are left alone. */
 void proc_signals_default(void);
 
+/* A container's first process while it waits for start: with on, a signal
+ * whose default ends a process (TERM, INT, HUP, QUIT, USR1, USR2, ALRM)
+ * ends it, _exit(128 + N), as runc's created container ends; without, those
+ * go back to SIG_DFL (a pending one stays pending). Needed because the
+ * kernel drops any signal sent from outside to a pid namespace's pid 1
+ * that has no handler for it, SIGKILL and SIGSTOP aside. */
+int proc_end_on_signals(bool on);
+
 /* The pid namespace this process's pids (pidfd_open, /proc/PID) are
  * numbered in, as the device and inode of /proc/self/ns/pid: -1 (errno
  * ESRCH) when /proc is another pid namespace's (its "self" is not this

@@ -154,6 +154,36 @@ assert isinstance(s['owner'], str) and s['rootfs'].endswith('/rootfs')"
     fi
 }
 
+# A kubelet stopping a container that was created and never started sends
+# SIGTERM first: runc's ends at once; without a handler the kernel drops a
+# signal from outside to pid 1 and the stop waited out the grace period.
+@test "a created container (an engine's bundle) sent SIGTERM stops, as runc's; once started, pid 1 without a handler keeps running, as runc's" {
+    local rt id
+    runc_bundle
+    RUNC_IDS+=(rt1-$X rt2-$X)
+    for rt in rr runc_; do
+        id=${rt%_}t1-$X
+        [ "$rt" = runc_ ] && id=rt1-$X
+        (cd "$RR_TMP/rb" && "$rt" create "$id" </dev/null >/dev/null 2>&1)
+        "$rt" kill "$id" TERM
+        for _ in $(seq 50); do
+            "$rt" state "$id" | grep -q '"status": *"stopped"' && break
+            sleep 0.1
+        done
+        echo "$rt created: $("$rt" state "$id")"
+        "$rt" state "$id" | grep -q '"status": *"stopped"'
+        "$rt" delete -f "$id"
+        id=${id/t1/t2}
+        (cd "$RR_TMP/rb" && "$rt" create "$id" </dev/null >/dev/null 2>&1)
+        "$rt" start "$id"
+        "$rt" kill "$id" TERM
+        sleep 1
+        echo "$rt started: $("$rt" state "$id")"
+        "$rt" state "$id" | grep -q '"status": *"running"'
+        "$rt" delete -f "$id"
+    done
+}
+
 # create --preserve-fds N (podman's): the runc busybox bundle, the ids probe
 # as the process; $1: revrun or runc_, $2: the id, $3: N; fd 3 is a file
 # for writing, fd 4 a file for reading.

@@ -19,6 +19,7 @@
 #include "common/cleanup.h"
 #include "common/cmdline.h"
 #include "common/fsutil.h"
+#include "common/proc.h"
 #include "runtime/confine/caps.h"
 #include "runtime/container/console.h"
 #include "runtime/container/loopback.h"
@@ -294,11 +295,16 @@ __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a)
         sync_send_error(a->sync_fd, &err);
         _exit(1);
     }
+    /* Until start a created container sent SIGTERM (or SIGKILL) ends, as
+     * runc's does; the exec puts the handlers back to SIG_DFL. */
+    if (proc_end_on_signals(true) < 0) {
+        rr_fail(&err, errno, "pid 1's signals");
+        sync_send_error(a->sync_fd, &err);
+        _exit(1);
+    }
     if (sync_send(a->sync_fd, SYNC_READY, 0, 0, NULL) < 0)
         _exit(1);
     close(a->sync_fd);
-    /* Signals keep their default action until start: a created container
-     * sent SIGKILL or SIGTERM ends, as runc's does. */
     /* The fifo's writing end stays open (close-on-exec) until the exec:
      * start waits for its end of file before the poststart hooks. */
     if (sync_wait_for_start(a->fifo_fd, &started_fd, NULL, &err) < 0)

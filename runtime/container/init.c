@@ -450,27 +450,6 @@ static void pid1_signals(sigset_t *set)
         sigaddset(set, forwarded[i]);
 }
 
-/* Until start, a signal whose default ends a process ends the created
- * container, as runc's does. The kernel drops a signal sent from outside
- * to a pid namespace's pid 1 that has no handler for it (SIG_DFL, unless
- * SIGKILL or SIGSTOP), so one is installed for the wait. */
-static void end_created(int sig)
-{
-    _exit(128 + sig);
-}
-
-static int handle_until_start(void (*handler)(int))
-{
-    static const int ending[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
-    struct sigaction sa = {.sa_handler = handler};
-
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
-        if (sigaction(ending[i], &sa, NULL) < 0)
-            return -1;
-    return 0;
-}
-
 /* From start on, signals are read from a signalfd: blocked since start
  * opened the fifo (sync_wait_for_start), so one sent the moment start
  * returned is pending here, not dropped, and goes to the agent. The
@@ -479,7 +458,7 @@ static int handle_until_start(void (*handler)(int))
 static int make_signalfd(sigset_t *set)
 {
     pid1_signals(set);
-    if (sigprocmask(SIG_BLOCK, set, NULL) < 0 || handle_until_start(SIG_DFL) < 0)
+    if (sigprocmask(SIG_BLOCK, set, NULL) < 0 || proc_end_on_signals(false) < 0)
         return -1;
     return signalfd(-1, set, SFD_CLOEXEC);
 }
@@ -544,10 +523,11 @@ __attribute__((noreturn)) void init_main(struct init_args *a)
         sync_send_error(a->sync_fd, &err);
         _exit(1);
     }
-    /* the monitor's mask is inherited: unblocked for the wait, so a
-     * signal comes to end_created (one sent during setup is pending) */
+    /* until start a signal ends the created container, as runc's; the
+     * monitor's mask is inherited: unblocked for the wait (one sent
+     * during setup was pending and ends it now) */
     pid1_signals(&set);
-    if (handle_until_start(end_created) < 0 || sigprocmask(SIG_UNBLOCK, &set, NULL) < 0) {
+    if (proc_end_on_signals(true) < 0 || sigprocmask(SIG_UNBLOCK, &set, NULL) < 0) {
         rr_fail(&err, errno, "pid 1's signals");
         sync_send_error(a->sync_fd, &err);
         _exit(1);
