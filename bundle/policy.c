@@ -107,6 +107,26 @@ static int parse_nnp(const struct json_node *v, const char *path, struct rr_poli
     return 0;
 }
 
+/* activity: "off" (the default) or "record" (every exec of the container
+ * recorded from outside it, runtime/container/engine_recorder.h). Any other
+ * value is refused: a typo must not quietly record nothing. */
+static int parse_activity(const struct json_node *v, const char *path, struct rr_policy *out,
+                          struct rr_error *err)
+{
+    char p[JPATH_MAX];
+
+    jpath_key(p, path, "activity");
+    if (jf_expect(v, JSON_STRING, p, err) < 0)
+        return -1;
+    if (strcmp(v->u.string.s, "off") == 0)
+        out->activity_record = false;
+    else if (strcmp(v->u.string.s, "record") == 0)
+        out->activity_record = true;
+    else
+        return rr_fail(err, 0, "%s: \"off\" or \"record\"", p);
+    return 0;
+}
+
 /* "checkoutOwners": host uids, none of them root (an idmap of uid 0 to
  * the container's user would hand it root's files). */
 static int parse_owners(const struct json_node *v, const char *path, struct rr_policy *out,
@@ -160,8 +180,8 @@ static int parse_one(const struct json_node *e, const char *path, const struct r
 {
     static const char *const keys[] = {"capabilities",    "upperSize",      "exportRoot",
                                        "noNewPrivileges", "checkoutOwners", "kubeletPodsDir",
-                                       NULL};
-    const struct json_node *caps, *nnp, *owners;
+                                       "activity",        NULL};
+    const struct json_node *caps, *nnp, *owners, *act;
 
     if (base != NULL)
         *out = *base;
@@ -174,6 +194,8 @@ static int parse_one(const struct json_node *e, const char *path, const struct r
     if ((caps = json_get(e, "capabilities")) != NULL && parse_caps(caps, path, &out->caps, err) < 0)
         return -1;
     if ((nnp = json_get(e, "noNewPrivileges")) != NULL && parse_nnp(nnp, path, out, err) < 0)
+        return -1;
+    if ((act = json_get(e, "activity")) != NULL && parse_activity(act, path, out, err) < 0)
         return -1;
     if (jf_size(e, "upperSize", path, &out->upper_size, err) < 0)
         return -1;

@@ -51,6 +51,8 @@ struct rr_policy {
                               * volumes, idmapped as the container's (profile/volumes.c) */
     bool nnp_as_config;     /* "noNewPrivileges": "config": the config's honoured
                              * (default "force": no_new_privs whatever it says) */
+    bool activity_record;   /* "activity": "record": every exec of the container is
+                             * recorded in its state directory (default "off") */
 #define RR_POLICY_CHECKOUT_OWNERS_MAX 64
     uint32_t checkout_owners[RR_POLICY_CHECKOUT_OWNERS_MAX];
     size_t n_checkout_owners; /* 0: "checkoutOwners" absent: any but root */

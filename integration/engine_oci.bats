@@ -11,15 +11,12 @@
 # host's /etc is never written.
 
 load helpers
+load engine_bundle
 
 setup_file() {
     export ENG_DIR
     ENG_DIR=$(mktemp -d /tmp/revrun-engoci.XXXXXX)
-    chmod 0755 "$ENG_DIR"
-    cp "$REVRUN" "$ENG_DIR/revrun"
-    chmod 0755 "$ENG_DIR/revrun"
-    "$BATS_TEST_DIRNAME/engines/mkimage.sh" "$ENG_DIR/img" >/dev/null
-    cp "$REVRUN_PROBES/ids" "$REVRUN_PROBES/sys" "$REVRUN_PROBES/try" "$ENG_DIR/img/rootfs/bin/"
+    eng_image "$ENG_DIR"
     # a setuid-root copy of ids: what a setuid binary would give the caller
     cp "$REVRUN_PROBES/ids" "$ENG_DIR/img/rootfs/bin/ids-suid"
     chown 0:0 "$ENG_DIR/img/rootfs/bin/ids-suid"
@@ -46,38 +43,6 @@ teardown() {
     grep -F " $B" /proc/self/mountinfo | awk '{print $5}' | sort -r |
         while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$B"
-}
-
-# bundle PYTHON...: containerd's config, the image as root, edited by the
-# statements given (c is the config)
-bundle() {
-    python3 - "$BATS_TEST_DIRNAME/../tests/fixtures/engines/containerd-ctr-run.json" "$B" \
-        "$ENG_DIR/img/rootfs" "$@" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["root"]["path"] = sys.argv[3]
-# the fixture's /default/t2 would be every concurrent run's (device rules
-# make a v1 devices cgroup there)
-c["linux"]["cgroupsPath"] = "/rrengines-oci/" + sys.argv[2].rstrip("/").split("/")[-1]
-for stmt in sys.argv[4:]:
-    exec(stmt)
-json.dump(c, open(sys.argv[2] + "/config.json", "w"))
-PY
-}
-
-# with_policy JSON CMD...: CMD sees /etc/revrun/policy.json holding JSON
-with_policy() {
-    local pol=$1 d rc
-    shift
-    d=$(mktemp -d /tmp/revrun-policy.XXXXXX)
-    mkdir -p "$d/u/revrun" "$d/w"
-    printf '%s' "$pol" >"$d/u/revrun/policy.json"
-    unshare --mount --propagation private -- sh -c \
-        'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" /etc || exit 99
-         shift; exec "$@"' sh "$d" "$@"
-    rc=$?
-    rm -rf "$d"
-    return $rc
 }
 
 # create, start, wait for the process to end, delete: its output in $output,

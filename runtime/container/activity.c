@@ -228,7 +228,7 @@ static int header(char **out, size_t *len)
     json_w_kv_string(w, "type", "activity");
     json_w_kv_uint(w, "version", 1);
     w_time(w, "started", &now);
-    json_w_kv_string(w, "execs", "seccomp user notification, read by revrun's monitor");
+    json_w_kv_string(w, "execs", "seccomp user notification, read by revrun outside the container");
     json_w_kv_uint(w, "maxRecords", ACT_MAX_RECORDS);
     json_w_kv_uint(w, "maxBytes", ACT_MAX_BYTES);
     json_w_kv_uint(w, "maxRecordBytes", ACT_MAX_RECORD_BYTES);

@@ -268,7 +268,7 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     struct engine_init_args a = {
         .p = &e->p, .id = e->o->id, .bundle = e->bundle, .state_path = e->state_path,
         .sync_fd = sync_fd, .fifo_fd = e->fifo, .console_fd = e->console_fd, .seccomp = &e->sc,
-        .preserve_fds = e->o->preserve_fds,
+        .preserve_fds = e->o->preserve_fds, .record_fd = e->rec.init_end,
         .fds = {.mountpoint = e->mountpoint, .root_mfd = e->root_mfd, .bind_fds = e->bind_fds,
                 .git_lower_mfd = -1, .git_upper_fd = -1, .git_work_fd = -1,
                 .lower_mfd = e->ck.lower_mfd, .checkout_mfd = engine_checkout_view(&e->ck),
@@ -291,6 +291,7 @@ static __attribute__((noreturn)) void child_main(struct engine *e, int sync_fd)
     keep[n++] = e->ck.store.work_fd;
     keep[n++] = e->root_store.upper_fd;
     keep[n++] = e->root_store.work_fd;
+    keep[n++] = e->rec.init_end;
     for (size_t i = 0; i < e->p.n_mounts; i++)
         keep[n++] = e->bind_fds[i];
     for (int fd = 3; fd < 3 + e->o->preserve_fds; fd++)
@@ -453,6 +454,8 @@ static int steps(struct engine *e, struct rr_error *err)
         return -1;
     if (seccomp_compile(&e->p, &e->sc, err) < 0)
         return -1;
+    if (e->p.record_execs && engine_recorder_prepare(&e->rec, err) < 0)
+        return -1;
     if (engine_make_state(e, err) < 0 || open_sources(e, err) < 0 ||
         engine_checkout_open(&e->p, e->dir_fd, e->o->id, &e->cg, &e->ck, err) < 0 ||
         engine_ns_check_sysctls(&e->ns, &e->p.eng.sysctl_joined, err) < 0 ||
@@ -472,6 +475,13 @@ static int steps(struct engine *e, struct rr_error *err)
         return rr_fail(err, errno, "resume the container after its hooks");
     if (sync_expect(e->sync_fd, SYNC_READY, &m, err) < 0)
         return -1;
+    if (e->p.record_execs) {
+        if (engine_recorder_start(&e->rec, e->dir_fd, e->child, err) < 0)
+            return -1;
+        log_msg(LOG_INFO, "activity: every exec of the container is recorded (policy %s): "
+                          "revrun activity %s", e->cfg->ann.policy ? e->cfg->ann.policy : "engine",
+                e->o->id);
+    }
     if (engine_record(e, e->child, err) < 0)
         return -1;
     if (e->o->pid_file != NULL && write_pid_file(e->o->pid_file, e->child, err) < 0)
@@ -518,7 +528,8 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     struct engine e = {.ctx = ctx, .o = o, .cfg = cfg, .bundle = bundle, .bundle_fd = bundle_fd,
                        .root_fd = -1, .dir_fd = -1, .lock_fd = -1, .console_fd = -1,
                        .root_mfd = -1, .mountpoint = -1, .fifo = -1, .child = -1, .child_pidfd = -1,
-                       .sync_fd = -1, .ids = {.held = -1}, .root_store = {-1, -1}};
+                       .sync_fd = -1, .ids = {.held = -1}, .root_store = {-1, -1},
+                       .rec = {-1, -1}};
     int r;
 
     engine_ns_init(&e.ns);
@@ -535,6 +546,7 @@ int engine_create(const struct rr_ctx *ctx, const struct create_opts *o,
     }
     engine_ids_close(&e.ids);
     close_fd(&e.sync_fd);
+    engine_recorder_close(&e.rec);
     close_fd(&e.child_pidfd);
     close_fd(&e.root_mfd);
     close_fd(&e.mountpoint);

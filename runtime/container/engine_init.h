@@ -21,6 +21,8 @@ struct engine_init_args {
     int console_fd;       /* process.terminal: the console socket; else -1 */
     const struct seccomp_progs *seccomp;
     int preserve_fds;     /* --preserve-fds: 3 .. 3+N-1 cross the exec */
+    int record_fd;        /* the policy records execs: to revrun's recorder, which is
+                           * handed the floor's listener; else -1 */
 };
 
 __attribute__((noreturn)) void engine_init_main(struct engine_init_args *a);

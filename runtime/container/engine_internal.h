@@ -14,6 +14,7 @@
 #include "runtime/container/engine_checkout.h"
 #include "runtime/container/engine_ids.h"
 #include "runtime/container/engine_ns.h"
+#include "runtime/container/engine_recorder.h"
 
 #define ENGINE_BACKEND "engine"
 #define NOTES_FILE "tightened.txt"
@@ -39,6 +40,7 @@ struct engine {
     int child_pidfd;         /* when child is not ours (in a pod, a grandchild): its pidfd */
     int sync_fd;
     struct engine_ids ids; /* its host id block (review2 F5) */
+    struct engine_recorder rec; /* the policy records execs: the recorder's pair */
 };
 
 /* The state directory, its record, the fifo and the device cgroup. */

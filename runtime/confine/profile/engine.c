@@ -276,6 +276,10 @@ int profile_build_engine_pod(const struct rr_config *c, const char *bundle,
     p->n_rlimits = c->process.n_rlimits;
     /* The floor: revrun's rules always, the engine's filter stacked on it. */
     p->oci_seccomp = c->linux.seccomp.present ? &c->linux.seccomp : NULL;
+    /* The policy's "activity": "record": every exec goes through the floor's
+     * listener to revrun's recorder (runtime/container/engine_recorder.h);
+     * the container may then make no listener of its own. */
+    p->record_execs = pol.activity_record;
     if (pf_build_syscall_rules(p, err) < 0)
         goto fail;
     p->resources = c->linux.resources;

@@ -1,0 +1,200 @@
+#!/usr/bin/env bats
+# Engine mode's activity record (docs/activity.md, the host policy's
+# "activity": "record"): create leaves a recorder outside the container that
+# answers the floor's notification of each exec; the record is in the state
+# directory for `revrun activity ID`. Driven as an engine drives revrun
+# (create and start under a child subreaper, as the shim and conmon are),
+# judged from the host: the record's lines, what the subreaper reaped (the
+# recorder ends with the container), what a container whose recorder was
+# killed could run.
+
+load helpers
+load engine_bundle
+
+setup_file() {
+    export ENG_DIR
+    ENG_DIR=$(mktemp -d /tmp/revrun-engact.XXXXXX)
+    eng_image "$ENG_DIR"
+}
+
+teardown_file() {
+    rm -rf "$ENG_DIR"
+}
+
+setup() {
+    RT=$ENG_DIR/revrun
+    B=$(mktemp -d /tmp/revrun-engact-b.XXXXXX)
+    chmod 0755 "$B"
+    RECORD='{"engine": {"activity": "record"}}'
+}
+
+teardown() {
+    local p
+    "$RT" --root "$B/state" delete --force c1 >/dev/null 2>&1 || true
+    # what a test left under its subreaper (a recorder that did not end)
+    [ -f "$B/reaped.pid" ] && pkill -9 -P "$(cat "$B/reaped.pid")" 2>/dev/null
+    for p in $(recorder_of_b); do kill -9 "$p"; done
+    grep -F " $B" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    rm -rf "$B"
+}
+
+# The recorders writing a record under $B (by the file they hold).
+recorder_of_b() {
+    local p
+    for p in $(pgrep -x revrun-recorder); do
+        ls -l "/proc/$p/fd" 2>/dev/null | grep -qF "$B/state/" && echo "$p"
+    done
+    return 0
+}
+
+# create (seeing POLICY) and start c1 under a child subreaper; returns once
+# the subreaper has reaped every process left (the container's and the
+# recorder), each in $B/reaped. The container's output is in $B/out.
+run_reaped() {
+    timeout 120 python3 "$BATS_TEST_DIRNAME/engines/subreaper.py" "$B/reaped" -- \
+        bash -c "$(declare -f with_policy)"'
+        with_policy "$1" "$2" --root "$3/state" --log "$3/log" create --bundle "$3" c1 \
+            </dev/null >"$3/out" 2>&1 || { cat "$3/out"; exit 1; }
+        "$2" --root "$3/state" start c1' sh "$POLICY" "$RT" "$B"
+}
+
+# aq EXPR: a Python expression over r, the records `revrun activity c1`
+# prints (each line must be JSON); prints its value.
+aq() {
+    python3 - "$B/activity.jsonl" "$1" <<'EOF'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+execs = [x for x in r if x["type"] == "exec"]
+exits = {x["seq"]: x for x in r if x["type"] == "exit"}
+def ran(*argv):
+    return [x for x in execs if x["argv"][:len(argv)] == list(argv)]
+print(eval(sys.argv[2]))
+EOF
+}
+
+assert_aq() {
+    local got
+    got=$(aq "$1")
+    if [ "$got" != True ]; then
+        echo "not true: $1 (got $got)" >&2
+        cut -c1-300 "$B/activity.jsonl" >&2
+        return 1
+    fi
+}
+
+# The container's program: a program with hostile arguments, a detached
+# grandchild in a session of its own, and an exit status.
+SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo grandchild"; exit 3'
+
+@test "the policy's activity \"record\": every program an engine container runs is recorded from outside, escaped, with pid 1's exit; the recorder ends with the container" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', '''$SCRIPT''', 'sh', '\x1b]0;pwned\x07\x1b[2J', '::set-output name=x::y']"
+    POLICY=$RECORD run run_reaped
+    echo "$output"
+    assert_success
+    grep -q "activity: every exec of the container is recorded (policy engine)" "$B/log"
+    grep -q "^grandchild$" "$B/out"
+    # the container's process (exit 3) and the recorder (0), nothing else
+    # (create's intermediate children are reaped by create itself)
+    sort -n -k2 "$B/reaped"
+    [ "$(awk '{print $2}' "$B/reaped" | sort -n | tr '\n' ' ')" = "0 768 " ]
+    "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+    assert_aq "r[0]['type'] == 'activity' and r[-1]['type'] == 'end' and not r[-1]['capped']"
+    assert_aq "execs[0]['pid'] == 1 and execs[0]['argv'][:2] == ['/bin/sh', '-c'] and execs[0]['seq'] == 1"
+    assert_aq "ran('/bin/true', 'a', 'b c')[0]['argv'][3] == '\\\\x1b]0;pwned\\\\x07\\\\x1b[2J'"
+    assert_aq "ran('/bin/true', 'a', 'b c')[0]['argv'][4] == '\\\\x3a:set-output name=x::y'"
+    assert_aq "ran('/bin/true', 'a', 'b c')[0]['ppid'] == 1"
+    # the grandchild: setsid, then the shell it started, then echo (the shell's exec)
+    assert_aq "len(ran('/bin/setsid')) == 1 and len(ran('/bin/echo', 'grandchild')) == 1"
+    assert_aq "ran('/bin/echo', 'grandchild')[0]['ppid'] == 1 and ran('/bin/echo', 'grandchild')[0]['pid'] != 1"
+    # exits: pid 1's own status, the programs' statuses
+    assert_aq "exits[1]['status'] == 3 and exits[1]['pid'] == 1"
+    assert_aq "exits[ran('/bin/true', 'a', 'b c')[0]['seq']]['status'] == 0"
+    assert_aq "exits[ran('/bin/echo', 'grandchild')[0]['seq']]['status'] == 0"
+    # nothing the container chose reaches the file raw
+    ! grep -q $'\x1b' "$B/activity.jsonl"
+    ! grep -q '::set-output' "$B/activity.jsonl"
+    run "$RT" --root "$B/state" activity --summary c1
+    echo "$output"
+    assert_success
+    [[ "$output" == *"programs by count"* ]]
+    [[ "$output" == *"/bin/true"* ]]
+    # delete takes the record with the state directory
+    "$RT" --root "$B/state" delete c1
+    run "$RT" --root "$B/state" activity c1
+    assert_failure
+}
+
+@test "the activity record is the policy's choice: off by default, a named policy may record, any other value is refused naming the field" {
+    bundle "c['process']['args'] = ['/bin/true', 'x']"
+    POLICY='{"engine": {}}' run run_reaped
+    echo "$output"
+    assert_success
+    # the container's process alone: no recorder was left
+    [ "$(wc -l <"$B/reaped")" = 1 ]
+    ! grep -q "activity" "$B/log"
+    run "$RT" --root "$B/state" activity c1
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"has no activity record"* ]]
+    "$RT" --root "$B/state" delete c1
+    # io.revrun.policy names one that records
+    bundle "c['process']['args'] = ['/bin/true', 'named']" \
+        "c.setdefault('annotations', {})['io.revrun.policy'] = 'rec'"
+    POLICY='{"engine": {}, "policies": {"rec": {"activity": "record"}}}' run run_reaped
+    echo "$output"
+    assert_success
+    [ "$(wc -l <"$B/reaped")" = 2 ]
+    grep -q "recorded (policy rec)" "$B/log"
+    "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+    assert_aq "[x['argv'] for x in execs] == [['/bin/true', 'named']]"
+    "$RT" --root "$B/state" delete c1
+    # a value that is neither is refused (a typo must not record nothing)
+    POLICY='{"engine": {"activity": "on"}}' run run_reaped
+    echo "$output"
+    assert_failure
+    [[ "$output" == *'engine.activity: "off" or "record"'* ]]
+}
+
+@test "a container whose recorder is gone runs nothing: its start fails, naming the record, and the program never ran" {
+    bundle "c['process']['args'] = ['/bin/echo', 'RAN']"
+    with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
+        cat "$B/out"
+        false
+    }
+    run recorder_of_b
+    echo "recorder: $output"
+    [ -n "$output" ]
+    kill -9 $output
+    "$RT" --root "$B/state" start c1 || true
+    for _ in $(seq 100); do
+        "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
+        sleep 0.1
+    done
+    cat "$B/out"
+    "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"'
+    grep -q "activity record: hand the exec listener to revrun's recorder" "$B/out"
+    ! grep -q "^RAN" "$B/out"
+}
+
+@test "revrun exec into a recording container runs, and is not in the record (the operator's, not the container's)" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', 'exec /bin/sleep 1000']"
+    with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
+        cat "$B/out"
+        false
+    }
+    "$RT" --root "$B/state" start c1
+    run timeout 20 "$RT" --root "$B/state" exec c1 /bin/echo from-exec
+    echo "$output"
+    assert_success
+    [ "$output" = from-exec ]
+    "$RT" --root "$B/state" kill c1 KILL
+    for _ in $(seq 100); do
+        [ -z "$(recorder_of_b)" ] && break
+        sleep 0.1
+    done
+    [ -z "$(recorder_of_b)" ]
+    "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+    assert_aq "[x['argv'] for x in execs] == [['/bin/sh', '-c', 'exec /bin/sleep 1000'], ['/bin/sleep', '1000']]"
+    assert_aq "r[-1]['type'] == 'end'"
+}

@@ -1,0 +1,182 @@
+#include "runtime/container/engine_recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cmdline.h"
+#include "common/fsutil.h"
+#include "common/proc.h"
+#include "runtime/container/notify.h"
+#include "runtime/container/sync.h"
+
+void engine_recorder_init(struct engine_recorder *r)
+{
+    r->init_end = r->rec_end = -1;
+}
+
+int engine_recorder_prepare(struct engine_recorder *r, struct rr_error *err)
+{
+    int sp[2];
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+        return rr_fail(err, errno, "activity record: socketpair");
+    r->init_end = sp[0];
+    r->rec_end = sp[1];
+    return 0;
+}
+
+void engine_recorder_close(struct engine_recorder *r)
+{
+    if (r->init_end >= 0)
+        close(r->init_end);
+    if (r->rec_end >= 0)
+        close(r->rec_end);
+    engine_recorder_init(r);
+}
+
+/* The listener hangs up once every process under the filter has exited;
+ * their exits are the kernel's once they are reaped (pid 1 by the engine's
+ * subreaper, at once as a rule): waited for this long, then the record
+ * ends without the ones still missing. */
+#define REAP_WAIT_MS 5000
+#define REAP_STEP_MS 20
+
+static void wait_exits(struct notify *n)
+{
+    for (int waited = 0; n->have_execs && n->execs.n_watch > 0 && waited < REAP_WAIT_MS;
+         waited += REAP_STEP_MS) {
+        act_execs_on_exits(&n->execs);
+        if (n->execs.n_watch > 0)
+            (void)poll(NULL, 0, REAP_STEP_MS);
+    }
+}
+
+/* Until the listener comes: the init's end. Then the listener, and the
+ * pidfds of recorded processes for their exits. Ends when there is nothing
+ * left to record. */
+static void record(struct notify *n, int sock)
+{
+    bool had_listener = false;
+
+    for (;;) {
+        struct pollfd pfd[3] = {
+            {.fd = sock, .events = POLLIN},
+            {.fd = n->fd, .events = POLLIN},
+            {.fd = n->have_execs ? act_execs_poll_fd(&n->execs) : -1, .events = POLLIN},
+        };
+        int r = poll(pfd, 3, notify_timeout_ms(n));
+
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        /* the container's exec waits on this: first */
+        if (pfd[1].revents & POLLIN)
+            notify_handle(n);
+        else if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+            notify_hangup(n); /* every process under the filter is gone */
+        if (r == 0 || (pfd[2].revents & POLLIN))
+            notify_idle(n, r == 0);
+        if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            struct sync_msg m;
+            int passed = -1;
+            int got = sync_recv_fd(sock, &m, &passed);
+            if (got > 0 && m.type == SYNC_NOTIFY_FD && passed >= 0) {
+                notify_take_fd(n, passed);
+                had_listener = n->fd >= 0;
+            } else if (passed >= 0) {
+                close(passed);
+            }
+            /* the init has exec'd or died: its end says nothing more */
+            if (got <= 0) {
+                close(sock);
+                sock = -1;
+                if (!had_listener)
+                    return; /* ended (deleted) before start: nothing ran */
+            }
+        }
+        if (had_listener && n->fd < 0) {
+            wait_exits(n);
+            return;
+        }
+    }
+}
+
+static __attribute__((noreturn)) void recorder_main(int sock, int dir_fd, int ready,
+                                                    pid_t init_pid)
+{
+    const int keep[] = {sock, dir_fd, ready};
+    struct rr_error err = {0};
+    struct notify n;
+    int null;
+
+    rr_close_all_except(keep, sizeof(keep) / sizeof(keep[0]));
+    null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) {
+        rr_fail(&err, errno, "activity record: /dev/null as the recorder's stdio");
+        sync_send_error(ready, &err);
+        _exit(1);
+    }
+    close(null);
+    rr_cmdline_hide("revrun-recorder");
+    (void)prctl(PR_SET_NAME, "revrun-recorder", 0, 0, 0);
+    /* Out of the caller's session: a terminal's signals to the engine's
+     * CLI are not for the record. */
+    (void)setsid();
+    proc_signals_default();
+    notify_init(&n);
+    if (notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, init_pid, &err) < 0) {
+        rr_wrap(&err, "activity record");
+        sync_send_error(ready, &err);
+        _exit(1);
+    }
+    close(dir_fd);
+    if (sync_send(ready, SYNC_READY, 0, 0, NULL) < 0)
+        _exit(1);
+    close(ready);
+    record(&n, sock);
+    notify_free(&n);
+    _exit(0);
+}
+
+int engine_recorder_start(struct engine_recorder *r, int dir_fd, pid_t init_pid,
+                          struct rr_error *err)
+{
+    struct sync_msg m;
+    int ready[2], rc;
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ready) < 0) {
+        engine_recorder_close(r);
+        return rr_fail(err, errno, "activity record: socketpair");
+    }
+    pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        recorder_main(r->rec_end, dir_fd, ready[1], init_pid);
+    }
+    close(ready[1]);
+    engine_recorder_close(r);
+    if (pid < 0) {
+        close(ready[0]);
+        return rr_fail(err, errno, "activity record: fork the recorder");
+    }
+    rc = sync_expect(ready[0], SYNC_READY, &m, err);
+    close(ready[0]);
+    if (rc < 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        return -1;
+    }
+    /* It lives on, as the container does: when create exits, the engine's
+     * subreaper (the shim, conmon) or init reaps it. */
+    return 0;
+}
