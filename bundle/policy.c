@@ -180,7 +180,7 @@ static int parse_one(const struct json_node *e, const char *path, const struct r
 {
     static const char *const keys[] = {"capabilities",    "upperSize",      "exportRoot",
                                        "noNewPrivileges", "checkoutOwners", "kubeletPodsDir",
-                                       "activity",        NULL};
+                                       "activity",        "activityRoot",   NULL};
     const struct json_node *caps, *nnp, *owners, *act;
 
     if (base != NULL)
@@ -203,6 +203,8 @@ static int parse_one(const struct json_node *e, const char *path, const struct r
         return rr_fail(err, 0, "%s.upperSize: at least 1M", path);
     if (parse_dir(e, "exportRoot", path, out->export_root, sizeof(out->export_root), err) < 0 ||
         parse_dir(e, "kubeletPodsDir", path, out->kubelet_pods, sizeof(out->kubelet_pods),
+                  err) < 0 ||
+        parse_dir(e, "activityRoot", path, out->activity_root, sizeof(out->activity_root),
                   err) < 0)
         return -1;
     return 0;

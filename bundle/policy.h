@@ -53,6 +53,9 @@ struct rr_policy {
                              * (default "force": no_new_privs whatever it says) */
     bool activity_record;   /* "activity": "record": every exec of the container is
                              * recorded in its state directory (default "off") */
+    char activity_root[4096]; /* "activityRoot": where finished records are kept as
+                               * ID.jsonl, root's (an engine deletes the state
+                               * directory when the container ends); "": not kept */
 #define RR_POLICY_CHECKOUT_OWNERS_MAX 64
     uint32_t checkout_owners[RR_POLICY_CHECKOUT_OWNERS_MAX];
     size_t n_checkout_owners; /* 0: "checkoutOwners" absent: any but root */

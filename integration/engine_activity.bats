@@ -125,6 +125,37 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     assert_failure
 }
 
+@test "the policy's activityRoot keeps each finished record as ID.jsonl (root's, 0600), never replacing one; a root others may write is refused" {
+    local pol="{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$B/kept\"}}"
+    bundle "c['process']['args'] = ['/bin/sh', '-c', '/bin/true first; exit 3']"
+    POLICY=$pol run run_reaped
+    echo "$output"
+    assert_success
+    grep -q "kept once it ends as $B/kept/c1.jsonl" "$B/log"
+    "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+    # the same bytes, once the last line is written
+    cmp "$B/activity.jsonl" "$B/kept/c1.jsonl"
+    assert_aq "r[-1]['type'] == 'end' and exits[1]['status'] == 3"
+    [ "$(stat -c '%u %a' "$B/kept")" = "0 700" ]
+    [ "$(stat -c '%u %a' "$B/kept/c1.jsonl")" = "0 600" ]
+    "$RT" --root "$B/state" delete c1
+    # the id again: the first record stays, the second is c1.1.jsonl
+    bundle "c['process']['args'] = ['/bin/true', 'second']"
+    POLICY=$pol run run_reaped
+    assert_success
+    grep -q '"argv":\["/bin/sh","-c","/bin/true first; exit 3"\]' "$B/kept/c1.jsonl"
+    grep -q '"argv":\["/bin/true","second"\]' "$B/kept/c1.1.jsonl"
+    [ "$(ls -A "$B/kept" | wc -l)" = 2 ]
+    "$RT" --root "$B/state" delete c1
+    # a root another user could write into (or swap files in) is refused at create
+    chmod 0777 "$B/kept"
+    POLICY=$pol run run_reaped
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"activityRoot $B/kept must be root's and writable by nobody else"* ]]
+    [ "$(wc -l <"$B/reaped")" = 0 ]
+}
+
 @test "the activity record is the policy's choice: off by default, a named policy may record, any other value is refused naming the field" {
     bundle "c['process']['args'] = ['/bin/true', 'x']"
     POLICY='{"engine": {}}' run run_reaped

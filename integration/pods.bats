@@ -414,3 +414,59 @@ volumes() {
     [ "$status" != 0 ]
     down_clean "$POD"
 }
+
+# ---- the activity record, as the host policy asks ----
+
+# policy JSON: the node's engine (containerd, its shims, revrun) sees
+# /etc/revrun/policy.json holding JSON, through an overlay over /etc in the
+# suites' own mount namespace (the host's /etc is never written); gone at
+# teardown.
+policy() {
+    local d=$NODE_DIR/policy
+    mkdir -p "$d/u/revrun" "$d/w"
+    printf '%s' "$1" >"$d/u/revrun/policy.json"
+    mount -t overlay overlay -o "lowerdir=/etc,upperdir=$d/u,workdir=$d/w" /etc
+    echo /etc >>"$NODE_DIR/kubelet.mounts"
+}
+
+@test "revrun: the host policy's activity \"record\": what a pod's container runs is in revrun activity while it runs and kept in activityRoot once it ended; an ExecSync is not; no recorder outlives the pod" {
+    local recorders c f=$NODE_DIR/activity.jsonl kept=$NODE_DIR/activity-kept
+    recorders=$(pgrep -cx revrun-recorder || true)
+    policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$kept\"}}"
+    up act revrun
+    c=$(ctr_run "$POD" act app -- sh -c '/bin/true from-the-pod; exec sleep 1000')
+    run cri exec-sync "$c" -- /bin/echo from-exec
+    [ "$output" = from-exec ]
+    # while it runs: in its state directory (written within 100 ms)
+    for _ in $(seq 50); do
+        "$NODE_DIR/bin/revrun" --root "$NODE_RR_ROOT/k8s.io" activity "$c" >"$f"
+        grep -q '"argv":\["sleep","1000"\]' "$f" && break
+        sleep 0.1
+    done
+    cat "$f"
+    grep -q '"argv":\["sleep","1000"\]' "$f"
+    # the engine deletes the container once it ended: the record stays in activityRoot
+    cri stop "$c" 0
+    for _ in $(seq 100); do
+        [ -s "$kept/$c.jsonl" ] && break
+        sleep 0.1
+    done
+    cat "$kept/$c.jsonl"
+    [ "$(stat -c %a "$kept")" = 700 ]
+    [ "$(stat -c '%u %a' "$kept/$c.jsonl")" = "0 600" ]
+    python3 - "$kept/$c.jsonl" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+execs = [x["argv"] for x in r if x["type"] == "exec"]
+assert r[-1]["type"] == "end", r[-1]
+assert execs == [["sh", "-c", "/bin/true from-the-pod; exec sleep 1000"],
+                 ["/bin/true", "from-the-pod"], ["sleep", "1000"]], execs
+sleep = [x for x in r if x["type"] == "exec" and x["argv"][0] == "sleep"][0]
+assert [x["signal"] for x in r if x["type"] == "exit" and x["seq"] == sleep["seq"]] == [9], r
+PY
+    cri rm "$c"
+    down_clean "$POD"
+    # the pause container's record is kept too; both recorders ended with the pod
+    [ "$(ls "$kept" | wc -l)" = 2 ]
+    [ "$(pgrep -cx revrun-recorder || true)" = "$recorders" ]
+}

@@ -476,11 +476,16 @@ static int steps(struct engine *e, struct rr_error *err)
     if (sync_expect(e->sync_fd, SYNC_READY, &m, err) < 0)
         return -1;
     if (e->p.record_execs) {
-        if (engine_recorder_start(&e->rec, e->dir_fd, e->child, err) < 0)
+        char kept[sizeof(e->p.eng.activity_root) + 128] = "";
+        if (engine_recorder_start(&e->rec, e->dir_fd, e->child, e->o->id,
+                                  e->p.eng.activity_root, err) < 0)
             return -1;
+        if (e->p.eng.activity_root[0] != '\0')
+            snprintf(kept, sizeof(kept), "; kept once it ends as %s/%s.jsonl",
+                     e->p.eng.activity_root, e->o->id);
         log_msg(LOG_INFO, "activity: every exec of the container is recorded (policy %s): "
-                          "revrun activity %s", e->cfg->ann.policy ? e->cfg->ann.policy : "engine",
-                e->o->id);
+                          "revrun activity %s%s",
+                e->cfg->ann.policy ? e->cfg->ann.policy : "engine", e->o->id, kept);
     }
     if (engine_record(e, e->child, err) < 0)
         return -1;

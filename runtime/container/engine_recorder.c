@@ -13,6 +13,7 @@
 #include "common/cmdline.h"
 #include "common/fsutil.h"
 #include "common/proc.h"
+#include "runtime/container/activity_keep.h"
 #include "runtime/container/notify.h"
 #include "runtime/container/sync.h"
 
@@ -110,10 +111,18 @@ static void record(struct notify *n, int sock)
     }
 }
 
-static __attribute__((noreturn)) void recorder_main(int sock, int dir_fd, int ready,
-                                                    pid_t init_pid)
+/* What the recorder is given. */
+struct recorder_args {
+    int sock, dir_fd, ready;
+    pid_t init_pid;
+    const char *id;
+    const char *keep_root; /* "": the record is not kept past the state directory */
+};
+
+static __attribute__((noreturn)) void recorder_main(const struct recorder_args *a)
 {
-    const int keep[] = {sock, dir_fd, ready};
+    const int keep[] = {a->sock, a->dir_fd, a->ready};
+    int sock = a->sock, dir_fd = a->dir_fd, ready = a->ready, keep_root = -1, keep_fd = -1;
     struct rr_error err = {0};
     struct notify n;
     int null;
@@ -133,7 +142,12 @@ static __attribute__((noreturn)) void recorder_main(int sock, int dir_fd, int re
     (void)setsid();
     proc_signals_default();
     notify_init(&n);
-    if (notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, init_pid, &err) < 0) {
+    if (notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, &err) < 0 ||
+        (a->keep_root[0] != '\0' &&
+         ((keep_root = activity_keep_open(a->keep_root, &err)) < 0 ||
+          (keep_fd = openat(dir_fd, ACTIVITY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0))) {
+        if (keep_root >= 0 && keep_fd < 0)
+            rr_fail(&err, errno, "reopen %s", ACTIVITY_FILE);
         rr_wrap(&err, "activity record");
         sync_send_error(ready, &err);
         _exit(1);
@@ -143,12 +157,16 @@ static __attribute__((noreturn)) void recorder_main(int sock, int dir_fd, int re
         _exit(1);
     close(ready);
     record(&n, sock);
-    notify_free(&n);
+    notify_free(&n); /* the last line */
+    /* Nobody is left to tell of a failure: the record in the state
+     * directory stands (until delete). */
+    if (keep_fd >= 0 && activity_keep(keep_root, a->id, keep_fd, &err) < 0)
+        _exit(1);
     _exit(0);
 }
 
-int engine_recorder_start(struct engine_recorder *r, int dir_fd, pid_t init_pid,
-                          struct rr_error *err)
+int engine_recorder_start(struct engine_recorder *r, int dir_fd, pid_t init_pid, const char *id,
+                          const char *keep_root, struct rr_error *err)
 {
     struct sync_msg m;
     int ready[2], rc;
@@ -160,8 +178,9 @@ int engine_recorder_start(struct engine_recorder *r, int dir_fd, pid_t init_pid,
     }
     pid = fork();
     if (pid == 0) {
+        struct recorder_args a = {r->rec_end, dir_fd, ready[1], init_pid, id, keep_root};
         close(ready[0]);
-        recorder_main(r->rec_end, dir_fd, ready[1], init_pid);
+        recorder_main(&a);
     }
     close(ready[1]);
     engine_recorder_close(r);

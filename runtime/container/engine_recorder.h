@@ -22,7 +22,8 @@
  * output to its end is not held open by it). If it is killed, the
  * container's next exec fails (ENOSYS: nobody answers), never runs
  * unrecorded. `revrun activity ID` reads the record, as for review
- * containers, until `delete` removes the state directory. */
+ * containers, until `delete` removes the state directory; with the policy's
+ * activityRoot, the finished record is kept there too (activity_keep.h). */
 #ifndef REVRUN_ENGINE_RECORDER_H
 #define REVRUN_ENGINE_RECORDER_H
 
@@ -42,9 +43,11 @@ int engine_recorder_prepare(struct engine_recorder *r, struct rr_error *err);
 
 /* Once the container is created (dir_fd: its state directory, init_pid: its
  * pid 1 as this process sees it): fork the recorder and wait until it
- * records. Closes both ends here either way. */
-int engine_recorder_start(struct engine_recorder *r, int dir_fd, pid_t init_pid,
-                          struct rr_error *err);
+ * records. keep_root: the policy's activityRoot, where the finished record
+ * is kept as ID.jsonl (activity_keep.h), or "". Closes both ends here
+ * either way. */
+int engine_recorder_start(struct engine_recorder *r, int dir_fd, pid_t init_pid, const char *id,
+                          const char *keep_root, struct rr_error *err);
 
 void engine_recorder_close(struct engine_recorder *r);
 

@@ -236,6 +236,7 @@ int profile_build_engine_pod(const struct rr_config *c, const char *bundle,
     if (policy_load_named(policy_file, c->ann.policy, &pol, err) < 0)
         goto fail;
     snprintf(p->eng.kubelet_pods, sizeof(p->eng.kubelet_pods), "%s", pol.kubelet_pods);
+    snprintf(p->eng.activity_root, sizeof(p->eng.activity_root), "%s", pol.activity_root);
     if (engine_namespaces(c, p, err) < 0 || pf_engine_identity(c, policy_file, p, err) < 0 ||
         engine_caps(c, policy_file, &pol, p, err) < 0 ||
         engine_nnp(c, &pol, policy_file, p, err) < 0 || pf_engine_root(c, bundle, &pol, p, err) < 0)

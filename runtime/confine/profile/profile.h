@@ -186,6 +186,9 @@ struct engine_plan {
     /* the policy's kubeletPodsDir: binds below it are the kubelet's volumes
      * (profile_kubelet_volume) */
     char kubelet_pods[4096];
+    /* the policy's activityRoot: where the recorder keeps each finished
+     * record as ID.jsonl ("": only in the state directory) */
+    char activity_root[4096];
 };
 
 struct profile {
