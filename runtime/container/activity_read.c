@@ -25,8 +25,9 @@ int container_read_activity(const struct rr_ctx *ctx, const char *id, char **tex
         return -1;
     if (rr_read_file(dir, ACTIVITY_FILE, READ_MAX, text, len, err) < 0)
         return err->errnum == ENOENT ? rr_fail(err, ENOENT, "container %s has no activity record "
-                                                      "(revrun.activity is \"off\", or it was "
-                                                      "made by an older revrun)", id)
+                                                      "(revrun.activity is \"off\"; for an "
+                                                      "engine's, the host policy's activity is "
+                                                      "not \"record\")", id)
                                : rr_wrap(err, "activity record");
     return 0;
 }
