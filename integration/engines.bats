@@ -11,6 +11,7 @@
 # suite copies the revrun under test to the path that entry names.
 
 load engines_helpers
+load engine_bundle
 
 # ---- run --rm: output and exit status ----
 
@@ -157,6 +158,40 @@ PROBE='printf "uid_map %s %s %s\n" $(cat /proc/self/uid_map); grep -E "^(CapEff|
     run_on podman revrun "in-podman" -- sh -c "$PROBE"
     [ "$status" = 0 ]
     confined_inside
+}
+
+@test "podman: the policy's activity \"record\": what the container ran is kept in activityRoot once podman removed it; no recorder left" {
+    need podman
+    local kept recorders name=rract$$
+    kept=$(mktemp -d /tmp/revrun-engines-kept.XXXXXX)
+    recorders=$(pgrep -cx revrun-recorder || true)
+    NAMES+=("podman:$name")
+    # shellcheck disable=SC2086
+    run with_policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$kept\"}}" \
+        timeout 60 podman --runtime "$RT" --cgroup-manager cgroupfs run --rm --name "$name" \
+        $PODMAN_ULIMITS "$IMG_LOCAL" sh -c '/bin/true from-podman; echo done'
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$output" = done ]
+    for _ in $(seq 50); do
+        [ -n "$(ls "$kept")" ] && break
+        sleep 0.1
+    done
+    cat "$kept"/*.jsonl
+    run python3 - "$kept" <<'PY'
+import json, os, sys
+files = os.listdir(sys.argv[1])
+assert len(files) == 1 and files[0].endswith(".jsonl"), files
+r = [json.loads(l) for l in open(os.path.join(sys.argv[1], files[0]))]
+assert r[-1]["type"] == "end", r[-1]
+assert [x["argv"] for x in r if x["type"] == "exec"] == \
+    [["sh", "-c", "/bin/true from-podman; echo done"], ["/bin/true", "from-podman"]], r
+assert [x["status"] for x in r if x["type"] == "exit" and x["pid"] == 1] == [0], r
+PY
+    rm -rf "$kept"
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$(pgrep -cx revrun-recorder || true)" = "$recorders" ]
 }
 
 @test "docker: confined inside" {
