@@ -198,7 +198,7 @@ uninstall:
 # build/deb/. Needs dpkg-dev and debhelper.
 deb: all $(BUILD)/revrun.1 $(BUILD)/revrun.bash
 	@mkdir -p $(BUILD)/deb
-	dpkg-buildpackage -b -us -uc --no-sign \
+	REVRUN_DEB_DIR=$(CURDIR)/$(BUILD)/deb dpkg-buildpackage -b -us -uc --no-sign \
 		--changes-option=-u$(CURDIR)/$(BUILD)/deb --changes-option=-O$(CURDIR)/$(BUILD)/deb/revrun.changes \
 		--buildinfo-option=-u$(CURDIR)/$(BUILD)/deb --buildinfo-option=-O$(CURDIR)/$(BUILD)/deb/revrun.buildinfo
 	@ls $(BUILD)/deb/*.deb
