@@ -184,8 +184,11 @@ int act_summary_load(const char *text, size_t len, struct act_summary *s, struct
         act_summary_free(s);
         return rr_fail(err, ENOMEM, "activity summary");
     }
-    qsort(s->programs.v, s->programs.n, sizeof(struct act_count), by_count);
-    qsort(s->paths.v, s->paths.n, sizeof(struct act_count), by_count);
+    /* an empty list has no array (NULL), which qsort may not be given */
+    if (s->programs.n > 1)
+        qsort(s->programs.v, s->programs.n, sizeof(struct act_count), by_count);
+    if (s->paths.n > 1)
+        qsort(s->paths.v, s->paths.n, sizeof(struct act_count), by_count);
     return 0;
 }
 

@@ -59,7 +59,9 @@ static int cmp_name(const void *a, const void *b)
 
 static bool was_there(const struct review_out *o, const char *name)
 {
-    return bsearch(&name, o->before, o->n_before, sizeof(char *), cmp_name) != NULL;
+    /* an OUT that was empty (or absent) has no list: bsearch wants one */
+    return o->n_before > 0 &&
+           bsearch(&name, o->before, o->n_before, sizeof(char *), cmp_name) != NULL;
 }
 
 /* One level of the walk: a directory revrun wrote, its names, where we are. */

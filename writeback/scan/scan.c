@@ -446,7 +446,8 @@ const struct wb_upper_entry *wb_scan_find(const struct wb_scan *s, const char *p
 {
     struct wb_upper_entry key = {.path = (char *)path, .len = len};
 
-    return bsearch(&key, s->idx, s->n_idx, sizeof(key), cmp_idx);
+    /* an empty upper has no index (NULL), which bsearch may not be given */
+    return s->n_idx == 0 ? NULL : bsearch(&key, s->idx, s->n_idx, sizeof(key), cmp_idx);
 }
 
 static int dup_dir(int fd)
