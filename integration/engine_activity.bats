@@ -139,12 +139,12 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     [ "$(stat -c '%u %a' "$B/kept")" = "0 700" ]
     [ "$(stat -c '%u %a' "$B/kept/c1.jsonl")" = "0 600" ]
     "$RT" --root "$B/state" delete c1
-    # the id again: the first record stays, the second is c1.1.jsonl
+    # the id again: the first record stays, the second is c1@1.jsonl
     bundle "c['process']['args'] = ['/bin/true', 'second']"
     POLICY=$pol run run_reaped
     assert_success
     grep -q '"argv":\["/bin/sh","-c","/bin/true first; exit 3"\]' "$B/kept/c1.jsonl"
-    grep -q '"argv":\["/bin/true","second"\]' "$B/kept/c1.1.jsonl"
+    grep -q '"argv":\["/bin/true","second"\]' "$B/kept/c1@1.jsonl"
     [ "$(ls -A "$B/kept" | wc -l)" = 2 ]
     "$RT" --root "$B/state" delete c1
     # a root another user could write into (or swap files in) is refused at create
@@ -154,6 +154,55 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     assert_failure
     [[ "$output" == *"activityRoot $B/kept must be root's and writable by nobody else"* ]]
     [ "$(wc -l <"$B/reaped")" = 0 ]
+    # so is one below a directory others may change (they could swap the
+    # root for a symlink to any directory of root's)
+    chmod 0700 "$B/kept"
+    mkdir -m 0777 "$B/open"
+    POLICY="{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$B/open/kept\"}}" run run_reaped
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"as every directory above it (open)"* ]]
+    [ ! -e "$B/open/kept" ]
+}
+
+@test "a container that fills its record has its next execs refused, never run unrecorded; the last line counts them" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', 'A=\$(head -c 4000 /dev/zero | tr \"\\\\0\" x); i=0; while [ \$i -lt 700 ]; do /bin/true \$A \$A \$A \$A 2>/dev/null; i=\$((i+1)); done; /bin/echo AFTER || echo REFUSED']"
+    POLICY=$RECORD run run_reaped
+    echo "$output"
+    assert_success
+    cat "$B/out"
+    grep -q "^REFUSED$" "$B/out"
+    ! grep -q "AFTER" "$B/out"
+    "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+    assert_aq "r[-1]['type'] == 'end' and r[-1]['capped'] and r[-1]['refused'] > 100"
+    assert_aq "r[-1]['more']['execs'] == 0 and not ran('/bin/echo', 'AFTER')"
+    [ "$(stat -c %s "$B/activity.jsonl")" -le 8388608 ]
+}
+
+@test "a recorder sent SIGTERM finishes and keeps the record; the container's next exec fails" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', '/bin/true before; read x; /bin/echo AFTER || echo FAILED; sleep 1000']"
+    with_policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$B/kept\"}}" \
+        "$RT" --root "$B/state" create --bundle "$B" c1 <"$B/fifo-not-yet" >"$B/out" 2>&1 &&
+        false || true
+    mkfifo "$B/in"
+    with_policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$B/kept\"}}" \
+        "$RT" --root "$B/state" create --bundle "$B" c1 <"$B/in" >"$B/out" 2>&1 &
+    exec 7>"$B/in"
+    wait $!
+    "$RT" --root "$B/state" start c1
+    for _ in $(seq 50); do grep -q '"before"' "$B/state/c1/activity.jsonl" 2>/dev/null && break; sleep 0.1; done
+    run recorder_of_b
+    [ -n "$output" ]
+    kill -TERM $output
+    for _ in $(seq 50); do [ -s "$B/kept/c1.jsonl" ] && break; sleep 0.1; done
+    tail -1 "$B/kept/c1.jsonl" | grep -q '"type":"end"'
+    grep -q '"argv":\["/bin/true","before"\]' "$B/kept/c1.jsonl"
+    echo go >&7
+    exec 7>&-
+    for _ in $(seq 50); do grep -q FAILED "$B/out" && break; sleep 0.1; done
+    cat "$B/out"
+    grep -q "^FAILED$" "$B/out"
+    ! grep -q "^AFTER" "$B/out"
 }
 
 @test "the activity record is the policy's choice: off by default, a named policy may record, any other value is refused naming the field" {

@@ -283,6 +283,12 @@ static bool admit(struct activity *a, const char *line, size_t len)
     a->used += len;
     a->records++;
     a->bytes += len;
+    /* Refusing past the caps: full while the largest record would still
+     * fit, so the exec let run before its record is written always has its
+     * room, and none runs only counted. */
+    if (a->refuse_when_full && (a->records + 1 >= ACT_MAX_RECORDS ||
+                                a->bytes + ACT_MAX_RECORD_BYTES + ACT_END_RESERVE > ACT_MAX_BYTES))
+        a->full = true;
     return true;
 }
 
@@ -345,6 +351,8 @@ void activity_close(struct activity *a)
         json_w_kv_uint(w, "exits", a->more.exits);
         json_w_kv_uint(w, "requests", a->more.requests);
         json_w_end_object(w);
+        if (a->refuse_when_full)
+            json_w_kv_uint(w, "refused", a->refused);
         json_w_end_object(w);
         if (finish_line(w, &line, &len) == 0)
             (void)rr_write_all(a->fd, line, len);

@@ -87,6 +87,12 @@ struct activity {
     struct {
         uint64_t execs, exits, requests;
     } more;
+    /* Past the caps an exec is refused (EPERM) rather than let run
+     * uncounted in the record: an engine container's recorder, whose
+     * container may live long and fill the record on purpose. Counted in
+     * the last line's "refused". */
+    bool refuse_when_full;
+    uint64_t refused;
 };
 
 /* A record that fits the caps, as one line (with its "\n"); caller frees.

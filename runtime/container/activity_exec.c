@@ -299,6 +299,12 @@ void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_n
     bool valid;
     uint64_t seq;
 
+    if (activity_full(x->rec) && x->rec->refuse_when_full) {
+        struct seccomp_notif_resp resp = {.id = req->id, .error = -EPERM};
+        (void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+        x->rec->refused++;
+        return;
+    }
     if (activity_full(x->rec)) {
         let_it_run(notify_fd, req->id);
         x->rec->more.execs++;

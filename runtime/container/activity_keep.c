@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,23 +14,53 @@
 
 /* A record never grows past ACT_MAX_BYTES (its last line included). */
 #define KEEP_MAX (ACT_MAX_BYTES + ACT_MAX_RECORD_BYTES)
-/* ID.jsonl, then ID.1.jsonl ... ID.99.jsonl for ids an engine reused */
+/* ID.jsonl, then ID@1.jsonl ... ID@99.jsonl for ids an engine reused ('@'
+ * is in no container id, so no other id's first name is taken) */
 #define KEEP_TRIES 100
+
+/* A directory on the way that nobody but root can change: root's, and
+ * writable by nobody else unless sticky (/tmp: others cannot move root's
+ * entries there; one they made is not root's and is refused below). */
+static bool safe_dir(int fd, bool last)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) < 0 || st.st_uid != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    if (last)
+        return (st.st_mode & 022) == 0;
+    return (st.st_mode & 022) == 0 || (st.st_mode & S_ISVTX);
+}
 
 int activity_keep_open(const char *root, struct rr_error *err)
 {
-    struct stat st;
-    int fd;
+    char path[4096], *save = NULL, *part, *next;
+    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-    if (mkdir(root, 0700) < 0 && errno != EEXIST)
-        return rr_fail(err, errno, "the policy's activityRoot %s", root);
-    fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (snprintf(path, sizeof(path), "%s", root) >= (int)sizeof(path) || root[0] != '/')
+        return rr_fail(err, EINVAL, "the policy's activityRoot %s", root);
     if (fd < 0)
-        return rr_fail(err, errno, "the policy's activityRoot %s", root);
-    if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 022) != 0) {
+        return rr_fail(err, errno, "open /");
+    /* each component opened from the last, nothing followed, each judged */
+    for (part = strtok_r(path, "/", &save); part != NULL; part = next) {
+        int sub;
+        next = strtok_r(NULL, "/", &save);
+        if (next == NULL && mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
+            rr_fail(err, errno, "the policy's activityRoot %s", root);
+            close(fd);
+            return -1;
+        }
+        sub = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close(fd);
-        return rr_fail(err, EPERM, "the policy's activityRoot %s must be root's and writable "
-                                   "by nobody else", root);
+        if (sub < 0)
+            return rr_fail(err, errno, "the policy's activityRoot %s: %s", root, part);
+        fd = sub;
+        if (!safe_dir(fd, next == NULL)) {
+            close(fd);
+            return rr_fail(err, EPERM, "the policy's activityRoot %s must be root's and writable "
+                                       "by nobody else, as every directory above it (%s)",
+                           root, part);
+        }
     }
     return fd;
 }
@@ -77,10 +109,11 @@ int activity_keep(int root_fd, const char *id, int record_fd, struct rr_error *e
         if (i == 0)
             snprintf(name, sizeof(name), "%s.jsonl", id);
         else
-            snprintf(name, sizeof(name), "%s.%d.jsonl", id, i);
+            snprintf(name, sizeof(name), "%s@%d.jsonl", id, i);
         /* link, not rename: it fails on a name already there */
         if (linkat(root_fd, tmp, root_fd, name, 0) == 0) {
             unlinkat(root_fd, tmp, 0);
+            (void)fsync(root_fd);
             return 0;
         }
         if (errno != EEXIST)

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,24 +62,29 @@ static void wait_exits(struct notify *n)
 
 /* Until the listener comes: the init's end. Then the listener, and the
  * pidfds of recorded processes for their exits. Ends when there is nothing
- * left to record. */
-static void record(struct notify *n, int sock)
+ * left to record, or on TERM, INT or HUP (sig_fd: a host shutting down):
+ * the record is then finished and kept, and with the listener closed the
+ * container's next exec fails. Whether the container ever started. */
+static bool record(struct notify *n, int sock, int sig_fd)
 {
     bool had_listener = false;
 
     for (;;) {
-        struct pollfd pfd[3] = {
+        struct pollfd pfd[4] = {
             {.fd = sock, .events = POLLIN},
             {.fd = n->fd, .events = POLLIN},
             {.fd = n->have_execs ? act_execs_poll_fd(&n->execs) : -1, .events = POLLIN},
+            {.fd = sig_fd, .events = POLLIN},
         };
-        int r = poll(pfd, 3, notify_timeout_ms(n));
+        int r = poll(pfd, 4, notify_timeout_ms(n));
 
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return;
+            return had_listener;
         }
+        if (pfd[3].revents & POLLIN)
+            return had_listener;
         /* the container's exec waits on this: first */
         if (pfd[1].revents & POLLIN)
             notify_handle(n);
@@ -101,12 +107,12 @@ static void record(struct notify *n, int sock)
                 close(sock);
                 sock = -1;
                 if (!had_listener)
-                    return; /* ended (deleted) before start: nothing ran */
+                    return false; /* ended (deleted) before start: nothing ran */
             }
         }
         if (had_listener && n->fd < 0) {
             wait_exits(n);
-            return;
+            return true;
         }
     }
 }
@@ -123,6 +129,9 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
 {
     const int keep[] = {a->sock, a->dir_fd, a->ready};
     int sock = a->sock, dir_fd = a->dir_fd, ready = a->ready, keep_root = -1, keep_fd = -1;
+    int sig_fd;
+    sigset_t ends;
+    bool started;
     struct rr_error err = {0};
     struct notify n;
     int null;
@@ -140,7 +149,23 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
     /* Out of the caller's session: a terminal's signals to the engine's
      * CLI are not for the record. */
     (void)setsid();
+    /* nothing of create's directory (the bundle's) is held */
+    if (chdir("/") < 0) {
+        rr_fail(&err, errno, "activity record: chdir /");
+        sync_send_error(ready, &err);
+        _exit(1);
+    }
     proc_signals_default();
+    sigemptyset(&ends);
+    sigaddset(&ends, SIGTERM);
+    sigaddset(&ends, SIGINT);
+    sigaddset(&ends, SIGHUP);
+    sig_fd = sigprocmask(SIG_BLOCK, &ends, NULL) == 0 ? signalfd(-1, &ends, SFD_CLOEXEC) : -1;
+    if (sig_fd < 0) {
+        rr_fail(&err, errno, "activity record: signalfd");
+        sync_send_error(ready, &err);
+        _exit(1);
+    }
     notify_init(&n);
     if (notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, &err) < 0 ||
         (a->keep_root[0] != '\0' &&
@@ -152,15 +177,19 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
         sync_send_error(ready, &err);
         _exit(1);
     }
+    /* A long-lived container may fill the record on purpose: past the caps
+     * its execs are refused, never run unrecorded. */
+    n.rec.refuse_when_full = true;
     close(dir_fd);
     if (sync_send(ready, SYNC_READY, 0, 0, NULL) < 0)
         _exit(1);
     close(ready);
-    record(&n, sock);
+    started = record(&n, sock, sig_fd);
     notify_free(&n); /* the last line */
-    /* Nobody is left to tell of a failure: the record in the state
-     * directory stands (until delete). */
-    if (keep_fd >= 0 && activity_keep(keep_root, a->id, keep_fd, &err) < 0)
+    /* Nothing ran in a container deleted before its start (or a create
+     * that failed late): nothing is kept. Nobody is left to tell of a
+     * failure: the record in the state directory stands (until delete). */
+    if (started && keep_fd >= 0 && activity_keep(keep_root, a->id, keep_fd, &err) < 0)
         _exit(1);
     _exit(0);
 }
