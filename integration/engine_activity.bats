@@ -257,24 +257,33 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     ! grep -q "^RAN" "$B/out"
 }
 
-@test "revrun exec into a recording container runs, and is not in the record (the operator's, not the container's)" {
+@test "revrun exec into a recording container (an engine's exec, a probe) is recorded too; with its recorder gone the exec fails" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', 'exec /bin/sleep 1000']"
     with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
         cat "$B/out"
         false
     }
     "$RT" --root "$B/state" start c1
-    run timeout 20 "$RT" --root "$B/state" exec c1 /bin/echo from-exec
+    # its execs, and those of what it runs
+    run timeout 20 "$RT" --root "$B/state" exec c1 /bin/sh -c '/bin/echo from-exec'
     echo "$output"
     assert_success
     [ "$output" = from-exec ]
-    "$RT" --root "$B/state" kill c1 KILL
-    for _ in $(seq 100); do
-        [ -z "$(recorder_of_b)" ] && break
+    for _ in $(seq 50); do
+        "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+        grep -q from-exec "$B/activity.jsonl" && break
         sleep 0.1
     done
-    [ -z "$(recorder_of_b)" ]
-    "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
-    assert_aq "[x['argv'] for x in execs] == [['/bin/sh', '-c', 'exec /bin/sleep 1000'], ['/bin/sleep', '1000']]"
-    assert_aq "r[-1]['type'] == 'end'"
+    assert_aq "[x['argv'] for x in execs] == [['/bin/sh', '-c', 'exec /bin/sleep 1000'], ['/bin/sleep', '1000'], ['/bin/sh', '-c', '/bin/echo from-exec'], ['/bin/echo', 'from-exec']]"
+    # the exec'd process's parent is outside the container
+    assert_aq "ran('/bin/sh', '-c', '/bin/echo from-exec')[0]['ppid'] == 0"
+    # no recorder: the exec is refused before anything runs in the container
+    kill -9 $(recorder_of_b)
+    run timeout 20 "$RT" --root "$B/state" exec c1 /bin/echo unrecorded
+    echo "$output"
+    assert_failure
+    [[ "$output" == *"the container's recorder is gone"* ]]
+    [[ "$output" != *unrecorded$'\n'* ]]
+    [ "$(printf '%s\n' "$output" | grep -cx unrecorded)" = 0 ]
+    "$RT" --root "$B/state" kill c1 KILL
 }

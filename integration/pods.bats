@@ -429,7 +429,7 @@ policy() {
     echo /etc >>"$NODE_DIR/kubelet.mounts"
 }
 
-@test "revrun: the host policy's activity \"record\": what a pod's container runs is in revrun activity while it runs and kept in activityRoot once it ended; an ExecSync is not; no recorder outlives the pod" {
+@test "revrun: the host policy's activity \"record\": what a pod's container runs is in revrun activity while it runs and kept in activityRoot once it ended, an ExecSync's too; no recorder outlives the pod" {
     local recorders c f=$NODE_DIR/activity.jsonl kept=$NODE_DIR/activity-kept
     recorders=$(pgrep -cx revrun-recorder || true)
     policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$kept\"}}"
@@ -460,7 +460,8 @@ r = [json.loads(l) for l in open(sys.argv[1])]
 execs = [x["argv"] for x in r if x["type"] == "exec"]
 assert r[-1]["type"] == "end", r[-1]
 assert execs == [["sh", "-c", "/bin/true from-the-pod; exec sleep 1000"],
-                 ["/bin/true", "from-the-pod"], ["sleep", "1000"]], execs
+                 ["/bin/true", "from-the-pod"], ["sleep", "1000"],
+                 ["/bin/echo", "from-exec"]], execs
 sleep = [x for x in r if x["type"] == "exec" and x["argv"][0] == "sleep"][0]
 assert [x["signal"] for x in r if x["type"] == "exit" and x["seq"] == sleep["seq"]] == [9], r
 PY

@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "common/fsutil.h"
 #include "common/proc.h"
 #include "runtime/container/activity_keep.h"
+#include "runtime/container/recorder_execs.h"
 #include "runtime/container/notify.h"
 #include "runtime/container/sync.h"
 
@@ -65,18 +67,19 @@ static void wait_exits(struct notify *n)
  * left to record, or on TERM, INT or HUP (sig_fd: a host shutting down):
  * the record is then finished and kept, and with the listener closed the
  * container's next exec fails. Whether the container ever started. */
-static bool record(struct notify *n, int sock, int sig_fd)
+static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs *ex)
 {
     bool had_listener = false;
 
     for (;;) {
-        struct pollfd pfd[4] = {
+        struct pollfd pfd[4 + 1 + 2 * RECORDER_EXECS_MAX] = {
             {.fd = sock, .events = POLLIN},
             {.fd = n->fd, .events = POLLIN},
             {.fd = n->have_execs ? act_execs_poll_fd(&n->execs) : -1, .events = POLLIN},
             {.fd = sig_fd, .events = POLLIN},
         };
-        int r = poll(pfd, 4, notify_timeout_ms(n));
+        size_t n_ex = recorder_execs_pollfds(ex, pfd + 4);
+        int r = poll(pfd, (nfds_t)(4 + n_ex), notify_timeout_ms(n));
 
         if (r < 0) {
             if (errno == EINTR)
@@ -90,6 +93,7 @@ static bool record(struct notify *n, int sock, int sig_fd)
             notify_handle(n);
         else if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
             notify_hangup(n); /* every process under the filter is gone */
+        recorder_execs_events(ex, pfd + 4, n_ex, n);
         if (r == 0 || (pfd[2].revents & POLLIN))
             notify_idle(n, r == 0);
         if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -130,6 +134,7 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
     const int keep[] = {a->sock, a->dir_fd, a->ready};
     int sock = a->sock, dir_fd = a->dir_fd, ready = a->ready, keep_root = -1, keep_fd = -1;
     int sig_fd;
+    struct recorder_execs ex;
     sigset_t ends;
     bool started;
     struct rr_error err = {0};
@@ -167,7 +172,8 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
         _exit(1);
     }
     notify_init(&n);
-    if (notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, &err) < 0 ||
+    umask(077);
+    if (recorder_execs_listen(&ex, dir_fd, &err) < 0 || notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, &err) < 0 ||
         (a->keep_root[0] != '\0' &&
          ((keep_root = activity_keep_open(a->keep_root, &err)) < 0 ||
           (keep_fd = openat(dir_fd, ACTIVITY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0))) {
@@ -184,7 +190,8 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
     if (sync_send(ready, SYNC_READY, 0, 0, NULL) < 0)
         _exit(1);
     close(ready);
-    started = record(&n, sock, sig_fd);
+    started = record(&n, sock, sig_fd, &ex);
+    recorder_execs_close(&ex);
     notify_free(&n); /* the last line */
     /* Nothing ran in a container deleted before its start (or a create
      * that failed late): nothing is kept. Nobody is left to tell of a

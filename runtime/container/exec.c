@@ -32,6 +32,7 @@
 #include "runtime/container/members.h"
 #include "runtime/confine/profile/profile.h"
 #include "runtime/confine/seccomp.h"
+#include "runtime/container/recorder_execs.h"
 #include "runtime/container/passfds.h"
 #include "runtime/container/statedir.h"
 #include "runtime/container/sync.h"
@@ -53,6 +54,7 @@ struct exec_job {
     int init_pidfd;
     int console_fd;
     int report[2]; /* SEQPACKET: [0] revrun, [1] the helper and the process */
+    int record_fd; /* to the container's recorder (recorder_execs.h), or -1 */
     /* Rootless, setns through a pidfd needs ptrace access to its process,
      * and the init is not dumpable: the container's other processes are
      * tried in its place (see join()). */
@@ -125,6 +127,26 @@ static int set_rlimits(const struct profile *p, struct rr_error *err)
 /* In the same order as the container's own process (init.c): identity,
  * session and terminal, cwd, Landlock ruleset, no capability, no_new_privs,
  * rlimits, fds; Landlock and seccomp last. */
+/* The filters; a recorded container's listener to its recorder before the
+ * exec that waits for it (this process keeps no copy). */
+static int load_seccomp(const struct exec_job *j, struct rr_error *err)
+{
+    int listener, r;
+
+    if (j->record_fd < 0)
+        return seccomp_progs_load(&j->seccomp) < 0 ? rr_fail(err, errno, "seccomp") : 0;
+    if (seccomp_progs_load_agent(&j->seccomp, &listener) < 0)
+        return rr_fail(err, errno, "seccomp");
+    if (listener < 0)
+        return rr_fail(err, EINVAL, "seccomp: no listener for the activity record");
+    r = sync_send_fd(j->record_fd, SYNC_NOTIFY_FD, listener);
+    close(listener);
+    if (r < 0)
+        return rr_fail(err, errno, "activity record: hand the exec listener to the recorder");
+    close(j->record_fd);
+    return 0;
+}
+
 __attribute__((noreturn)) static void process_main(struct exec_job *j)
 {
     const struct profile *p = &j->ep.p;
@@ -180,10 +202,8 @@ __attribute__((noreturn)) static void process_main(struct exec_job *j)
         rr_fail(&err, errno, "landlock");
         goto fail;
     }
-    if (seccomp_progs_load(&j->seccomp) < 0) {
-        rr_fail(&err, errno, "seccomp");
+    if (load_seccomp(j, &err) < 0)
         goto fail;
-    }
     execve(j->exe, p->args->v, p->env->v);
     rr_fail(&err, errno, "exec %s", j->exe);
 fail:
@@ -266,6 +286,7 @@ __attribute__((noreturn)) static void helper_main(struct exec_job *j)
     keep[nk++] = j->report[1];
     keep[nk++] = j->init_pidfd;
     keep[nk++] = j->console_fd;
+    keep[nk++] = j->record_fd;
     for (size_t i = 0; i < j->n_cand; i++)
         keep[nk++] = j->cand[i];
     for (int fd = 3; fd < 3 + j->o->preserve_fds; fd++)
@@ -395,7 +416,11 @@ static int prepare(struct exec_job *j, const struct opened *op, struct rr_error 
                                               &j->cp, err)
                        : profile_build(&j->cfg, j->ctx->rootless, &j->cp, err)) < 0)
         return rr_wrap(err, "the container's profile");
-    if (load_process(j, err) < 0 || profile_exec(&j->cp, &j->proc, &j->ep, err) < 0)
+    /* an engine container that records its execs records this one's too */
+    if (j->cfg.engine && recorder_connect(op->dir, &j->record_fd, err) < 0)
+        return -1;
+    if (load_process(j, err) < 0 ||
+        profile_exec(&j->cp, &j->proc, j->record_fd >= 0, &j->ep, err) < 0)
         return -1;
     for (size_t i = 0; i < j->ep.p.notes.n; i++)
         log_msg(LOG_WARN, "%s", j->ep.p.notes.v[i]);
@@ -511,6 +536,8 @@ static void job_free(struct exec_job *j)
             close(j->cand[i]);
     if (j->console_fd >= 0)
         close(j->console_fd);
+    if (j->record_fd >= 0)
+        close(j->record_fd);
     for (int i = 0; i < 2; i++)
         if (j->report[i] >= 0)
             close(j->report[i]);
@@ -523,7 +550,7 @@ int container_exec(const struct rr_ctx *ctx, const struct exec_opts *o, int *sta
                    struct rr_error *err)
 {
     struct exec_job j = {.ctx = ctx, .o = o, .init_pidfd = -1, .console_fd = -1,
-                         .report = {-1, -1}};
+                         .report = {-1, -1}, .record_fd = -1};
     struct opened op;
     sigset_t set, old;
     pid_t helper, child = -1;

@@ -109,6 +109,26 @@ void notify_handle(struct notify *n)
         refuse(n, n->req, n->resp);
 }
 
+void notify_handle_on(struct notify *n, int fd)
+{
+    const struct act_call *call;
+
+    if (n->req == NULL && seccomp_notify_alloc(&n->req, &n->resp) < 0) {
+        n->req = NULL;
+        return;
+    }
+    memset(n->req, 0, sizeof(*n->req));
+    if (seccomp_notify_receive(fd, n->req) < 0)
+        return;
+    call = n->have_execs ? act_execs_call(&n->execs, &n->req->data) : NULL;
+    if (call != NULL) {
+        act_execs_handle(&n->execs, fd, n->req, call);
+        return;
+    }
+    *n->resp = (struct seccomp_notif_resp){.id = n->req->id, .error = -EPERM};
+    seccomp_notify_respond(fd, n->resp);
+}
+
 int notify_timeout_ms(const struct notify *n)
 {
     int t = n->have_execs ? act_execs_timeout_ms(&n->execs) : -1;

@@ -37,6 +37,10 @@ int notify_started(struct notify *n, pid_t init_pid, struct rr_error *err);
 void notify_take_fd(struct notify *n, int fd);
 /* One notification (the fd was readable). */
 void notify_handle(struct notify *n);
+/* One notification on another listener of the same container (engine
+ * mode: a `revrun exec` process's, handed to the recorder): an exec is
+ * recorded, anything else refused EPERM. */
+void notify_handle_on(struct notify *n, int fd);
 /* How long the monitor's poll may wait (-1: for ever), and what to do when
  * it timed out (idle) or a watched process ended. */
 int notify_timeout_ms(const struct notify *n);

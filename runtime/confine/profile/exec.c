@@ -96,7 +96,7 @@ static int exec_engine(const struct profile *c, const struct rr_config *proc,
     return 0;
 }
 
-int profile_exec(const struct profile *container, const struct rr_config *proc,
+int profile_exec(const struct profile *container, const struct rr_config *proc, bool record,
                  struct exec_profile *out, struct rr_error *err)
 {
     memset(out, 0, sizeof(*out));
@@ -128,21 +128,26 @@ int profile_exec(const struct profile *container, const struct rr_config *proc,
     }
     /* The same rules; what the container's monitor counts (a report) is a
      * plain refusal here, with its errno: nothing listens for this one. */
-    out->rules = calloc(container->n_syscall_rules ? container->n_syscall_rules : 1,
-                        sizeof(*out->rules));
+    out->rules = calloc(container->n_syscall_rules + PF_RECORD_RULES, sizeof(*out->rules));
     if (out->rules == NULL)
         return rr_fail(err, ENOMEM, "exec: syscall rules");
-    /* Nor is an exec of this process recorded: the monitor holds no
-     * listener for it, and the rule would fail every exec with ENOSYS. */
+    /* Nor is an exec of this process recorded, unless the container's
+     * recorder takes it (an engine's): a review's monitor holds no listener
+     * for it, and the rule would fail every exec with ENOSYS. */
     out->p.n_syscall_rules = 0;
     for (size_t i = 0; i < container->n_syscall_rules; i++) {
-        if (container->syscall_rules[i].report == SYSCALL_RECORD)
+        bool rec = container->syscall_rules[i].report == SYSCALL_RECORD;
+        if (rec && !record)
             continue;
         out->rules[out->p.n_syscall_rules] = container->syscall_rules[i];
-        out->rules[out->p.n_syscall_rules++].report = 0;
+        out->rules[out->p.n_syscall_rules++].report = rec ? SYSCALL_RECORD : 0;
     }
+    /* made with the record (its recorder listens), under a policy that no
+     * longer asks for it: recorded as the container's own processes are */
+    if (record && !container->record_execs)
+        out->p.n_syscall_rules += pf_record_rules(out->rules + out->p.n_syscall_rules);
     out->p.syscall_rules = out->rules;
-    out->p.record_execs = false;
+    out->p.record_execs = record;
     out->p.report_namespaces = false;
     out->p.terminal = proc->process.terminal;
     out->p.args = &proc->process.args;

@@ -29,6 +29,10 @@ extern const size_t pf_n_default_readonly;
 
 /* syscalls.c: the seccomp floor, from p's switches (nested sandboxes,
  * ptrace, reported namespace attempts) */
+/* The activity record's rules (the listener denial, execve and execveat
+ * to the listener) into out (room for PF_RECORD_RULES); how many. */
+#define PF_RECORD_RULES 3
+size_t pf_record_rules(struct syscall_rule *out);
 int pf_build_syscall_rules(struct profile *p, struct rr_error *err);
 
 /* ids.c */

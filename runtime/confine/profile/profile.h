@@ -397,7 +397,10 @@ struct exec_profile {
      * monitor listens for an exec'd process): free() it */
     struct syscall_rule *rules;
 };
-int profile_exec(const struct profile *container, const struct rr_config *proc,
+/* record: the process's execs go to the container's recorder (engine
+ * mode's activity record, runtime/container/recorder_execs.h): the
+ * container's record rules are kept. */
+int profile_exec(const struct profile *container, const struct rr_config *proc, bool record,
                  struct exec_profile *out, struct rr_error *err);
 
 /* `revrun update`: limits may change, never be lifted: a limit the

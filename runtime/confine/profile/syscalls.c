@@ -173,6 +173,16 @@ static int deny_listeners(struct profile *p)
                                               SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, 0});
 }
 
+size_t pf_record_rules(struct syscall_rule *out)
+{
+    out[0] = (struct syscall_rule){"seccomp", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
+                                   SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                                   SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, 0};
+    out[1] = (struct syscall_rule){.name = "execve", .report = SYSCALL_RECORD};
+    out[2] = (struct syscall_rule){.name = "execveat", .report = SYSCALL_RECORD};
+    return PF_RECORD_RULES;
+}
+
 int pf_build_syscall_rules(struct profile *p, struct rr_error *err)
 {
     int r = deny_list(p, denied_always, sizeof(denied_always) / sizeof(denied_always[0]));

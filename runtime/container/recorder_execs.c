@@ -1,0 +1,149 @@
+#include "runtime/container/recorder_execs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "runtime/container/notify.h"
+#include "runtime/container/sync.h"
+
+/* The socket's path through the state directory's fd: nothing on the way
+ * to it is looked up again by name. */
+static int sock_addr(int dir_fd, struct sockaddr_un *a, struct rr_error *err)
+{
+    *a = (struct sockaddr_un){.sun_family = AF_UNIX};
+    if (snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d/%s", dir_fd,
+                 RECORDER_SOCK) >= (int)sizeof(a->sun_path))
+        return rr_fail(err, ENAMETOOLONG, "%s", RECORDER_SOCK);
+    return 0;
+}
+
+int recorder_execs_listen(struct recorder_execs *x, int dir_fd, struct rr_error *err)
+{
+    struct sockaddr_un a;
+
+    for (size_t i = 0; i < RECORDER_EXECS_MAX; i++)
+        x->conn[i] = x->lis[i] = -1;
+    x->srv = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (x->srv < 0)
+        return rr_fail(err, errno, "%s: socket", RECORDER_SOCK);
+    if (sock_addr(dir_fd, &a, err) < 0)
+        return -1;
+    /* root's, 0600 (the recorder's umask), in the root-only state directory */
+    if (bind(x->srv, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(x->srv, 8) < 0)
+        return rr_fail(err, errno, "%s: listen", RECORDER_SOCK);
+    return 0;
+}
+
+size_t recorder_execs_pollfds(const struct recorder_execs *x, struct pollfd *out)
+{
+    size_t n = 0;
+
+    out[n++] = (struct pollfd){.fd = x->srv, .events = POLLIN};
+    for (size_t i = 0; i < RECORDER_EXECS_MAX; i++) {
+        out[n++] = (struct pollfd){.fd = x->conn[i], .events = POLLIN};
+        out[n++] = (struct pollfd){.fd = x->lis[i], .events = POLLIN};
+    }
+    return n;
+}
+
+static int *free_slot(int *v)
+{
+    for (size_t i = 0; i < RECORDER_EXECS_MAX; i++)
+        if (v[i] < 0)
+            return &v[i];
+    return NULL;
+}
+
+/* A connection's one message: the listener, kept; then it is closed. With
+ * no room the listener is closed: the process's exec fails (ENOSYS),
+ * never runs unrecorded. */
+static void take(struct recorder_execs *x, int *conn)
+{
+    struct sync_msg m;
+    int passed = -1, *slot;
+
+    if (sync_recv_fd(*conn, &m, &passed) > 0 && m.type == SYNC_NOTIFY_FD && passed >= 0 &&
+        (slot = free_slot(x->lis)) != NULL) {
+        *slot = passed;
+        passed = -1;
+    }
+    if (passed >= 0)
+        close(passed);
+    close(*conn);
+    *conn = -1;
+}
+
+void recorder_execs_events(struct recorder_execs *x, const struct pollfd *pfd, size_t n,
+                           struct notify *nt)
+{
+    size_t k = 1;
+
+    if (n < 1 + 2 * RECORDER_EXECS_MAX)
+        return;
+    /* the exec'd processes wait on their listeners: first */
+    for (size_t i = 0; i < RECORDER_EXECS_MAX; i++, k += 2) {
+        if (pfd[k + 1].revents & POLLIN) {
+            notify_handle_on(nt, x->lis[i]);
+        } else if (pfd[k + 1].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+            close(x->lis[i]); /* every process under it is gone */
+            x->lis[i] = -1;
+        }
+        if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
+            take(x, &x->conn[i]);
+    }
+    if (pfd[0].revents & POLLIN) {
+        int c = accept4(x->srv, NULL, NULL, SOCK_CLOEXEC);
+        int *slot = c >= 0 ? free_slot(x->conn) : NULL;
+        if (slot != NULL)
+            *slot = c;
+        else if (c >= 0)
+            close(c);
+    }
+}
+
+void recorder_execs_close(struct recorder_execs *x)
+{
+    if (x->srv >= 0)
+        close(x->srv);
+    x->srv = -1;
+    for (size_t i = 0; i < RECORDER_EXECS_MAX; i++) {
+        if (x->conn[i] >= 0)
+            close(x->conn[i]);
+        if (x->lis[i] >= 0)
+            close(x->lis[i]);
+        x->conn[i] = x->lis[i] = -1;
+    }
+}
+
+int recorder_connect(int dir_fd, int *fd, struct rr_error *err)
+{
+    struct sockaddr_un a;
+    struct stat st;
+
+    *fd = -1;
+    if (fstatat(dir_fd, RECORDER_SOCK, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (errno == ENOENT)
+            return 0; /* made without the record */
+        return rr_fail(err, errno, "activity record: %s", RECORDER_SOCK);
+    }
+    if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+        return rr_fail(err, EPERM, "activity record: %s is not the recorder's", RECORDER_SOCK);
+    if (sock_addr(dir_fd, &a, err) < 0)
+        return -1;
+    *fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (*fd < 0)
+        return rr_fail(err, errno, "activity record: socket");
+    if (connect(*fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        int e = errno;
+        close(*fd);
+        *fd = -1;
+        return rr_fail(err, e, "activity record: the container's recorder is gone (its execs are "
+                               "recorded; this one would not be)");
+    }
+    return 0;
+}
