@@ -85,7 +85,7 @@ assert_aq() {
 
 # The container's program: a program with hostile arguments, a detached
 # grandchild in a session of its own, and an exit status.
-SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo grandchild"; exit 3'
+SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo grandchild"; sleep 0; exit 3'
 
 @test "the policy's activity \"record\": every program an engine container runs is recorded from outside, escaped, with pid 1's exit; the recorder ends with the container" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', '''$SCRIPT''', 'sh', '\x1b]0;pwned\x07\x1b[2J', '::set-output name=x::y']"
@@ -109,6 +109,9 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     assert_aq "ran('/bin/echo', 'grandchild')[0]['ppid'] == 1 and ran('/bin/echo', 'grandchild')[0]['pid'] != 1"
     # exits: pid 1's own status, the programs' statuses
     assert_aq "exits[1]['status'] == 3 and exits[1]['pid'] == 1"
+    # busybox runs its applet through the caller's own /proc/self/exe: not
+    # revrun's to look up, so no "found" either way
+    assert_aq "[(x['path'], 'found' in x) for x in ran('sleep', '0')] == [('/proc/self/exe', False)]"
     assert_aq "exits[ran('/bin/true', 'a', 'b c')[0]['seq']]['status'] == 0"
     assert_aq "exits[ran('/bin/echo', 'grandchild')[0]['seq']]['status'] == 0"
     # nothing the container chose reaches the file raw

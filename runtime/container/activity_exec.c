@@ -218,6 +218,10 @@ static int found(int root_fd, struct exec_texts *t)
     if (root_fd < 0 || t->path_len == 0 || t->path_cut > 0 ||
         (t->path[0] != '/' && t->cwd_len == 0))
         return -1;
+    /* the caller's own /proc/self (busybox re-running itself): looked up
+     * here it would be revrun's, which has no pid in the container */
+    if (t->path_len >= 11 && memcmp(t->path, "/proc/self/", 11) == 0)
+        return -1;
     n = t->path[0] == '/' ? snprintf(t->full, sizeof(t->full), "%.*s", (int)t->path_len, t->path)
                           : snprintf(t->full, sizeof(t->full), "%.*s/%.*s", (int)t->cwd_len,
                                      t->cwd, (int)t->path_len, t->path);
