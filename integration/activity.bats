@@ -47,30 +47,10 @@ review() {
     fi
 }
 
-# aq EXPR: a Python expression over r, the records of OUT/activity.jsonl
-# (each line must be JSON); prints its value.
-aq() {
-    python3 - "$OUT/activity.jsonl" "$1" <<'EOF'
-import json, sys
-r = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
-execs = [x for x in r if x["type"] == "exec"]
-exits = {x["seq"]: x for x in r if x["type"] == "exit"}
-reqs = [x for x in r if x["type"] == "request"]
-def ran(*argv):
-    return [x for x in execs if x["argv"][:len(argv)] == list(argv)]
-print(eval(sys.argv[2]))
-EOF
-}
-
-assert_aq() {
-    local got
-    got=$(aq "$1")
-    if [ "$got" != True ]; then
-        echo "not true: $1 (got $got)" >&2
-        cut -c1-300 "$OUT/activity.jsonl" >&2
-        return 1
-    fi
-}
+# aq EXPR / assert_aq EXPR: act_query and act_assert (helpers.bash) over
+# $OUT/activity.jsonl
+aq() { act_query "$OUT/activity.jsonl" "$1"; }
+assert_aq() { act_assert "$OUT/activity.jsonl" "$1"; }
 
 # ---- what ran ----
 

@@ -59,29 +59,10 @@ run_reaped() {
         "$2" --root "$3/state" start c1' sh "$POLICY" "$RT" "$B"
 }
 
-# aq EXPR: a Python expression over r, the records `revrun activity c1`
-# prints (each line must be JSON); prints its value.
-aq() {
-    python3 - "$B/activity.jsonl" "$1" <<'EOF'
-import json, sys
-r = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
-execs = [x for x in r if x["type"] == "exec"]
-exits = {x["seq"]: x for x in r if x["type"] == "exit"}
-def ran(*argv):
-    return [x for x in execs if x["argv"][:len(argv)] == list(argv)]
-print(eval(sys.argv[2]))
-EOF
-}
-
-assert_aq() {
-    local got
-    got=$(aq "$1")
-    if [ "$got" != True ]; then
-        echo "not true: $1 (got $got)" >&2
-        cut -c1-300 "$B/activity.jsonl" >&2
-        return 1
-    fi
-}
+# aq EXPR / assert_aq EXPR: act_query and act_assert (helpers.bash) over
+# $B/activity.jsonl
+aq() { act_query "$B/activity.jsonl" "$1"; }
+assert_aq() { act_assert "$B/activity.jsonl" "$1"; }
 
 # The container's program: a program with hostile arguments, a detached
 # grandchild in a session of its own, and an exit status.

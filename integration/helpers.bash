@@ -149,3 +149,29 @@ assert_output_contains() {
         return 1
     fi
 }
+
+# act_query FILE EXPR: a Python expression over r, the records of an
+# activity record FILE (each line must be JSON; execs, exits by seq, reqs,
+# ran(*argv) at hand); prints its value. act_assert FILE EXPR: it is True.
+act_query() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+execs = [x for x in r if x["type"] == "exec"]
+exits = {x["seq"]: x for x in r if x["type"] == "exit"}
+reqs = [x for x in r if x["type"] == "request"]
+def ran(*argv):
+    return [x for x in execs if x["argv"][:len(argv)] == list(argv)]
+print(eval(sys.argv[2]))
+PY
+}
+
+act_assert() {
+    local got
+    got=$(act_query "$1" "$2")
+    if [ "$got" != True ]; then
+        echo "not true: $2 (got $got)" >&2
+        cut -c1-300 "$1" >&2
+        return 1
+    fi
+}

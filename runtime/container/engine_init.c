@@ -24,6 +24,7 @@
 #include "runtime/container/console.h"
 #include "runtime/container/loopback.h"
 #include "runtime/container/passfds.h"
+#include "runtime/container/recorder_execs.h"
 #include "runtime/container/engine.h"
 #include "runtime/container/engine_rootstore.h"
 #include "runtime/container/hooks.h"
@@ -225,29 +226,6 @@ static int apparmor_on_exec(const char *profile, struct rr_error *err)
     return 0;
 }
 
-/* The filters, floor first. When the policy records execs, the floor's
- * listener goes to revrun's recorder (outside the container) before the
- * exec that needs its answer; this process keeps no copy. A recorder that
- * is gone fails the start here, never an exec that goes unrecorded. */
-static int load_seccomp(const struct engine_init_args *a, struct rr_error *err)
-{
-    const char *what = a->p->eng.no_new_privs ? "seccomp" : "seccomp (without no_new_privs)";
-    int listener, r;
-
-    if (a->record_fd < 0)
-        return seccomp_progs_load(a->seccomp) < 0 ? rr_fail(err, errno, "%s", what) : 0;
-    if (seccomp_progs_load_agent(a->seccomp, &listener) < 0)
-        return rr_fail(err, errno, "%s", what);
-    if (listener < 0)
-        return rr_fail(err, EINVAL, "%s: the floor has no listener for the activity record", what);
-    r = sync_send_fd(a->record_fd, SYNC_NOTIFY_FD, listener);
-    close(listener);
-    if (r < 0)
-        return rr_fail(err, errno, "activity record: hand the exec listener to revrun's recorder");
-    close(a->record_fd);
-    return 0;
-}
-
 /* The process's identity and capabilities, then the seals, then exec.
  * Without no_new_privs (the host policy let the config decide) the kernel
  * takes a seccomp filter only from a holder of CAP_SYS_ADMIN in its user
@@ -278,7 +256,8 @@ static int become_process(const struct engine_init_args *a, struct rr_error *err
         return -1;
     if (passfds_seal(a->preserve_fds) < 0)
         return rr_fail(err, errno, "close fds (--preserve-fds %d)", a->preserve_fds);
-    if (load_seccomp(a, err) < 0)
+    if (recorder_load_seccomp(a->seccomp, a->record_fd,
+                              nnp ? "seccomp" : "seccomp (without no_new_privs)", err) < 0)
         return -1;
     if (!nnp && caps_set_masks(p->eng.caps, err) < 0)
         return rr_wrap(err, "process.capabilities");

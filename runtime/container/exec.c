@@ -127,26 +127,6 @@ static int set_rlimits(const struct profile *p, struct rr_error *err)
 /* In the same order as the container's own process (init.c): identity,
  * session and terminal, cwd, Landlock ruleset, no capability, no_new_privs,
  * rlimits, fds; Landlock and seccomp last. */
-/* The filters; a recorded container's listener to its recorder before the
- * exec that waits for it (this process keeps no copy). */
-static int load_seccomp(const struct exec_job *j, struct rr_error *err)
-{
-    int listener, r;
-
-    if (j->record_fd < 0)
-        return seccomp_progs_load(&j->seccomp) < 0 ? rr_fail(err, errno, "seccomp") : 0;
-    if (seccomp_progs_load_agent(&j->seccomp, &listener) < 0)
-        return rr_fail(err, errno, "seccomp");
-    if (listener < 0)
-        return rr_fail(err, EINVAL, "seccomp: no listener for the activity record");
-    r = sync_send_fd(j->record_fd, SYNC_NOTIFY_FD, listener);
-    close(listener);
-    if (r < 0)
-        return rr_fail(err, errno, "activity record: hand the exec listener to the recorder");
-    close(j->record_fd);
-    return 0;
-}
-
 __attribute__((noreturn)) static void process_main(struct exec_job *j)
 {
     const struct profile *p = &j->ep.p;
@@ -202,7 +182,7 @@ __attribute__((noreturn)) static void process_main(struct exec_job *j)
         rr_fail(&err, errno, "landlock");
         goto fail;
     }
-    if (load_seccomp(j, &err) < 0)
+    if (recorder_load_seccomp(&j->seccomp, j->record_fd, "seccomp", &err) < 0)
         goto fail;
     execve(j->exe, p->args->v, p->env->v);
     rr_fail(&err, errno, "exec %s", j->exe);

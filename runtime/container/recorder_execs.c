@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "runtime/confine/seccomp.h"
 #include "runtime/container/notify.h"
 #include "runtime/container/sync.h"
 
@@ -118,6 +119,25 @@ void recorder_execs_close(struct recorder_execs *x)
             close(x->lis[i]);
         x->conn[i] = x->lis[i] = -1;
     }
+}
+
+int recorder_load_seccomp(const struct seccomp_progs *s, int record_fd, const char *what,
+                          struct rr_error *err)
+{
+    int listener, r;
+
+    if (record_fd < 0)
+        return seccomp_progs_load(s) < 0 ? rr_fail(err, errno, "%s", what) : 0;
+    if (seccomp_progs_load_agent(s, &listener) < 0)
+        return rr_fail(err, errno, "%s", what);
+    if (listener < 0)
+        return rr_fail(err, EINVAL, "%s: the floor has no listener for the activity record", what);
+    r = sync_send_fd(record_fd, SYNC_NOTIFY_FD, listener);
+    close(listener);
+    if (r < 0)
+        return rr_fail(err, errno, "activity record: hand the exec listener to revrun's recorder");
+    close(record_fd);
+    return 0;
 }
 
 int recorder_connect(int dir_fd, int *fd, struct rr_error *err)

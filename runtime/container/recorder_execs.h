@@ -38,6 +38,16 @@ void recorder_execs_events(struct recorder_execs *x, const struct pollfd *pfd, s
                            struct notify *nt);
 void recorder_execs_close(struct recorder_execs *x);
 
+/* A process's last step before its exec (the container's init, an exec'd
+ * process): load the filters, floor first; with record_fd >= 0 the
+ * floor's listener goes to the recorder over it before the exec that
+ * waits for its answer, and neither is kept here. what names the step in
+ * an error. A recorder that is gone fails here, never an exec that would
+ * go unrecorded. */
+struct seccomp_progs;
+int recorder_load_seccomp(const struct seccomp_progs *s, int record_fd, const char *what,
+                          struct rr_error *err);
+
 /* `revrun exec`'s side: *fd connected to the recorder of the container
  * whose state directory dir_fd is, or -1 when it records nothing. */
 int recorder_connect(int dir_fd, int *fd, struct rr_error *err);
