@@ -271,3 +271,27 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     [ "$(printf '%s\n' "$output" | grep -cx unrecorded)" = 0 ]
     "$RT" --root "$B/state" kill c1 KILL
 }
+
+@test "a container that uses up its recorder's fds (a pidfd a process) gets a refused exec at once, not a hung one" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', 'i=0; while [ \$i -lt 1100 ]; do /bin/sleep 1000 & i=\$((i+1)); done; echo started; wait']" \
+        "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'hard': 1024, 'soft': 1024}]"
+    with_policy "$RECORD" prlimit --nofile=1024:1024 "$RT" --root "$B/state" create --bundle "$B" c1 \
+        </dev/null >"$B/out" 2>&1 || {
+        cat "$B/out"
+        false
+    }
+    "$RT" --root "$B/state" start c1
+    for _ in $(seq 300); do
+        grep -q started "$B/out" && break
+        sleep 0.1
+    done
+    grep -q started "$B/out"
+    # the recorder at its limit
+    [ "$(ls "/proc/$(recorder_of_b)/fd" | wc -l)" -ge 1020 ]
+    run timeout -k 5 30 "$RT" --root "$B/state" exec c1 /bin/echo unrecorded
+    echo "$output"
+    # neither timed out nor killed by timeout, nor run
+    [ "$status" != 124 ] && [ "$status" != 137 ] && [ "$status" != 0 ]
+    [ "$(printf '%s\n' "$output" | grep -cx unrecorded)" = 0 ]
+    "$RT" --root "$B/state" kill c1 KILL
+}

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -173,6 +174,15 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
     }
     notify_init(&n);
     umask(077);
+    /* each process it watches is a pidfd: as many fds as it may have (the
+     * engine's caller's limit stands; recorder_execs keeps one spare) */
+    {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            (void)setrlimit(RLIMIT_NOFILE, &rl);
+        }
+    }
     if (recorder_execs_listen(&ex, dir_fd, &err) < 0 || notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, &err) < 0 ||
         (a->keep_root[0] != '\0' &&
          ((keep_root = activity_keep_open(a->keep_root, &err)) < 0 ||
@@ -190,7 +200,9 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
     if (sync_send(ready, SYNC_READY, 0, 0, NULL) < 0)
         _exit(1);
     close(ready);
-    started = record(&n, sock, sig_fd, &ex);
+    /* started: the container's listener came, or an exec'd process's did
+     * (`revrun exec` into a created container runs before any start) */
+    started = record(&n, sock, sig_fd, &ex) || ex.taken;
     recorder_execs_close(&ex);
     notify_free(&n); /* the last line */
     /* Nothing ran in a container deleted before its start (or a create

@@ -29,6 +29,10 @@ int recorder_execs_listen(struct recorder_execs *x, int dir_fd, struct rr_error 
 
     for (size_t i = 0; i < RECORDER_EXECS_MAX; i++)
         x->conn[i] = x->lis[i] = -1;
+    x->taken = false;
+    x->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (x->spare < 0)
+        return rr_fail(err, errno, "%s: /dev/null", RECORDER_SOCK);
     x->srv = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (x->srv < 0)
         return rr_fail(err, errno, "%s: socket", RECORDER_SOCK);
@@ -72,6 +76,7 @@ static void take(struct recorder_execs *x, int *conn)
         (slot = free_slot(x->lis)) != NULL) {
         *slot = passed;
         passed = -1;
+        x->taken = true;
     }
     if (passed >= 0)
         close(passed);
@@ -99,7 +104,21 @@ void recorder_execs_events(struct recorder_execs *x, const struct pollfd *pfd, s
     }
     if (pfd[0].revents & POLLIN) {
         int c = accept4(x->srv, NULL, NULL, SOCK_CLOEXEC);
-        int *slot = c >= 0 ? free_slot(x->conn) : NULL;
+        int *slot;
+        /* Out of fds (the container's processes hold the recorder's
+         * pidfds): the spare makes room to take the connection and close
+         * it, so that exec fails at once (its listener has nowhere to go)
+         * instead of waiting in the backlog, and this loop does not spin
+         * on a socket that stays readable. */
+        if (c < 0 && (errno == EMFILE || errno == ENFILE) && x->spare >= 0) {
+            close(x->spare);
+            c = accept4(x->srv, NULL, NULL, SOCK_CLOEXEC);
+            if (c >= 0)
+                close(c);
+            x->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            return;
+        }
+        slot = c >= 0 ? free_slot(x->conn) : NULL;
         if (slot != NULL)
             *slot = c;
         else if (c >= 0)
@@ -111,7 +130,9 @@ void recorder_execs_close(struct recorder_execs *x)
 {
     if (x->srv >= 0)
         close(x->srv);
-    x->srv = -1;
+    if (x->spare >= 0)
+        close(x->spare);
+    x->srv = x->spare = -1;
     for (size_t i = 0; i < RECORDER_EXECS_MAX; i++) {
         if (x->conn[i] >= 0)
             close(x->conn[i]);

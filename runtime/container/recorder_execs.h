@@ -14,6 +14,7 @@
 #define REVRUN_RECORDER_EXECS_H
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/error.h"
@@ -26,6 +27,10 @@ struct notify;
 
 struct recorder_execs {
     int srv;                      /* the listening socket */
+    int spare;                    /* an fd kept back: closed to accept one connection
+                                   * when the others are used up (EMFILE), and that
+                                   * connection refused at once */
+    bool taken;                   /* an exec'd process's listener was ever taken */
     int conn[RECORDER_EXECS_MAX]; /* connected, their listener not yet sent */
     int lis[RECORDER_EXECS_MAX];  /* exec'd processes' listeners */
 };
