@@ -87,43 +87,22 @@ static void policy_defaults(struct rr_policy *out)
     snprintf(out->kubelet_pods, sizeof(out->kubelet_pods), "%s", RR_POLICY_KUBELET_PODS);
 }
 
-/* noNewPrivileges: "force" (the default: set whatever the config says) or
- * "config" (the config's process.noNewPrivileges, as the runtime spec has
- * it). Any other value is refused: a typo must not widen. */
-static int parse_nnp(const struct json_node *v, const char *path, struct rr_policy *out,
-                     struct rr_error *err)
+/* A key that takes one of two words (any other is refused: a typo must not
+ * widen or quietly drop what the file asks): *out is whether it is on. */
+static int parse_switch(const struct json_node *v, const char *path, const char *key,
+                        const char *off, const char *on, bool *out, struct rr_error *err)
 {
     char p[JPATH_MAX];
 
-    jpath_key(p, path, "noNewPrivileges");
+    jpath_key(p, path, key);
     if (jf_expect(v, JSON_STRING, p, err) < 0)
         return -1;
-    if (strcmp(v->u.string.s, "force") == 0)
-        out->nnp_as_config = false;
-    else if (strcmp(v->u.string.s, "config") == 0)
-        out->nnp_as_config = true;
+    if (strcmp(v->u.string.s, off) == 0)
+        *out = false;
+    else if (strcmp(v->u.string.s, on) == 0)
+        *out = true;
     else
-        return rr_fail(err, 0, "%s: \"force\" or \"config\"", p);
-    return 0;
-}
-
-/* activity: "off" (the default) or "record" (every exec of the container
- * recorded from outside it, runtime/container/engine_recorder.h). Any other
- * value is refused: a typo must not quietly record nothing. */
-static int parse_activity(const struct json_node *v, const char *path, struct rr_policy *out,
-                          struct rr_error *err)
-{
-    char p[JPATH_MAX];
-
-    jpath_key(p, path, "activity");
-    if (jf_expect(v, JSON_STRING, p, err) < 0)
-        return -1;
-    if (strcmp(v->u.string.s, "off") == 0)
-        out->activity_record = false;
-    else if (strcmp(v->u.string.s, "record") == 0)
-        out->activity_record = true;
-    else
-        return rr_fail(err, 0, "%s: \"off\" or \"record\"", p);
+        return rr_fail(err, 0, "%s: \"%s\" or \"%s\"", p, off, on);
     return 0;
 }
 
@@ -193,9 +172,16 @@ static int parse_one(const struct json_node *e, const char *path, const struct r
         return -1;
     if ((caps = json_get(e, "capabilities")) != NULL && parse_caps(caps, path, &out->caps, err) < 0)
         return -1;
-    if ((nnp = json_get(e, "noNewPrivileges")) != NULL && parse_nnp(nnp, path, out, err) < 0)
+    /* noNewPrivileges: "force" (the default: set whatever the config says)
+     * or "config" (the config's process.noNewPrivileges, as the runtime
+     * spec has it). activity: "off" (the default) or "record" (every exec
+     * of the container recorded from outside it, engine_recorder.h). */
+    if ((nnp = json_get(e, "noNewPrivileges")) != NULL &&
+        parse_switch(nnp, path, "noNewPrivileges", "force", "config", &out->nnp_as_config,
+                     err) < 0)
         return -1;
-    if ((act = json_get(e, "activity")) != NULL && parse_activity(act, path, out, err) < 0)
+    if ((act = json_get(e, "activity")) != NULL &&
+        parse_switch(act, path, "activity", "off", "record", &out->activity_record, err) < 0)
         return -1;
     if (jf_size(e, "upperSize", path, &out->upper_size, err) < 0)
         return -1;

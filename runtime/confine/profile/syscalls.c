@@ -149,37 +149,33 @@ static int deny_socket_families(struct profile *p)
     return 0;
 }
 
-/* The activity record: every execve and execveat reaches the monitor, which
- * records it and lets it run. */
-static int record_execs(struct profile *p)
-{
-    static const char *const calls[] = {"execve", "execveat"};
+/* [0] A floor with a listener (the monitor's) keeps the agent from making
+ * one: where two filters both ask for a user notification the newest wins,
+ * so an agent's own listener would be answered first (CONTINUE on its
+ * unshare, an exec kept out of the record). The kernel refuses a second
+ * listener only while the monitor holds its own; this holds after it lets
+ * go too. [1], [2] The activity record: every execve and execveat reaches
+ * the monitor, which records it and lets it run. */
+static const struct syscall_rule record_rules[PF_RECORD_RULES] = {
+    {"seccomp", EPERM, SYSCALL_ARG_MASKED_EQ, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+     SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, 0},
+    {.name = "execve", .report = SYSCALL_RECORD},
+    {.name = "execveat", .report = SYSCALL_RECORD},
+};
 
-    for (size_t i = 0; i < 2; i++)
-        if (push_rule(p, (struct syscall_rule){.name = calls[i], .report = SYSCALL_RECORD}) < 0)
-            return -1;
-    return 0;
-}
-
-/* A floor with a listener (the monitor's) keeps the agent from making one:
- * where two filters both ask for a user notification the newest wins, so an
- * agent's own listener would be answered first (CONTINUE on its unshare, an
- * exec kept out of the record). The kernel refuses a second listener only
- * while the monitor holds its own; this holds after it lets go too. */
 static int deny_listeners(struct profile *p)
 {
-    return push_rule(p, (struct syscall_rule){"seccomp", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
-                                              SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                                              SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, 0});
+    return push_rule(p, record_rules[0]);
+}
+
+static int record_execs(struct profile *p)
+{
+    return push_rule(p, record_rules[1]) < 0 ? -1 : push_rule(p, record_rules[2]);
 }
 
 size_t pf_record_rules(struct syscall_rule *out)
 {
-    out[0] = (struct syscall_rule){"seccomp", EPERM, SYSCALL_ARG_MASKED_EQ, 1,
-                                   SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                                   SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 0, 0};
-    out[1] = (struct syscall_rule){.name = "execve", .report = SYSCALL_RECORD};
-    out[2] = (struct syscall_rule){.name = "execveat", .report = SYSCALL_RECORD};
+    memcpy(out, record_rules, sizeof(record_rules));
     return PF_RECORD_RULES;
 }
 
