@@ -489,9 +489,13 @@ restart() {
     local h=$1 c0 c1 sb pid0 cg0
     up "rs$h" "$h"
     sb=$(pid_of p "$POD")
-    c0=$(ctr_run "$POD" "rs$h" app -- sh -c 'echo run-0; sleep 0.5; exit 3')
+    # the first attempt ends by itself, but only once its cgroup is read:
+    # a timed exit raced the read (seen under CI's load)
+    c0=$(ctr_run "$POD" "rs$h" app -- sh -c \
+        'echo run-0; while [ ! -e /tmp/go ]; do sleep 0.05; done; exit 3')
     pid0=$(pid_of c "$c0")
     cg0=$(cg_of memory "$pid0")
+    cri exec-sync "$c0" -- touch /tmp/go
     cri wait "$c0" exited 30
     [ "$(cri inspect "$c0" | field status.exit_code)" = 3 ]
     cri rm "$c0"
