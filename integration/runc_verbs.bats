@@ -116,6 +116,57 @@ load runc_verbs_helpers
     fi
 }
 
+# answered PID: the process PID ended within 5 s
+answered() {
+    for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 "$1" 2>/dev/null
+}
+
+# A container that stops every process it may signal, over and over: the
+# exec'd one before its exec (seen in most runs) or after. The container's
+# lock was held through the first, so that state, kill and delete hung;
+# and a stopped process ignores the SIGTERM revrun exec passes on.
+stopped_exec() {
+    local sh ex st sp
+    make_bundle "c['process']['args'] = ['sh', '-c', 'while :; do kill -STOP -1 2>/dev/null; done']"
+    up "$1"
+    rrx exec "$1" sleep 100 2>"$RR_TMP/exec.err" &
+    sh=$!
+    sleep 1
+    # revrun exec itself (the oldest of that command line; the subshell
+    # that runs rrx is bash)
+    ex=$(pgrep -o -f "revrun .*exec $1 sleep 100")
+    KILL_PIDS+=("$ex")
+    rrx state "$1" >/dev/null &
+    sp=$!
+    answered "$sp"
+    wait "$sp"
+    kill -TERM "$ex"
+    if answered "$ex"; then
+        # it was before the exec: ended, saying so
+        wait "$sh" || st=$?
+        echo "status ${st:-0}"
+        cat "$RR_TMP/exec.err"
+        [ "$st" -eq 255 ]
+        grep -q "Terminated before the process's exec: the process was killed" "$RR_TMP/exec.err"
+    fi
+    rrx delete --force "$1" &
+    sp=$!
+    answered "$sp"
+    wait "$sp"
+    answered "$ex"
+    ! pgrep -f "kill -STOP -1 2>" || false
+}
+
+@test "exec: a container that stops the exec'd process holds no verb: state and delete answer, the exec ends; SIGTERM before its exec ends it" {
+    stopped_exec e10-$X
+}
+
+@test "exec (rootless): a container that stops the exec'd process holds no verb; SIGTERM before its exec ends it" {
+    ROOTLESS=1
+    stopped_exec e11-$X
+}
+
 @test "exec: refused in a paused and in a stopped container, with runc's words" {
     make_bundle
     up e5-$X

@@ -26,6 +26,7 @@
 #include "runtime/confine/caps.h"
 #include "runtime/confine/cgroup_freeze.h"
 #include "runtime/container/console.h"
+#include "runtime/container/exec_wait.h"
 #include "runtime/container/container.h"
 #include "runtime/confine/landlock.h"
 #include "runtime/container/log.h"
@@ -437,70 +438,6 @@ static int write_pid_file(const char *path, pid_t pid, struct rr_error *err)
     return rr_write_atomic(dfd, slash ? slash + 1 : path, text, strlen(text), 0644, err);
 }
 
-/* The helper says which pid the process has (or why not); then silence
- * (every copy of the report socket closed by exec) means the exec worked. */
-static int await_process(struct exec_job *j, pid_t helper, pid_t *child, struct rr_error *err)
-{
-    struct sync_msg m;
-    int r, st;
-
-    *child = -1;
-    close(j->report[1]);
-    j->report[1] = -1;
-    r = sync_recv(j->report[0], &m);
-    while (waitpid(helper, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (r <= 0)
-        return rr_fail(err, r < 0 ? errno : EPIPE, "the exec helper ended without a word");
-    if (m.type == SYNC_ERROR)
-        return rr_fail(err, m.errnum, "%s", m.text);
-    *child = (pid_t)m.value;
-    r = sync_recv(j->report[0], &m);
-    if (r < 0)
-        return rr_fail(err, errno, "waiting for the process");
-    if (r > 0 && m.type == SYNC_ERROR) {
-        while (waitpid(*child, &st, 0) < 0 && errno == EINTR)
-            ;
-        *child = -1;
-        return rr_fail(err, m.errnum, "%s", m.text);
-    }
-    return 0;
-}
-
-static int exit_code(int st)
-{
-    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-}
-
-/* Without --detach: wait, passing on what the caller is sent, as runc
- * does (SIGCHLD is ours; SIGKILL and SIGSTOP cannot be caught). */
-static int wait_forwarding(pid_t child, const sigset_t *set, int *status, struct rr_error *err)
-{
-    _cleanup_close_ int sfd = signalfd(-1, set, SFD_CLOEXEC);
-    _cleanup_close_ int pidfd = rr_pidfd_open(child);
-
-    if (sfd < 0)
-        return rr_fail(err, errno, "signalfd");
-    for (;;) {
-        struct signalfd_siginfo si;
-        int st;
-        pid_t w = waitpid(child, &st, WNOHANG);
-        if (w == child) {
-            *status = exit_code(st);
-            return 0;
-        }
-        if (w < 0 && errno != EINTR)
-            return rr_fail(err, errno, "wait for the process");
-        ssize_t n = read(sfd, &si, sizeof(si));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n != (ssize_t)sizeof(si))
-            return rr_fail(err, errno, "signalfd");
-        if (si.ssi_signo != SIGCHLD && pidfd >= 0)
-            (void)rr_pidfd_send_signal(pidfd, (int)si.ssi_signo);
-    }
-}
-
 static void job_free(struct exec_job *j)
 {
     seccomp_progs_free(&j->seccomp);
@@ -554,7 +491,14 @@ int container_exec(const struct rr_ctx *ctx, const struct exec_opts *o, int *sta
     }
     if (helper == 0)
         helper_main(&j);
-    if (await_process(&j, helper, &child, err) < 0)
+    if (exec_await_pid(j.report, helper, &child, err) < 0)
+        goto out;
+    /* The process is in the container's namespaces and cgroup: a kill or
+     * delete of the container reaches it, and a process of the container
+     * may stop it before its exec. The container's lock is not held for
+     * that (it would hold every other verb on the container too). */
+    opened_close(&op);
+    if (exec_await_exec(j.report[0], child, &set, err) < 0)
         goto out;
     if (o->pid_file != NULL && write_pid_file(o->pid_file, child, err) < 0) {
         /* nobody would know the process: it does not stay */
@@ -563,9 +507,7 @@ int container_exec(const struct rr_ctx *ctx, const struct exec_opts *o, int *sta
             ;
         goto out;
     }
-    /* The process runs: others may act on the container meanwhile. */
-    opened_close(&op);
-    r = o->detach ? 0 : wait_forwarding(child, &set, status, err);
+    r = o->detach ? 0 : exec_wait_forwarding(child, &set, status, err);
 out:
     opened_close(&op);
     job_free(&j);
