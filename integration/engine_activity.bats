@@ -295,3 +295,37 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     [ "$(printf '%s\n' "$output" | grep -cx unrecorded)" = 0 ]
     "$RT" --root "$B/state" kill c1 KILL
 }
+
+@test "the recorder's 64 exec slots in use (exec'd processes still running): the next exec is refused saying so, runs nothing, and gets a slot once one is free" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', 'exec /bin/sleep 1000']"
+    with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
+        cat "$B/out"
+        false
+    }
+    "$RT" --root "$B/state" start c1
+    # a listener is held until every process under it has ended
+    for i in $(seq 64); do
+        "$RT" --root "$B/state" exec -d --pid-file "$B/x$i.pid" c1 /bin/sleep 1000
+    done
+    run timeout 20 "$RT" --root "$B/state" exec c1 /bin/echo unrecorded
+    echo "$output"
+    [ "$status" = 255 ]
+    [[ "$output" == *"holds 64 exec'd processes' listeners"*"no room for this one"* ]]
+    [ "$(printf '%s\n' "$output" | grep -cx unrecorded)" = 0 ]
+    # one ends: its slot is free again
+    kill -9 "$(cat "$B/x1.pid")"
+    for _ in $(seq 50); do
+        run timeout 20 "$RT" --root "$B/state" exec c1 /bin/echo recorded
+        [ "$status" = 0 ] && break
+        sleep 0.1
+    done
+    assert_success
+    [ "$output" = recorded ]
+    for _ in $(seq 50); do
+        "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
+        grep -q '"recorded"' "$B/activity.jsonl" && break
+        sleep 0.1
+    done
+    assert_aq "len(ran('/bin/sleep', '1000')) == 65 and len(ran('/bin/echo', 'recorded')) == 1 and not ran('/bin/echo', 'unrecorded')"
+    "$RT" --root "$B/state" kill c1 KILL
+}

@@ -104,6 +104,7 @@ static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs
             if (got > 0 && m.type == SYNC_NOTIFY_FD && passed >= 0) {
                 notify_take_fd(n, passed);
                 had_listener = n->fd >= 0;
+                (void)sync_send(sock, SYNC_ACK, 0, 0, NULL); /* the init waits for it */
             } else if (passed >= 0) {
                 close(passed);
             }

@@ -64,19 +64,30 @@ static int *free_slot(int *v)
     return NULL;
 }
 
-/* A connection's one message: the listener, kept; then it is closed. With
- * no room the listener is closed: the process's exec fails (ENOSYS),
- * never runs unrecorded. */
+/* A connection's one message: the listener, kept and acknowledged; then
+ * it is closed. With no room the listener is closed and the process told
+ * why: it fails before its exec, which would otherwise fail (ENOSYS, no
+ * listener) and never run unrecorded. */
 static void take(struct recorder_execs *x, int *conn)
 {
     struct sync_msg m;
-    int passed = -1, *slot;
+    int passed = -1, *slot = NULL;
 
-    if (sync_recv_fd(*conn, &m, &passed) > 0 && m.type == SYNC_NOTIFY_FD && passed >= 0 &&
-        (slot = free_slot(x->lis)) != NULL) {
-        *slot = passed;
-        passed = -1;
-        x->taken = true;
+    if (sync_recv_fd(*conn, &m, &passed) > 0 && m.type == SYNC_NOTIFY_FD && passed >= 0) {
+        slot = free_slot(x->lis);
+        if (slot != NULL) {
+            *slot = passed;
+            passed = -1;
+            x->taken = true;
+            (void)sync_send(*conn, SYNC_ACK, 0, 0, NULL);
+        } else {
+            struct rr_error full = {0};
+            rr_fail(&full, 0,
+                    "the container's recorder holds %d exec'd processes' listeners, each "
+                    "until every process under it has ended: no room for this one",
+                    RECORDER_EXECS_MAX);
+            (void)sync_send_error(*conn, &full);
+        }
     }
     if (passed >= 0)
         close(passed);
@@ -145,6 +156,7 @@ void recorder_execs_close(struct recorder_execs *x)
 int recorder_load_seccomp(const struct seccomp_progs *s, int record_fd, const char *what,
                           struct rr_error *err)
 {
+    struct sync_msg m;
     int listener, r;
 
     if (record_fd < 0)
@@ -157,6 +169,16 @@ int recorder_load_seccomp(const struct seccomp_progs *s, int record_fd, const ch
     close(listener);
     if (r < 0)
         return rr_fail(err, errno, "activity record: hand the exec listener to revrun's recorder");
+    /* taken, or why not: an exec the recorder would not see fails here,
+     * saying so, not in the exec with ENOSYS */
+    r = sync_recv(record_fd, &m);
+    if (r <= 0)
+        return rr_fail(err, r < 0 ? errno : EPIPE,
+                       "activity record: revrun's recorder did not take the exec listener");
+    if (m.type == SYNC_ERROR)
+        return rr_fail(err, m.errnum, "activity record: %s", m.text);
+    if (m.type != SYNC_ACK)
+        return rr_fail(err, EPROTO, "activity record: revrun's recorder answered %u", m.type);
     close(record_fd);
     return 0;
 }
