@@ -10,8 +10,8 @@
  * decision: another thread of the caller may change the memory after it
  * was read (docs/activity.md says what the record can and cannot see).
  *
- * Exit statuses: a pidfd of each recorded process, polled; when it ends,
- * its status comes from the kernel (PIDFD_INFO_EXIT, Linux 6.15+; without
+ * Exit statuses: a pidfd of each recorded process, looked at every 50 ms;
+ * when it ends, its status comes from the kernel (PIDFD_INFO_EXIT, Linux 6.15+; without
  * it the record has no exits). */
 #ifndef REVRUN_ACTIVITY_EXEC_H
 #define REVRUN_ACTIVITY_EXEC_H
@@ -52,6 +52,7 @@ struct act_execs {
     struct act_watch *watch;
     size_t n_watch;
     unsigned zombies; /* ended, their status not yet reaped */
+    int64_t next_look_ms; /* CLOCK_MONOTONIC: when the watched are looked at */
 };
 
 int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid,
@@ -65,11 +66,11 @@ const struct act_call *act_execs_call(const struct act_execs *x, const struct se
 void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_notif *req,
                       const struct act_call *call);
 
-/* For the monitor's poll: the fd that is readable when a watched process
- * ended (-1: none), and how long until ended ones are looked at again (-1:
- * no need). */
-int act_execs_poll_fd(const struct act_execs *x);
+/* For the monitor's poll: how long until the watched processes are looked
+ * at again (-1: none is watched). act_execs_tick: called on every round,
+ * looks when that time has come. act_execs_on_exits: looks now. */
 int act_execs_timeout_ms(const struct act_execs *x);
+void act_execs_tick(struct act_execs *x);
 void act_execs_on_exits(struct act_execs *x);
 
 /* Every process of the container is gone: the last exits, then nothing is

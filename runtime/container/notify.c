@@ -9,17 +9,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-/* Linux 6.6: the notifying process and the monitor hand over on one CPU
- * (no wake-up on another one, no migration): each exec waits on the
- * monitor for a few microseconds instead of a scheduler's round. Older
- * headers lack it; older kernels refuse it (EINVAL), harmlessly. */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-
 /* Counting stops here. Without a record, the listener is closed too: from
  * then on the kernel answers ENOSYS itself (still refused), and an agent
  * looping on unshare costs the monitor nothing more. With a record it is
@@ -58,8 +47,11 @@ void notify_take_fd(struct notify *n, int fd)
         close(fd);
         return;
     }
+    /* Not SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6): it hands each
+     * wake-up to the waker's CPU, which moved the exec'ing process to the
+     * monitor's and back; measured on 2 cores it cost 300-450 us an exec
+     * instead of 50-130 (bench/activity.sh, docs/activity.md). */
     n->fd = fd;
-    (void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 }
 
 static void let_go(struct notify *n)
@@ -141,7 +133,7 @@ int notify_timeout_ms(const struct notify *n)
 void notify_idle(struct notify *n, bool timed_out)
 {
     if (n->have_execs)
-        act_execs_on_exits(&n->execs);
+        act_execs_tick(&n->execs);
     if (timed_out)
         activity_flush(&n->rec);
 }

@@ -41,8 +41,8 @@ void notify_handle(struct notify *n);
  * mode: a `revrun exec` process's, handed to the recorder): an exec is
  * recorded, anything else refused EPERM. */
 void notify_handle_on(struct notify *n, int fd);
-/* How long the monitor's poll may wait (-1: for ever), and what to do when
- * it timed out (idle) or a watched process ended. */
+/* How long the monitor's poll may wait (-1: for ever), and what to do after
+ * each round of it (timed_out: it waited that long). */
 int notify_timeout_ms(const struct notify *n);
 void notify_idle(struct notify *n, bool timed_out);
 
