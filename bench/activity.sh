@@ -29,6 +29,22 @@
 # system calls, several microseconds each on this VM, 13 of them while the
 # call waits). Above the 1.05x target for both.
 #
+# Later that day, without SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (on this VM
+# it cost 300-450 us an exec, not saved any: a bare supervisor answering
+# CONTINUE at once added 50-130 us an exec without it) and with exits
+# looked at every 50 ms instead of a monitor wake-up at each, idle (load
+# average under 1.4, 10,000 execs, median of 3):
+#
+#                 without       with    ratio     per exec
+#   shell loop      14.40      16.41   1.140x     201.3 us
+#   exec chain       7.42       8.70   1.172x     127.7 us
+#
+# (single runs of the shell loop: 1.11x-1.19x). What is left: the bare
+# notification's round trip, 50-130 us here (about 30 us with both ends on
+# one CPU), and about 50 us of reads while the call waits (pidfd, path and
+# argv, cwd, root, ids, the id check: 5-11 us each on this VM, cold).
+# Still above the 1.05x target.
+#
 #   bench/activity.sh [EXECS] [RUNS]      (default 10000 5; REVRUN=path to pick a build)
 #
 # Needs root (review's root mode). Everything stays under a temporary
