@@ -329,6 +329,11 @@ void activity_lost_requests(struct activity *a, uint64_t n)
     a->more.requests += n;
 }
 
+void activity_lost_exits(struct activity *a, uint64_t n)
+{
+    a->more.exits += n;
+}
+
 void activity_close(struct activity *a)
 {
     struct json_writer *w;

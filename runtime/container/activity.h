@@ -113,6 +113,8 @@ void activity_exit(struct activity *a, uint64_t seq, int pid, int wait_status);
 void activity_request(struct activity *a, const struct act_request *r);
 /* Records the broker could not hand over (counted as "more" requests). */
 void activity_lost_requests(struct activity *a, uint64_t n);
+/* Exits that cannot be watched (every slot in use): counted. */
+void activity_lost_exits(struct activity *a, uint64_t n);
 
 /* Write what is buffered; whether anything is. */
 void activity_flush(struct activity *a);

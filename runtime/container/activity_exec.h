@@ -10,8 +10,8 @@
  * decision: another thread of the caller may change the memory after it
  * was read (docs/activity.md says what the record can and cannot see).
  *
- * Exit statuses: a pidfd of each recorded process, looked at every 50 ms;
- * when it ends, its status comes from the kernel (PIDFD_INFO_EXIT, Linux 6.15+; without
+ * Exit statuses: a pidfd of each recorded process, looked at every 50 ms
+ * while execs come, at its exit otherwise; when it ends, its status comes from the kernel (PIDFD_INFO_EXIT, Linux 6.15+; without
  * it the record has no exits). */
 #ifndef REVRUN_ACTIVITY_EXEC_H
 #define REVRUN_ACTIVITY_EXEC_H
@@ -53,6 +53,7 @@ struct act_execs {
     size_t n_watch;
     unsigned zombies; /* ended, their status not yet reaped */
     int64_t next_look_ms; /* CLOCK_MONOTONIC: when the watched are looked at */
+    int64_t last_exec_ms; /* the last exec watched */
 };
 
 int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid,
@@ -66,11 +67,14 @@ const struct act_call *act_execs_call(const struct act_execs *x, const struct se
 void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_notif *req,
                       const struct act_call *call);
 
-/* For the monitor's poll: how long until the watched processes are looked
- * at again (-1: none is watched). act_execs_tick: called on every round,
- * looks when that time has come. act_execs_on_exits: looks now. */
+/* For the monitor's poll: the fd readable when a watched process ended
+ * (-1: not to be polled now), and how long until the watched processes
+ * are looked at again (-1: no need). act_execs_tick: called on every
+ * round (exits_ready: that fd was readable), looks when that time has
+ * come. act_execs_on_exits: looks now. */
+int act_execs_poll_fd(const struct act_execs *x);
 int act_execs_timeout_ms(const struct act_execs *x);
-void act_execs_tick(struct act_execs *x);
+void act_execs_tick(struct act_execs *x, bool exits_ready);
 void act_execs_on_exits(struct act_execs *x);
 
 /* Every process of the container is gone: the last exits, then nothing is

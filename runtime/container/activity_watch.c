@@ -1,9 +1,11 @@
 /* Exit statuses for the activity record: a pidfd of each recorded process
  * (opened while its exec waited, so it is that process and no later one
- * with the same pid), in an epoll set the monitor looks at every
- * EXIT_LOOK_MS, not at each exit: waking the monitor at every exit cost a
- * shell loop of /bin/true some 150-250 us an exec on 2 cores, more than the
- * exec's own notification (bench/activity.sh). A pidfd is readable once
+ * with the same pid), in an epoll set. While execs come, the monitor looks
+ * at it every EXIT_LOOK_MS, not at each exit: waking the monitor at every
+ * exit cost a shell loop of /bin/true some 150-250 us an exec on 2 cores,
+ * more than the exec's own notification (bench/activity.sh). Once none
+ * came for that long, the set is in the monitor's poll and an exit wakes
+ * it (no timer while a long-lived process runs). A pidfd is readable once
  * its process ended; the status is the kernel's (PIDFD_GET_INFO with
  * PIDFD_INFO_EXIT, Linux 6.15+), there once the process has been reaped,
  * by its parent or by the container's pid 1. */
@@ -158,7 +160,15 @@ void act_watch_add(struct act_execs *x, int pidfd, pid_t host_pid, int pid, uint
             release(x, w);
         free_slot = free_slot ? free_slot : w;
     }
+    /* full: the ended ones not looked at yet make room */
     if (free_slot == NULL) {
+        act_execs_on_exits(x);
+        for (size_t i = 0; x->watch != NULL && i < ACT_WATCH_MAX && free_slot == NULL; i++)
+            if (x->watch[i].pidfd < 0)
+                free_slot = &x->watch[i];
+    }
+    if (free_slot == NULL) {
+        activity_lost_exits(x->rec, 1); /* counted, as any record past a cap */
         close(pidfd);
         return;
     }
@@ -168,8 +178,9 @@ void act_watch_add(struct act_execs *x, int pidfd, pid_t host_pid, int pid, uint
         return;
     }
     *free_slot = (struct act_watch){pidfd, host_pid, pid, seq, false};
+    x->last_exec_ms = now_ms();
     if (x->n_watch++ == 0)
-        x->next_look_ms = now_ms() + EXIT_LOOK_MS;
+        x->next_look_ms = x->last_exec_ms + EXIT_LOOK_MS;
 }
 
 int act_watch_inside_pid(const struct act_execs *x, pid_t host_pid)
@@ -180,13 +191,29 @@ int act_watch_inside_pid(const struct act_execs *x, pid_t host_pid)
     return 0;
 }
 
+static bool busy(const struct act_execs *x, int64_t now)
+{
+    return now - x->last_exec_ms < EXIT_LOOK_MS;
+}
+
+int act_execs_poll_fd(const struct act_execs *x)
+{
+    if (x->epfd < 0 || x->n_watch <= x->zombies || busy(x, now_ms()))
+        return -1;
+    return x->epfd;
+}
+
 int act_execs_timeout_ms(const struct act_execs *x)
 {
-    int64_t left;
+    int64_t now, left;
 
     if (x->epfd < 0 || x->n_watch == 0)
         return -1;
-    left = x->next_look_ms - now_ms();
+    now = now_ms();
+    /* idle with none ended: the poll set has the exits */
+    if (x->zombies == 0 && !busy(x, now))
+        return -1;
+    left = x->next_look_ms - now;
     return left < 0 ? 0 : left > EXIT_LOOK_MS ? EXIT_LOOK_MS : (int)left;
 }
 
@@ -215,14 +242,14 @@ void act_execs_on_exits(struct act_execs *x)
     } while (n == 64);
 }
 
-void act_execs_tick(struct act_execs *x)
+void act_execs_tick(struct act_execs *x, bool exits_ready)
 {
     int64_t now;
 
     if (x->epfd < 0 || x->n_watch == 0)
         return;
     now = now_ms();
-    if (now < x->next_look_ms)
+    if (!exits_ready && now < x->next_look_ms)
         return;
     act_execs_on_exits(x);
     x->next_look_ms = now + EXIT_LOOK_MS;

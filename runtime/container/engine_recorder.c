@@ -73,13 +73,14 @@ static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs
     bool had_listener = false;
 
     for (;;) {
-        struct pollfd pfd[3 + 1 + 2 * RECORDER_EXECS_MAX] = {
+        struct pollfd pfd[4 + 1 + 2 * RECORDER_EXECS_MAX] = {
             {.fd = sock, .events = POLLIN},
             {.fd = n->fd, .events = POLLIN},
             {.fd = sig_fd, .events = POLLIN},
+            {.fd = n->have_execs ? act_execs_poll_fd(&n->execs) : -1, .events = POLLIN},
         };
-        size_t n_ex = recorder_execs_pollfds(ex, pfd + 3);
-        int r = poll(pfd, (nfds_t)(3 + n_ex), notify_timeout_ms(n));
+        size_t n_ex = recorder_execs_pollfds(ex, pfd + 4);
+        int r = poll(pfd, (nfds_t)(4 + n_ex), notify_timeout_ms(n));
 
         if (r < 0) {
             if (errno == EINTR)
@@ -93,19 +94,26 @@ static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs
             notify_handle(n);
         else if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
             notify_hangup(n); /* every process under the filter is gone */
-        recorder_execs_events(ex, pfd + 3, n_ex, n);
-        notify_idle(n, r == 0);
+        recorder_execs_events(ex, pfd + 4, n_ex, n);
+        notify_idle(n, r == 0, pfd[3].revents & POLLIN);
         if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             struct sync_msg m;
             int passed = -1;
             int got = sync_recv_fd(sock, &m, &passed);
+            /* the init waits for the answer: taken, or why not */
             if (got > 0 && m.type == SYNC_NOTIFY_FD && passed >= 0) {
                 notify_take_fd(n, passed);
+                passed = -1;
                 had_listener = n->fd >= 0;
-                (void)sync_send(sock, SYNC_ACK, 0, 0, NULL); /* the init waits for it */
-            } else if (passed >= 0) {
-                close(passed);
+                (void)sync_send(sock, SYNC_ACK, 0, 0, NULL);
+            } else if (got > 0) {
+                struct rr_error why = {0};
+                rr_fail(&why, 0, "the recorder could not take the listener (out of file "
+                                 "descriptors: a pidfd for each process it watches)");
+                (void)sync_send_error(sock, &why);
             }
+            if (passed >= 0)
+                close(passed);
             /* the init has exec'd or died: its end says nothing more */
             if (got <= 0) {
                 close(sock);

@@ -130,10 +130,10 @@ int notify_timeout_ms(const struct notify *n)
     return t;
 }
 
-void notify_idle(struct notify *n, bool timed_out)
+void notify_idle(struct notify *n, bool timed_out, bool exits_ready)
 {
     if (n->have_execs)
-        act_execs_tick(&n->execs);
+        act_execs_tick(&n->execs, exits_ready);
     if (timed_out)
         activity_flush(&n->rec);
 }

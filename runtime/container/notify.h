@@ -42,9 +42,10 @@ void notify_handle(struct notify *n);
  * recorded, anything else refused EPERM. */
 void notify_handle_on(struct notify *n, int fd);
 /* How long the monitor's poll may wait (-1: for ever), and what to do after
- * each round of it (timed_out: it waited that long). */
+ * each round of it (timed_out: it waited that long; exits_ready: the fd of
+ * act_execs_poll_fd was readable). */
 int notify_timeout_ms(const struct notify *n);
-void notify_idle(struct notify *n, bool timed_out);
+void notify_idle(struct notify *n, bool timed_out, bool exits_ready);
 
 /* The fd hung up: every process under the filter is gone. */
 void notify_hangup(struct notify *n);
