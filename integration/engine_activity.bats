@@ -296,6 +296,39 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     "$RT" --root "$B/state" kill c1 KILL
 }
 
+@test "a recorder out of fds before the start: the start fails saying why, not hung, and the container's program never runs" {
+    bundle "c['process']['args'] = ['/bin/sh', '-c', 'echo RAN']" \
+        "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'hard': 1024, 'soft': 1024}]"
+    with_policy "$RECORD" prlimit --nofile=1024:1024 "$RT" --root "$B/state" create --bundle "$B" c1 \
+        </dev/null >"$B/out" 2>&1 || {
+        cat "$B/out"
+        false
+    }
+    # processes exec'd into the created container: a pidfd each in the recorder
+    "$RT" --root "$B/state" exec -d c1 /bin/sh -c \
+        'i=0; while [ $i -lt 1100 ]; do /bin/sleep 1000 & i=$((i+1)); done; echo started; wait' \
+        </dev/null >"$B/exec.out" 2>&1
+    for _ in $(seq 300); do
+        grep -q started "$B/exec.out" && break
+        sleep 0.1
+    done
+    grep -q started "$B/exec.out"
+    [ "$(ls "/proc/$(recorder_of_b)/fd" | wc -l)" -ge 1020 ]
+    # the start ends (it hung waiting for the recorder's answer) and the
+    # init fails, as with a recorder that is gone (the test above)
+    run timeout -k 5 30 "$RT" --root "$B/state" start c1
+    echo "$output"
+    [ "$status" != 124 ] && [ "$status" != 137 ]
+    for _ in $(seq 100); do
+        "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
+        sleep 0.1
+    done
+    cat "$B/out"
+    "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"'
+    grep -q "the recorder could not take the listener (out of file descriptors" "$B/out"
+    ! grep -q "^RAN" "$B/out"
+}
+
 @test "the recorder's 64 exec slots in use (exec'd processes still running): the next exec is refused saying so, runs nothing, and gets a slot once one is free" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', 'exec /bin/sleep 1000']"
     with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
