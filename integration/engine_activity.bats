@@ -48,6 +48,29 @@ recorder_of_b() {
     return 0
 }
 
+# create_c1 [WRAPPER...]: create c1 seeing the recording policy (WRAPPER
+# before revrun: prlimit, say); its output in $B/out, shown if it fails.
+create_c1() {
+    with_policy "$RECORD" "$@" "$RT" --root "$B/state" create --bundle "$B" c1 \
+        </dev/null >"$B/out" 2>&1 || {
+        cat "$B/out"
+        false
+    }
+}
+
+# assert_never_ran TEXT: after a start the recorder could not take, c1 is
+# stopped, its output names TEXT and its program (echo RAN) never ran.
+assert_never_ran() {
+    for _ in $(seq 100); do
+        "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
+        sleep 0.1
+    done
+    cat "$B/out"
+    "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"'
+    grep -q "$1" "$B/out"
+    ! grep -q "^RAN" "$B/out"
+}
+
 # create (seeing POLICY) and start c1 under a child subreaper; returns once
 # the subreaper has reaped every process left (the container's and the
 # recorder), each in $B/reaped. The container's output is in $B/out.
@@ -222,31 +245,18 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
 
 @test "a container whose recorder is gone runs nothing: its start fails, naming the record, and the program never ran" {
     bundle "c['process']['args'] = ['/bin/echo', 'RAN']"
-    with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
-        cat "$B/out"
-        false
-    }
+    create_c1
     run recorder_of_b
     echo "recorder: $output"
     [ -n "$output" ]
     kill -9 $output
     "$RT" --root "$B/state" start c1 || true
-    for _ in $(seq 100); do
-        "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
-        sleep 0.1
-    done
-    cat "$B/out"
-    "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"'
-    grep -q "activity record: hand the exec listener to revrun's recorder" "$B/out"
-    ! grep -q "^RAN" "$B/out"
+    assert_never_ran "activity record: hand the exec listener to revrun's recorder"
 }
 
 @test "revrun exec into a recording container (an engine's exec, a probe) is recorded too; with its recorder gone the exec fails" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', 'exec /bin/sleep 1000']"
-    with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
-        cat "$B/out"
-        false
-    }
+    create_c1
     "$RT" --root "$B/state" start c1
     # its execs, and those of what it runs
     run timeout 20 "$RT" --root "$B/state" exec c1 /bin/sh -c '/bin/echo from-exec'
@@ -275,11 +285,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
 @test "a container that uses up its recorder's fds (a pidfd a process) gets a refused exec at once, not a hung one" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', 'i=0; while [ \$i -lt 1100 ]; do /bin/sleep 1000 & i=\$((i+1)); done; echo started; wait']" \
         "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'hard': 1024, 'soft': 1024}]"
-    with_policy "$RECORD" prlimit --nofile=1024:1024 "$RT" --root "$B/state" create --bundle "$B" c1 \
-        </dev/null >"$B/out" 2>&1 || {
-        cat "$B/out"
-        false
-    }
+    create_c1 prlimit --nofile=1024:1024
     "$RT" --root "$B/state" start c1
     for _ in $(seq 300); do
         grep -q started "$B/out" && break
@@ -299,11 +305,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
 @test "a recorder out of fds before the start: the start fails saying why, not hung, and the container's program never runs" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', 'echo RAN']" \
         "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'hard': 1024, 'soft': 1024}]"
-    with_policy "$RECORD" prlimit --nofile=1024:1024 "$RT" --root "$B/state" create --bundle "$B" c1 \
-        </dev/null >"$B/out" 2>&1 || {
-        cat "$B/out"
-        false
-    }
+    create_c1 prlimit --nofile=1024:1024
     # processes exec'd into the created container: a pidfd each in the recorder
     "$RT" --root "$B/state" exec -d c1 /bin/sh -c \
         'i=0; while [ $i -lt 1100 ]; do /bin/sleep 1000 & i=$((i+1)); done; echo started; wait' \
@@ -319,22 +321,12 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     run timeout -k 5 30 "$RT" --root "$B/state" start c1
     echo "$output"
     [ "$status" != 124 ] && [ "$status" != 137 ]
-    for _ in $(seq 100); do
-        "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"' && break
-        sleep 0.1
-    done
-    cat "$B/out"
-    "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"'
-    grep -q "the recorder could not take the listener (out of file descriptors" "$B/out"
-    ! grep -q "^RAN" "$B/out"
+    assert_never_ran "the recorder could not take the listener (out of file descriptors"
 }
 
 @test "the recorder's 64 exec slots in use (exec'd processes still running): the next exec is refused saying so, runs nothing, and gets a slot once one is free" {
     bundle "c['process']['args'] = ['/bin/sh', '-c', 'exec /bin/sleep 1000']"
-    with_policy "$RECORD" "$RT" --root "$B/state" create --bundle "$B" c1 </dev/null >"$B/out" 2>&1 || {
-        cat "$B/out"
-        false
-    }
+    create_c1
     "$RT" --root "$B/state" start c1
     # a listener is held until every process under it has ended
     for i in $(seq 64); do

@@ -11,8 +11,9 @@
  * was read (docs/activity.md says what the record can and cannot see).
  *
  * Exit statuses: a pidfd of each recorded process, looked at every 50 ms
- * while execs come, at its exit otherwise; when it ends, its status comes from the kernel (PIDFD_INFO_EXIT, Linux 6.15+; without
- * it the record has no exits). */
+ * while execs come, at its exit otherwise; when it ends, its status comes
+ * from the kernel (PIDFD_INFO_EXIT, Linux 6.15+; without it the record has
+ * no exits). */
 #ifndef REVRUN_ACTIVITY_EXEC_H
 #define REVRUN_ACTIVITY_EXEC_H
 

@@ -76,8 +76,8 @@ static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs
         struct pollfd pfd[4 + 1 + 2 * RECORDER_EXECS_MAX] = {
             {.fd = sock, .events = POLLIN},
             {.fd = n->fd, .events = POLLIN},
-            {.fd = sig_fd, .events = POLLIN},
             {.fd = n->have_execs ? act_execs_poll_fd(&n->execs) : -1, .events = POLLIN},
+            {.fd = sig_fd, .events = POLLIN},
         };
         size_t n_ex = recorder_execs_pollfds(ex, pfd + 4);
         int r = poll(pfd, (nfds_t)(4 + n_ex), notify_timeout_ms(n));
@@ -87,7 +87,7 @@ static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs
                 continue;
             return had_listener;
         }
-        if (pfd[2].revents & POLLIN)
+        if (pfd[3].revents & POLLIN)
             return had_listener;
         /* the container's exec waits on this: first */
         if (pfd[1].revents & POLLIN)
@@ -95,7 +95,7 @@ static bool record(struct notify *n, int sock, int sig_fd, struct recorder_execs
         else if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
             notify_hangup(n); /* every process under the filter is gone */
         recorder_execs_events(ex, pfd + 4, n_ex, n);
-        notify_idle(n, r == 0, pfd[3].revents & POLLIN);
+        notify_idle(n, r == 0, pfd[2].revents & POLLIN);
         if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             struct sync_msg m;
             int passed = -1;

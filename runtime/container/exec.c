@@ -502,9 +502,7 @@ int container_exec(const struct rr_ctx *ctx, const struct exec_opts *o, int *sta
         goto out;
     if (o->pid_file != NULL && write_pid_file(o->pid_file, child, err) < 0) {
         /* nobody would know the process: it does not stay */
-        kill(child, SIGKILL);
-        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-            ;
+        exec_kill_and_reap(child);
         goto out;
     }
     r = o->detach ? 0 : exec_wait_forwarding(child, &set, status, err);

@@ -11,11 +11,16 @@
 #include "common/proc.h"
 #include "runtime/container/sync.h"
 
-static void kill_and_reap(pid_t child)
+static void reap(pid_t child)
 {
-    kill(child, SIGKILL);
     while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
         ;
+}
+
+void exec_kill_and_reap(pid_t child)
+{
+    kill(child, SIGKILL);
+    reap(child);
 }
 
 int exec_await_pid(int report[2], pid_t helper, pid_t *child, struct rr_error *err)
@@ -47,12 +52,11 @@ static int exec_outcome(int report, pid_t child, struct rr_error *err)
 
     if (r < 0) {
         int e = errno;
-        kill_and_reap(child);
+        exec_kill_and_reap(child);
         return rr_fail(err, e, "waiting for the process's exec");
     }
     if (r > 0 && m.type == SYNC_ERROR) {
-        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-            ;
+        reap(child);
         return rr_fail(err, m.errnum, "%s", m.text);
     }
     return 0;
@@ -64,7 +68,7 @@ int exec_await_exec(int report, pid_t child, const sigset_t *set, struct rr_erro
 
     if (sfd < 0) {
         int e = errno;
-        kill_and_reap(child);
+        exec_kill_and_reap(child);
         return rr_fail(err, e, "signalfd");
     }
     for (;;) {
@@ -75,7 +79,7 @@ int exec_await_exec(int report, pid_t child, const sigset_t *set, struct rr_erro
             int e = errno;
             if (e == EINTR)
                 continue;
-            kill_and_reap(child);
+            exec_kill_and_reap(child);
             return rr_fail(err, e, "waiting for the process's exec");
         }
         /* the exec's outcome first: a signal sent with it stays pending
@@ -93,7 +97,7 @@ int exec_await_exec(int report, pid_t child, const sigset_t *set, struct rr_erro
         /* Not yet the program: nothing there to pass the signal to, and a
          * process of the container may hold it stopped, so that only
          * SIGKILL would end it. The caller asked to stop: it ends. */
-        kill_and_reap(child);
+        exec_kill_and_reap(child);
         return rr_fail(err, 0, "%s before the process's exec: the process was killed",
                        strsignal((int)si.ssi_signo));
     }

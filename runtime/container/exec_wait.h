@@ -19,6 +19,9 @@ int exec_await_pid(int report[2], pid_t helper, pid_t *child, struct rr_error *e
  * and may be held stopped by the container) and fails. */
 int exec_await_exec(int report, pid_t child, const sigset_t *set, struct rr_error *err);
 
+/* SIGKILL to the process, then wait for it: it does not stay. */
+void exec_kill_and_reap(pid_t child);
+
 /* Without --detach: wait for the process, passing on what the caller is
  * sent, as runc does; *status is its exit code (128+N for signal N). */
 int exec_wait_forwarding(pid_t child, const sigset_t *set, int *status, struct rr_error *err);

@@ -164,9 +164,9 @@ void monitor_event_loop(struct monitor *m)
             {.fd = m->timer_fd, .events = POLLIN},
             {.fd = m->a->attached ? m->a->cli_fd : -1, .events = POLLIN},
             {.fd = m->notify.fd, .events = POLLIN},
-            {.fd = m->broker.activity, .events = POLLIN},
             {.fd = m->notify.have_execs ? act_execs_poll_fd(&m->notify.execs) : -1,
              .events = POLLIN},
+            {.fd = m->broker.activity, .events = POLLIN},
         };
         int r = poll(pfd, 7, notify_timeout_ms(&m->notify));
         if (r < 0) {
@@ -179,8 +179,8 @@ void monitor_event_loop(struct monitor *m)
             notify_handle(&m->notify);
         else if (pfd[4].revents & (POLLHUP | POLLERR | POLLNVAL))
             notify_hangup(&m->notify); /* every process under the filter is gone */
-        notify_idle(&m->notify, r == 0, pfd[6].revents & POLLIN);
-        if (pfd[5].revents & (POLLIN | POLLHUP))
+        notify_idle(&m->notify, r == 0, pfd[5].revents & POLLIN);
+        if (pfd[6].revents & (POLLIN | POLLHUP))
             egress_wire_take_activity(&m->broker.activity, &m->notify.rec);
         if ((pfd[0].revents & POLLIN) && on_signal(m))
             break;
