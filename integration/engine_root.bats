@@ -33,6 +33,7 @@ setup() {
     TAG="revrun-canary-$$-$RANDOM"
     ALIAS=
     IMG=
+    RD=
     touch "$B/start"
 }
 
@@ -44,6 +45,7 @@ teardown() {
         rmdir "$ALIAS" 2>/dev/null || true
     fi
     rm -f "/etc/rr-plant-$$" "/etc/ssl/private/rr-plant-$$"
+    [ -z "$RD" ] || rm -rf "$RD"
     [ -z "$IMG" ] || rm -rf "$IMG"
     # mount points a runtime that wrote into the host's /etc would have made
     for d in rrbin proc dev sys run; do
@@ -153,17 +155,21 @@ probe_host_tree() {
 
 @test "engine root: a bind alias of the host's / as root.path is never idmapped: no read of a root-only host file, no write into a root-only host directory (writable and read-only)" {
     ALIAS=$(mktemp -d /tmp/revrun-engroot-alias.XXXXXX)
+    # writable, as an engine's root would be: a write the fix did not stop
+    # lands in the host's tree. The canary and the root-only directory sit
+    # on the filesystem of / itself (the alias is not recursive).
     mount --bind / "$ALIAS"
-    mount -o remount,bind,ro "$ALIAS"
-    printf '%s\n' "$TAG" >"$B/canary"
-    chmod 0600 "$B/canary"
-    mkdir -m 0700 "$B/rootonly"
+    RD=$(mktemp -d /revrun-engroot-rd.XXXXXX)
+    printf '%s\n' "$TAG" >"$RD/canary"
+    chmod 0600 "$RD/canary"
+    mkdir -m 0700 "$RD/rootonly"
+    grep -qF "$TAG" "$ALIAS$RD/canary" # what the container is given holds them
     for ro in False True; do
-        bundle_args="c['process']['args'] = ['/bin/sh', '-c', 'cat $B/canary; echo x >$B/rootonly/x; echo x >/etc/rr-plant-$$; echo probe done']"
+        bundle_args="c['process']['args'] = ['/bin/sh', '-c', 'cat $RD/canary; echo x >$RD/rootonly/x; echo x >/etc/rr-plant-$$; echo probe done']"
         probe_host_tree "$ALIAS" "$ro" "$bundle_args"
         grep -q "probe done" "$B/out"
         [ -z "$(grep -F "$TAG" "$B/out")" ]
-        [ ! -e "$B/rootonly/x" ]
+        [ ! -e "$RD/rootonly/x" ]
         [ ! -e "/etc/rr-plant-$$" ]
         grep -q "root.path $ALIAS: is the host's / (told by what the directory is" "$B/log"
         "$RT" --root "$B/state" delete --force c1
