@@ -17,6 +17,9 @@
 #include "runtime/container/activity_mem.h"
 
 #define AT_FDCWD_ARG ((uint64_t)(uint32_t)-100) /* AT_FDCWD as the kernel reads an int */
+/* linux/nsfs.h of Linux 6.11: a pid of the caller's namespace as another
+ * pid namespace sees its thread group */
+#define ACT_NS_GET_TGID_IN_PIDNS _IOR(0xb7, 0x9, int)
 #define STATUS_MAX 8192
 
 /* ---- which calls ---- */
@@ -136,6 +139,14 @@ static void place(const struct act_execs *x, const int *ids, unsigned n, int *in
     *nested = n - x->level;
 }
 
+/* A flat container's process: its pid inside, in one call (0: gone). */
+static int inside_of(const struct act_execs *x, pid_t pid)
+{
+    int in = ioctl(x->pidns_fd, ACT_NS_GET_TGID_IN_PIDNS, (unsigned long)pid);
+
+    return in > 0 ? in : 0;
+}
+
 /* The parent's pid in the container: pid 1's, a recorded process's, or
  * read. */
 static int parent_inside(const struct act_execs *x, pid_t ppid)
@@ -150,6 +161,8 @@ static int parent_inside(const struct act_execs *x, pid_t ppid)
     pid = act_watch_inside_pid(x, ppid);
     if (pid != 0)
         return pid;
+    if (x->flat && x->pidns_fd >= 0)
+        return inside_of(x, ppid);
     if (read_ids(x->proc_fd, ppid, ids, 32, &n, NULL) < 0)
         return 0;
     place(x, ids, n, &pid, &nested);
@@ -247,12 +260,14 @@ static void read_path(const struct seccomp_notif *req, const struct act_call *ca
 
 /* ---- one notification ---- */
 
-static void let_it_run(int notify_fd, uint64_t id)
+/* True when the call was still waiting: everything read while it waited
+ * was that process's. False (ENOENT) when it was interrupted (a signal; it
+ * comes again) or its process is gone (a pid read may be another's). */
+static bool let_it_run(int notify_fd, uint64_t id)
 {
     struct seccomp_notif_resp resp = {.id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
 
-    /* ENOENT: the call was interrupted (a signal) or its process is gone */
-    (void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+    return ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0;
 }
 
 /* Where the process stands: its cwd, its root (for the lookup, made
@@ -260,36 +275,60 @@ static void let_it_run(int notify_fd, uint64_t id)
  * that exits a moment after its exec has been reaped before the monitor
  * would look again. */
 struct where {
-    int root_fd;
+    int root_fd; /* -1: a flat container's, x->root_fd */
     int ids[32];
     unsigned n;
+    int inside; /* a flat container's pid, when n is 0 */
     pid_t ppid;
 };
 
-static void gather(const struct act_execs *x, pid_t pid, int pidfd, struct exec_texts *t,
+/* Each of these is a system call while the exec waits, several
+ * microseconds on a virtual machine: a flat container's process needs
+ * three (cwd, its pid inside, its parent), another's up to six. */
+static void gather(struct act_execs *x, pid_t pid, int pidfd, struct exec_texts *t,
                    struct where *w)
 {
     char root[32];
 
     w->n = 0;
+    w->inside = 0;
     w->ppid = 0;
     t->cwd_len = read_link(x->proc_fd, pid, "cwd", t->cwd, sizeof(t->cwd));
-    snprintf(root, sizeof(root), "%d/root", (int)pid);
-    w->root_fd = openat(x->proc_fd, root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    w->root_fd = -1;
+    if (!x->flat || x->root_fd < 0) {
+        snprintf(root, sizeof(root), "%d/root", (int)pid);
+        w->root_fd = openat(x->proc_fd, root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (x->flat && x->pidns_fd >= 0 && pidfd >= 0) {
+        w->inside = inside_of(x, pid);
+        if (w->inside > 0 && act_pidfd_ppid(pidfd, &w->ppid) == 0)
+            return;
+        w->inside = 0;
+        if (errno == ENOTTY || errno == EINVAL) { /* an older kernel: ids from /proc */
+            close(x->pidns_fd);
+            x->pidns_fd = -1;
+        }
+    }
     /* a thread's exec has no pidfd of its own: status, the longer text */
     if (pidfd < 0 || pidfd_ids(x->proc_fd, pidfd, w->ids, 32, &w->n) < 0 ||
         act_pidfd_ppid(pidfd, &w->ppid) < 0) /* before Linux 6.13 */
         read_ids(x->proc_fd, pid, w->ids, 32, &w->n, &w->ppid);
 }
 
-/* After the answer: the lookup and the parent's pid in the container. */
-static void settle_where(const struct act_execs *x, struct where *w, struct exec_texts *t,
+/* After the answer: the lookup and the parent's pid in the container. A
+ * flat container keeps the first root it read (its pid 1's exec's). */
+static void settle_where(struct act_execs *x, struct where *w, struct exec_texts *t,
                          struct act_exec *e)
 {
-    e->found = found(w->root_fd, t);
-    if (w->root_fd >= 0)
+    e->found = found(w->root_fd >= 0 ? w->root_fd : x->root_fd, t);
+    if (x->flat && x->root_fd < 0)
+        x->root_fd = w->root_fd;
+    else if (w->root_fd >= 0)
         close(w->root_fd);
-    place(x, w->ids, w->n, &e->pid, &e->nested);
+    if (w->n == 0 && w->inside > 0)
+        e->pid = w->inside;
+    else
+        place(x, w->ids, w->n, &e->pid, &e->nested);
     e->ppid = parent_inside(x, w->ppid);
 }
 
@@ -326,8 +365,7 @@ void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_n
     if (call->at)
         execveat_base(x, req, t);
     gather(x, req->pid, pidfd, t, &w);
-    valid = ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0;
-    let_it_run(notify_fd, req->id);
+    valid = let_it_run(notify_fd, req->id);
     if (!valid) {
         if (w.root_fd >= 0)
             close(w.root_fd);
@@ -352,16 +390,22 @@ void act_execs_handle(struct act_execs *x, int notify_fd, const struct seccomp_n
 
 /* ---- setup ---- */
 
-int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid,
+int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid, bool flat,
                    struct rr_error *err)
 {
     int ids[32];
     unsigned n;
 
-    *x = (struct act_execs){.rec = rec, .init_pid = init_pid, .proc_fd = -1, .epfd = -1};
+    char ns[48];
+
+    *x = (struct act_execs){.rec = rec, .init_pid = init_pid, .flat = flat, .proc_fd = -1,
+                            .pidns_fd = -1, .root_fd = -1, .epfd = -1};
     x->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (x->proc_fd < 0)
         return rr_fail(err, errno, "activity record: /proc");
+    snprintf(ns, sizeof(ns), "%d/ns/pid", (int)init_pid);
+    if (flat) /* none: ids from /proc, as for any container */
+        x->pidns_fd = openat(x->proc_fd, ns, O_RDONLY | O_CLOEXEC);
     x->args = malloc(sizeof(*x->args));
     x->texts = malloc(sizeof(*x->texts));
     if (x->args == NULL || x->texts == NULL)
@@ -384,5 +428,9 @@ void act_execs_free(struct act_execs *x)
     x->texts = NULL;
     if (x->proc_fd >= 0)
         close(x->proc_fd);
-    x->proc_fd = -1;
+    if (x->pidns_fd >= 0)
+        close(x->pidns_fd);
+    if (x->root_fd >= 0)
+        close(x->root_fd);
+    x->proc_fd = x->pidns_fd = x->root_fd = -1;
 }

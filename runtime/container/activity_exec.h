@@ -45,6 +45,14 @@ struct act_execs {
     unsigned level; /* entries of the container's pid 1 in NStgid */
     int init_inside; /* its pid in the container (1) */
     int proc_fd;    /* /proc */
+    /* flat: no process of the container can make a pid namespace or
+     * change its root (the review profile without nested sandboxes), so
+     * the pid inside is one ioctl on the container's pid namespace
+     * (pidns_fd, -1 when the kernel has no NS_GET_TGID_IN_PIDNS) and every
+     * process's root is the first exec's (root_fd, -1 until then) */
+    bool flat;
+    int pidns_fd;
+    int root_fd;
     struct act_call calls[6];
     size_t n_calls;
     struct act_argv *args; /* reused for each exec */
@@ -57,7 +65,7 @@ struct act_execs {
     int64_t last_exec_ms; /* the last exec watched */
 };
 
-int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid,
+int act_execs_init(struct act_execs *x, struct activity *rec, pid_t init_pid, bool flat,
                    struct rr_error *err);
 void act_execs_free(struct act_execs *x);
 

@@ -190,7 +190,7 @@ static __attribute__((noreturn)) void recorder_main(const struct recorder_args *
             (void)setrlimit(RLIMIT_NOFILE, &rl);
         }
     }
-    if (recorder_execs_listen(&ex, dir_fd, &err) < 0 || notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, &err) < 0 ||
+    if (recorder_execs_listen(&ex, dir_fd, &err) < 0 || notify_record(&n, dir_fd, &err) < 0 || notify_started(&n, a->init_pid, false, &err) < 0 ||
         (a->keep_root[0] != '\0' &&
          ((keep_root = activity_keep_open(a->keep_root, &err)) < 0 ||
           (keep_fd = openat(dir_fd, ACTIVITY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0))) {

@@ -351,7 +351,9 @@ static int prepare(struct monitor *m, struct rr_error *err)
     if (spawn_init(m, err) < 0)
         return -1;
     crash_point("monitor:spawned");
-    if (notify_started(&m->notify, m->init_pid, err) < 0)
+    /* without nested sandboxes the floor refuses every new namespace and no
+     * process holds a capability: none changes its pid namespace or root */
+    if (notify_started(&m->notify, m->init_pid, !p->allow_nested_sandboxes, err) < 0)
         return -1;
     /* The container holds its own copies now. */
     close(m->lower_mfd);

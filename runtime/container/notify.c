@@ -29,11 +29,11 @@ int notify_record(struct notify *n, int dirfd, struct rr_error *err)
     return 0;
 }
 
-int notify_started(struct notify *n, pid_t init_pid, struct rr_error *err)
+int notify_started(struct notify *n, pid_t init_pid, bool flat, struct rr_error *err)
 {
     if (!n->recording)
         return 0;
-    if (act_execs_init(&n->execs, &n->rec, init_pid, err) < 0) {
+    if (act_execs_init(&n->execs, &n->rec, init_pid, flat, err) < 0) {
         act_execs_free(&n->execs);
         return -1;
     }

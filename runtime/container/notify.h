@@ -30,9 +30,11 @@ void notify_init(struct notify *n);
 void notify_free(struct notify *n);
 
 /* The activity record in the state directory (dirfd), before the
- * container runs; then, once its pid 1 is known, what reading execs needs. */
+ * container runs; then, once its pid 1 is known, what reading execs needs
+ * (flat: no process of it can make a pid namespace or change its root,
+ * act_execs.flat). */
 int notify_record(struct notify *n, int dirfd, struct rr_error *err);
-int notify_started(struct notify *n, pid_t init_pid, struct rr_error *err);
+int notify_started(struct notify *n, pid_t init_pid, bool flat, struct rr_error *err);
 
 void notify_take_fd(struct notify *n, int fd);
 /* One notification (the fd was readable). */
