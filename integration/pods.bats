@@ -92,7 +92,7 @@ down_clean() {
 # ---- a pod with a container, start to finish ----
 
 pod_basics() {
-    local h=$1 c ip
+    local h=$1 c ip mac
     up "b$h" "$h"
     c=$(ctr_run "$POD" "b$h" app -- sh -c 'echo hello from app; exec sleep 1000')
     ip=$(cri inspectp "$POD" | field status.network.ip)
@@ -102,6 +102,17 @@ pod_basics() {
     echo "$output"
     [ "$status" = 0 ]
     [[ "$output" == *"inet $ip/24"* ]]
+    # sysfs of the pod's network namespace, read-only, as kubelet asks for
+    run cri exec-sync "$c" -- sh -c 'grep " /sys " /proc/mounts | cut -d" " -f2-4; ls /sys/class/net; cat /sys/class/net/eth0/address; echo 1400 >/sys/class/net/eth0/mtu && echo wrote'
+    echo "$output"
+    [[ "$output" == *"/sys sysfs ro,"* ]]
+    [[ "$output" == *eth0* ]]
+    # the pod's eth0, not the host's nor the node's
+    mac=$(nsenter --net="/proc/$(pid_of c "$c")/ns/net" -- ip -o link show eth0 |
+        sed -n 's|.*link/ether \([0-9a-f:]*\).*|\1|p')
+    [ -n "$mac" ]
+    [[ "$output" == *"$mac"* ]]
+    [[ "$output" != *wrote* ]]
     grep -q "stdout F hello from app" "$NODE_DIR/logs/b$h/app/0.log"
     cri stop "$c" 0
     [ "$(cri inspect "$c" | field status.state)" = CONTAINER_EXITED ]
@@ -110,11 +121,11 @@ pod_basics() {
     down_clean "$POD"
 }
 
-@test "runc: a pod with a container: pod IP on eth0, logs, ExecSync, stop 137, nothing left" {
+@test "runc: a pod with a container: pod IP on eth0, the pod's sysfs read-only, logs, ExecSync, stop 137, nothing left" {
     pod_basics runc
 }
 
-@test "revrun: a pod with a container: pod IP on eth0, logs, ExecSync, stop 137, nothing left" {
+@test "revrun: a pod with a container: pod IP on eth0, the pod's sysfs read-only, logs, ExecSync, stop 137, nothing left" {
     pod_basics revrun
 }
 

@@ -224,7 +224,11 @@ TEST(podman_fields_are_honoured)
     /* a joined network namespace: its sysctls are written host side, with
      * the group ids as the host sees the container's */
     CHECK(prof.eng.sysctl_joined.n == 1);
-    CHECK(has_note("replaced by an empty read-only tmpfs"));
+    /* and its sysfs is made host side, read-only, as runc mounts it */
+    CHECK(has_note("made by revrun on the host side, in the joined network namespace"));
+    for (size_t i = 0; i < prof.n_mounts; i++)
+        if (prof.mounts[i].kind == MOUNT_SYSFS)
+            CHECK(prof.mounts[i].host_made && (prof.mounts[i].attr & MOUNT_ATTR_RDONLY));
     reset();
 }
 

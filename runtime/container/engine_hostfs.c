@@ -1,11 +1,12 @@
 /* A joined IPC or pid namespace the host's user namespace owns (a config
- * naming one by path, not a pod's): the container's own user namespace
- * cannot mount its mqueue or proc (the kernel asks for CAP_SYS_ADMIN over
- * the namespace's owner). create, root on the host side, makes them in a
- * helper that has entered the namespace (proc: a child of that helper, the
- * first process in the pid namespace that proc describes) and passes the
- * detached mount back; the init attaches it as it does a bind. What the
- * filesystem shows is the namespace the container joins anyway. */
+ * naming one by path, not a pod's), or such a network namespace (a CNI
+ * pod's too): the container's own user namespace cannot mount its mqueue,
+ * proc or sysfs (the kernel asks for CAP_SYS_ADMIN over the namespace's
+ * owner). create, root on the host side, makes them in a helper that has
+ * entered the namespace (proc: a child of that helper, the first process
+ * in the pid namespace that proc describes) and passes the detached mount
+ * back; the init attaches it as it does a bind. What the filesystem shows
+ * is the namespace the container joins anyway. */
 #include "runtime/container/engine_hostfs.h"
 
 #include <errno.h>
@@ -31,7 +32,9 @@ static int joined_fd(const struct engine_joins *j, int flag)
 static void make_and_send(const struct mount_plan *m, int sock)
 {
     struct rr_error err = {0};
-    const char *fstype = m->kind == MOUNT_PROC ? "proc" : "mqueue";
+    const char *fstype = m->kind == MOUNT_PROC    ? "proc"
+                         : m->kind == MOUNT_SYSFS ? "sysfs"
+                                                  : "mqueue";
     int mfd = rr_make_fs_src(fstype, m->fs_source, (const char *const *)m->fs_options.v,
                              m->fs_options.n, (unsigned)m->attr, &err);
 
@@ -53,7 +56,8 @@ static __attribute__((noreturn)) void helper(const struct mount_plan *m, int nsf
     int status;
 
     if (setns(nsfd, flag) < 0) {
-        rr_fail(&err, errno, "enter the joined %s namespace", flag == CLONE_NEWPID ? "pid" : "IPC");
+        rr_fail(&err, errno, "enter the joined %s namespace",
+                flag == CLONE_NEWPID ? "pid" : flag == CLONE_NEWNET ? "network" : "IPC");
         sync_send_error(sock, &err);
         _exit(1);
     }
@@ -110,7 +114,9 @@ int engine_hostfs_make(const struct profile *p, const struct engine_joins *joins
 {
     for (size_t i = 0; i < p->n_mounts; i++) {
         const struct mount_plan *m = &p->mounts[i];
-        int flag = m->kind == MOUNT_PROC ? CLONE_NEWPID : CLONE_NEWIPC;
+        int flag = m->kind == MOUNT_PROC    ? CLONE_NEWPID
+                   : m->kind == MOUNT_SYSFS ? CLONE_NEWNET
+                                            : CLONE_NEWIPC;
         int nsfd;
 
         if (!m->host_made)

@@ -1,5 +1,5 @@
-/* proc and mqueue of a joined namespace the host's user namespace owns
- * (profile.h mount_plan.host_made), made by create on the host side. */
+/* proc, mqueue and sysfs of a joined namespace the host's user namespace
+ * owns (profile.h mount_plan.host_made), made by create on the host side. */
 #ifndef REVRUN_ENGINE_HOSTFS_H
 #define REVRUN_ENGINE_HOSTFS_H
 

@@ -348,18 +348,22 @@ bool pf_host_cgroup_v2(void)
     return access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
 }
 
-/* sysfs and cgroup mounts, tightened: read-only, and only where revrun's
- * user namespace may mount them; elsewhere an empty read-only tmpfs. */
+/* sysfs and cgroup mounts, tightened: read-only. A cgroup v1 host's
+ * cgroup mount is an empty read-only tmpfs (its hierarchies cannot be
+ * mounted from revrun's user namespace). sysfs of a joined network
+ * namespace the host's user namespace owns (containerd makes a CNI pod's
+ * itself, in the host's; or a config names one by path) is made on the
+ * host side, as runc mounts it: see engine_host_made. */
 static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp, size_t i,
                                 struct profile *p, struct rr_error *err)
 {
     bool sysfs = strcmp(m->type, "sysfs") == 0;
     /* a joined network namespace is the container's user namespace's only
      * in a pod (its user namespace joined with it), and only when the pod
-     * made it (containerd makes a CNI pod's itself, in the host's) */
+     * made it */
     bool net_foreign = (p->eng.join_flags & CLONE_NEWNET) &&
                        (p->eng.pod == NULL || p->eng.pod->net_host_owned);
-    bool placeholder = sysfs ? net_foreign : !pf_host_cgroup_v2();
+    bool placeholder = !sysfs && !pf_host_cgroup_v2();
 
     if (!strv_contains(&m->options, "ro") &&
         pf_note(p, "mounts[%zu]: %s at %s tightened to read-only", i, m->type, m->destination) < 0)
@@ -369,25 +373,32 @@ static int engine_special_mount(const struct rr_mount *m, struct mount_plan *mp,
     mp->attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
     if (placeholder &&
         (strv_push(&mp->fs_options, "size=4k") < 0 || strv_push(&mp->fs_options, "mode=0555") < 0 ||
-         pf_note(p, "mounts[%zu]: %s at %s replaced by an empty read-only tmpfs (%s)", i, m->type,
-                 m->destination,
-                 sysfs ? "the network namespace is joined, not revrun's: its sysfs cannot be "
-                         "mounted from the container's user namespace"
-                       : "cgroup v1 hierarchies cannot be mounted from revrun's user "
-                         "namespace") < 0))
+         pf_note(p, "mounts[%zu]: %s at %s replaced by an empty read-only tmpfs (cgroup v1 "
+                    "hierarchies cannot be mounted from revrun's user namespace)",
+                 i, m->type, m->destination) < 0))
         return rr_fail(err, ENOMEM, "mounts");
+    if (sysfs && net_foreign) {
+        mp->host_made = true;
+        if (pf_note(p, "mounts[%zu]: sysfs at %s made by revrun on the host side, in the joined "
+                       "network namespace (the host's user namespace owns it: the container's "
+                       "cannot mount it), read-only",
+                    i, m->destination) < 0)
+            return rr_fail(err, ENOMEM, "notes");
+    }
     return 0;
 }
 
 /* mqueue of a joined IPC namespace, proc of a joined pid namespace, when
  * the host's user namespace owns them (joined without a pod:
  * runtime/container/engine_pod.c resolved every joined namespace to the
- * host's): the kernel lets only a holder of CAP_SYS_ADMIN over that owner
- * mount them, which the container's own user namespace is not. create
- * makes them there as root, in that namespace; they show the namespace the
- * container has joined anyway, and its files keep their host owners, so
- * the container's ids (unprivileged on the host) get what any process of
- * the host gets: runc's view of a namespace it joins by path. */
+ * host's), and sysfs of a host-owned network namespace (engine_special_mount,
+ * a pod's too): the kernel lets only a holder of CAP_SYS_ADMIN over that
+ * owner mount them, which the container's own user namespace is not.
+ * create makes them there as root, in that namespace; they show the
+ * namespace the container has joined anyway, and its files keep their host
+ * owners, so the container's ids (unprivileged on the host) get what any
+ * process of the host gets: runc's view of a namespace it joins by path.
+ * linux.maskedPaths cover sysfs after it is attached, as under runc. */
 static int engine_host_made(struct mount_plan *mp, const char *path, struct profile *p,
                             struct rr_error *err)
 {

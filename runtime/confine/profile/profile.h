@@ -63,7 +63,7 @@ struct syscall_rule {
  * whose regular files and directories go to revrun.out when the agent exits. */
 enum mount_kind {
     MOUNT_BIND, MOUNT_TMPFS, MOUNT_PROC, MOUNT_DEVPTS, MOUNT_MQUEUE, MOUNT_OUT,
-    MOUNT_SYSFS,   /* engine mode: read-only, in a network namespace of the container's own */
+    MOUNT_SYSFS,   /* engine mode: read-only; of a host-owned network namespace, host_made */
     MOUNT_CGROUP2, /* engine mode: read-only, inside the container's cgroup namespace */
     MOUNT_CHECKOUT, /* engine mode: the bind io.revrun.checkout names, as an overlay (the
                      * bind's source the read-only lower, the upper in revrun's store) */
@@ -111,7 +111,8 @@ struct mount_plan {
     unsigned long propagation;
     bool propagation_rec;
     /* engine mode: proc or mqueue of a joined pid or IPC namespace the
-     * host's user namespace owns (not a pod's): made by create on the
+     * host's user namespace owns (not a pod's), sysfs of such a network
+     * namespace (a CNI pod's too): made by create on the
      * host side in that namespace (runtime/container/engine_hostfs.c), the
      * container's user namespace holding no right to mount it; attached by
      * the init as a bind */
