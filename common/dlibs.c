@@ -24,8 +24,9 @@
  * Debian 12 (1.5) and Ubuntu 24.04 (1.7): every function in
  * writeback/git/git2.h has the same prototype in both, the constants used
  * (GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_*, GIT_REPOSITORY_OPEN_NO_SEARCH,
- * GIT_OBJECT_COMMIT) the same values, and git_oid and git_error the same
- * layout; no options struct is passed. A build with EXPERIMENTAL_SHA256
+ * GIT_OBJECT_COMMIT) the same values, and git_oid, git_error,
+ * git_index_entry and git_index_time (filled for a commit's tree) the
+ * same layout; no options struct is passed. A build with EXPERIMENTAL_SHA256
  * changes git_oid but is named libgit2-experimental, never these. Versions
  * not compared (1.6, 1.8 and later) are not tried: a build against one of
  * them finds its own soname first. */

@@ -200,8 +200,8 @@ EOF
     [ "$status" -eq 255 ]
 }
 
-@test "the table: --help, the man page and docs/exit-codes.md list the same codes" {
-    local help man doc
+@test "the table: --help, the man page, docs/exit-codes.md and README.md list the same codes" {
+    local help man doc readme
     help=$("$RR_BIN/revrun" --help | sed -n '/^exit status/,/^$/p' | awk '$1 ~ /^[0-9]+$/ {print $1}')
     man=$("$RR_BIN/revrun" --man | sed -n '/^\.SH EXIT STATUS/,/^\.SH SEE/p' |
         awk 'prev == ".TP" && $1 == ".B" {print $2} {prev = $0}')
@@ -209,4 +209,6 @@ EOF
     [ "$(echo $help)" = "0 1 2 3 4 5 6 7 8 255" ]
     [ "$(echo $man)" = "$(echo $help)" ]
     [ "$(echo $doc)" = "$(echo $help)" ]
+    readme=$(awk -F'|' '$2 ~ /^ *[0-9]+ *$/ {gsub(/ /, "", $2); print $2}' "$REPO_ROOT/README.md")
+    [ "$(echo $readme)" = "$(echo $help)" ]
 }

@@ -357,6 +357,15 @@ kubelet_volumes() {
     echo "root's secret" >"$v/hostdir/root-only"
     chmod 0600 "$v/hostdir/root-only"
     echo "/var/lib/kubelet/pods/$1" >>"$NODE_DIR/kubelet.pods"
+    # a secret (defaultMode 0400) and a memory-backed emptyDir: each a tmpfs
+    # of the kubelet's own, mounted where the kubelet mounts them
+    mkdir -p "$v/kubernetes.io~secret/token" "$v/kubernetes.io~empty-dir/mem"
+    mount -t tmpfs -o size=1m,mode=0755 tmpfs "$v/kubernetes.io~secret/token"
+    echo "$v/kubernetes.io~secret/token" >>"$NODE_DIR/kubelet.mounts"
+    echo "root's token" >"$v/kubernetes.io~secret/token/token"
+    chmod 0400 "$v/kubernetes.io~secret/token/token"
+    mount -t tmpfs -o size=1m,mode=0777 tmpfs "$v/kubernetes.io~empty-dir/mem"
+    echo "$v/kubernetes.io~empty-dir/mem" >>"$NODE_DIR/kubelet.mounts"
     VOLS=$v
 }
 
@@ -365,7 +374,7 @@ volumes() {
     kubelet_volumes "$uid"
     mkdir -m 0755 "$out"
     up "vol$h" "$h"
-    m="mounts=[{\"container_path\": \"/shared\", \"host_path\": \"$VOLS/kubernetes.io~empty-dir/shared\"}, {\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}, {\"container_path\": \"/outside\", \"host_path\": \"$out\"}]"
+    m="mounts=[{\"container_path\": \"/shared\", \"host_path\": \"$VOLS/kubernetes.io~empty-dir/shared\"}, {\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}, {\"container_path\": \"/outside\", \"host_path\": \"$out\"}, {\"container_path\": \"/secret\", \"host_path\": \"$VOLS/kubernetes.io~secret/token\", \"readonly\": true}, {\"container_path\": \"/mem\", \"host_path\": \"$VOLS/kubernetes.io~empty-dir/mem\"}]"
     c1=$(ctr_run "$POD" "vol$h" one "$m" -- sleep 1000)
     c2=$(ctr_run "$POD" "vol$h" two "$m" -- sleep 1000)
     # container root: root in the kubelet's volumes, as under runc
@@ -375,6 +384,13 @@ volumes() {
     [[ "$output" == "root's secret" ]]
     [ "$(stat -c %u "$VOLS/hostdir/new")" = 0 ]
     [ "$(stat -c '%u %a' "$VOLS/kubernetes.io~empty-dir/shared/f")" = "0 600" ]
+    # the kubelet's tmpfs volumes too: a root-only secret read, a
+    # memory-backed emptyDir written as root
+    run cri exec-sync "$c1" -- sh -c 'cat /secret/token && echo m >/mem/f'
+    echo "$output"
+    [ "$status" = 0 ]
+    [ "$output" = "root's token" ]
+    [ "$(stat -c %u "$VOLS/kubernetes.io~empty-dir/mem/f")" = 0 ]
     # the pod's other container: the same root, in a shared volume
     run cri exec-sync "$c2" -- sh -c 'cat /shared/f && echo more >>/shared/f'
     [ "$status" = 0 ]
@@ -391,18 +407,18 @@ volumes() {
     down_clean "$POD"
 }
 
-@test "runc: the kubelet's volumes: container root reads root's file, writes as root, shares an emptyDir with the pod" {
+@test "runc: the kubelet's volumes: container root reads root's file and a root-only secret, writes as root, shares an emptyDir with the pod" {
     volumes runc
 }
 
-@test "revrun: the kubelet's volumes idmapped: container root reads root's file, writes as root, shares an emptyDir; another bind keeps its host owners" {
+@test "revrun: the kubelet's volumes idmapped, its tmpfs ones too: container root reads root's file and a root-only secret, writes as root, shares an emptyDir; another bind keeps its host owners" {
     volumes revrun
 }
 
 # What the kubelet's pods directory holds but is not its own: a tree bound
 # there from elsewhere (a hostPath's subPath is such a bind) keeps its host
 # owners; so does everything when the pods directory is open to others.
-@test "revrun: a bind mounted into the pods directory, or a pods directory others may enter, is not idmapped" {
+@test "revrun: a bind mounted into the pods directory, a tmpfs that is not the kubelet's, or a pods directory others may enter, is not idmapped" {
     local uid=volx-$NODE_TAG elsewhere=$NODE_DIR/elsewhere c
     kubelet_volumes "$uid"
     mkdir -m 0755 "$elsewhere" "$VOLS/subpath"
@@ -417,6 +433,28 @@ volumes() {
     run cri exec-sync "$c" -- sh -c 'echo x >/sub/new'
     [ "$status" != 0 ]
     [ ! -e "$elsewhere/new" ]
+    # a tmpfs where the kubelet mounts a secret, but one the host also has
+    # mounted elsewhere; and the kubelet's kind of tmpfs one level too deep
+    mkdir -m 0755 "$BATS_TEST_TMPDIR/tmpfs-elsewhere" "$VOLS/kubernetes.io~secret/bound" \
+        "$VOLS/kubernetes.io~secret/deep" "$VOLS/kubernetes.io~secret/deep/er"
+    mount -t tmpfs -o size=1m,mode=0755 tmpfs "$BATS_TEST_TMPDIR/tmpfs-elsewhere"
+    echo "$BATS_TEST_TMPDIR/tmpfs-elsewhere" >>"$NODE_DIR/kubelet.mounts"
+    echo "root's" >"$BATS_TEST_TMPDIR/tmpfs-elsewhere/root-only"
+    chmod 0400 "$BATS_TEST_TMPDIR/tmpfs-elsewhere/root-only"
+    mount --bind "$BATS_TEST_TMPDIR/tmpfs-elsewhere" "$VOLS/kubernetes.io~secret/bound"
+    echo "$VOLS/kubernetes.io~secret/bound" >>"$NODE_DIR/kubelet.mounts"
+    mount -t tmpfs -o size=1m,mode=0755 tmpfs "$VOLS/kubernetes.io~secret/deep/er"
+    echo "$VOLS/kubernetes.io~secret/deep/er" >>"$NODE_DIR/kubelet.mounts"
+    echo "root's" >"$VOLS/kubernetes.io~secret/deep/er/root-only"
+    chmod 0400 "$VOLS/kubernetes.io~secret/deep/er/root-only"
+    c=$(ctr_run "$POD" volx tmp "mounts=[{\"container_path\": \"/bound\", \"host_path\": \"$VOLS/kubernetes.io~secret/bound\"}, {\"container_path\": \"/deep\", \"host_path\": \"$VOLS/kubernetes.io~secret/deep/er\"}, {\"container_path\": \"/secret\", \"host_path\": \"$VOLS/kubernetes.io~secret/token\"}]" -- sleep 1000)
+    run cri exec-sync "$c" -- cat /bound/root-only
+    [ "$status" != 0 ]
+    run cri exec-sync "$c" -- cat /deep/root-only
+    [ "$status" != 0 ]
+    # the kubelet's own beside them is (the same pods directory, mode, owner)
+    run cri exec-sync "$c" -- cat /secret/token
+    [ "$status" = 0 ]
     # the same pods directory open to others: nothing idmapped
     chmod 0755 /var/lib/kubelet/pods
     c=$(ctr_run "$POD" volx two "mounts=[{\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}]" -- sleep 1000)

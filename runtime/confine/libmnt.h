@@ -27,6 +27,9 @@
     X(mnt_fs_get_target)                                                                           \
     X(mnt_fs_get_fs_options)                                                                       \
     X(mnt_fs_get_vfs_options)                                                                      \
+    X(mnt_fs_get_id)                                                                               \
+    X(mnt_fs_get_root)                                                                             \
+    X(mnt_fs_get_devno)                                                                            \
     X(mnt_optstr_get_option)                                                                       \
     X(mnt_optstr_get_flags)                                                                        \
     X(mnt_split_optstr)                                                                            \
@@ -53,6 +56,9 @@ int rr_libmnt_load(struct rr_error *err);
 #define mnt_fs_get_target (rr_libmnt_table.mnt_fs_get_target)
 #define mnt_fs_get_fs_options (rr_libmnt_table.mnt_fs_get_fs_options)
 #define mnt_fs_get_vfs_options (rr_libmnt_table.mnt_fs_get_vfs_options)
+#define mnt_fs_get_id (rr_libmnt_table.mnt_fs_get_id)
+#define mnt_fs_get_root (rr_libmnt_table.mnt_fs_get_root)
+#define mnt_fs_get_devno (rr_libmnt_table.mnt_fs_get_devno)
 #define mnt_optstr_get_option (rr_libmnt_table.mnt_optstr_get_option)
 #define mnt_optstr_get_flags (rr_libmnt_table.mnt_optstr_get_flags)
 #define mnt_split_optstr (rr_libmnt_table.mnt_split_optstr)

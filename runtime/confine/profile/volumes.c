@@ -12,7 +12,14 @@
  * subPath of a hostPath volume is, leads out of it: refused), and that
  * directory is root's, closed to every other user (nobody else reaches a
  * file the container's root leaves there, setuid or not) and none of the
- * host's system directories. */
+ * host's system directories.
+ *
+ * One crossing is the kubelet's own: a secret, projected or memory-backed
+ * emptyDir volume is a tmpfs the kubelet mounts at PODS/UID/volumes/
+ * PLUGIN/NAME. Crossed there only, and only when that mount is the whole
+ * of a tmpfs mounted nowhere else in this mount table (a bind of another
+ * tree, or of a tmpfs the host uses elsewhere such as /run, is not the
+ * kubelet's volume). */
 #include "runtime/confine/profile/internal.h"
 
 #include <errno.h>
@@ -22,17 +29,23 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "runtime/confine/libmnt.h"
 
 #define WALK_MAX 64
+#define TMPFS_MAGIC_NR 0x01021994
+/* a kubelet tmpfs volume's root sits at PODS/UID/volumes/PLUGIN/NAME */
+#define TMPFS_VOLUME_DEPTH 4
 
 struct where {
     dev_t dev;
     ino_t ino;
     uint64_t mnt;
+    bool mount_root; /* the root of its mount */
 };
 
 static int where_of(int fd, struct where *w)
@@ -44,7 +57,42 @@ static int where_of(int fd, struct where *w)
     w->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
     w->ino = sx.stx_ino;
     w->mnt = (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+    w->mount_root = (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+                    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
     return 0;
+}
+
+/* The mount the walk met below the pods directory may be a kubelet's
+ * tmpfs volume: a tmpfs, mounted whole (its root "/"), and the only mount
+ * of that filesystem in this mount table. */
+static bool lone_tmpfs(int fd, const struct where *w)
+{
+    struct rr_error err = {0};
+    struct statfs sf;
+    struct libmnt_table *tab;
+    struct libmnt_iter *it;
+    struct libmnt_fs *fs;
+    unsigned mounts = 0;
+    bool whole = false;
+
+    if (fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC_NR || w->mnt == 0 ||
+        rr_libmnt_load(&err) < 0)
+        return false;
+    tab = mnt_new_table_from_file("/proc/self/mountinfo");
+    it = mnt_new_iter(MNT_ITER_FORWARD);
+    while (tab != NULL && it != NULL && mnt_table_next_fs(tab, it, &fs) == 0) {
+        const char *root = mnt_fs_get_root(fs);
+        if (mnt_fs_get_devno(fs) != w->dev)
+            continue;
+        mounts++;
+        if ((uint64_t)mnt_fs_get_id(fs) == w->mnt)
+            whole = root != NULL && strcmp(root, "/") == 0;
+    }
+    if (it != NULL)
+        mnt_free_iter(it);
+    if (tab != NULL)
+        mnt_unref_table(tab);
+    return whole && mounts == 1;
 }
 
 static bool same_file(const struct where *a, const struct where *b)
@@ -115,16 +163,29 @@ int profile_kubelet_volume(const struct profile *p, int src, const char *source)
 {
     _cleanup_close_ int pods = -1, cur = -1;
     struct where top, here;
+    uint64_t tmpfs_mnt = 0; /* the kubelet's tmpfs the walk is in, or left */
+    int tmpfs_root = -1;    /* the level of its root, once left */
 
     if (!p->engine || (pods = open_pods(p, &top)) < 0 || top.mnt == 0 ||
         (cur = start_dir(src, source)) < 0)
         return 0;
     for (int level = 0; level < WALK_MAX; level++) {
         int up;
-        if (where_of(cur, &here) < 0 || here.mnt != top.mnt)
+        if (where_of(cur, &here) < 0)
             return 0;
-        if (same_file(&here, &top))
-            return level > 0; /* below it, not the directory itself */
+        if (here.mnt != top.mnt) {
+            /* one mount below the pods directory, crossed at its root */
+            if (tmpfs_root >= 0 || (tmpfs_mnt != 0 && here.mnt != tmpfs_mnt) ||
+                (tmpfs_mnt == 0 && !lone_tmpfs(cur, &here)))
+                return 0;
+            tmpfs_mnt = here.mnt;
+            if (here.mount_root)
+                tmpfs_root = level;
+        } else if (tmpfs_mnt != 0 && tmpfs_root < 0) {
+            return 0;
+        }
+        if (same_file(&here, &top)) /* below it, not the directory itself */
+            return level > 0 && (tmpfs_root < 0 || level - tmpfs_root == TMPFS_VOLUME_DEPTH);
         up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (up < 0)
             return 0;
