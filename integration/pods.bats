@@ -247,7 +247,8 @@ PY
 # Nothing of a refused create: no state, no id record, no cgroup.
 refused_clean() {
     [ ! -e "$NODE_RR_ROOT/k8s.io/$1" ]
-    ! grep -lqs -- "container $1\$" /run/revrun-ids/*
+    [ -z "$(grep -ls -- "container $1\$" /run/revrun-ids/* 2>/dev/null)" ]
+    [ -z "$(ls /run/revrun-ids 2>/dev/null | grep -F -- ".$1")" ] # a claim: ID.CID
     [ -z "$(node_cgroups | grep -F -- "/$1")" ]
 }
 

@@ -503,7 +503,9 @@ restart() {
     [ ! -e "$(state_of "$h" "$c0")" ]
     [ ! -d "$cg0" ]
     [ -z "$(node_cgroups | grep -F -- "/$c0")" ]
-    ! grep -lqs -- "$c0" /run/revrun-ids/* || false
+    # its claim on the pod's block is a file named ID.CID
+    [ -z "$(ls /run/revrun-ids 2>/dev/null | grep -F -- ".$c0")" ]
+    [ -z "$(grep -ls -- "$c0" /run/revrun-ids/* 2>/dev/null)" ]
     kill -0 "$sb"
     c1=$(ctr_run "$POD" "rs$h" app 'metadata.attempt=1' 'log_path="app/1.log"' -- sh -c 'echo run-1; exec sleep 1000')
     [ "$c1" != "$c0" ]

@@ -194,6 +194,11 @@ node_leftovers() {
     node_mounts | sed 's/^/mount /'
     node_cgroups | grep -F -- "$NODE_TAG/" | sed 's/^/cgroup /'
     grep -lF -- "$NODE_DIR/" /run/revrun-ids/* 2>/dev/null | sed 's/^/id record /'
+    # each handler's state: a container's directory outlives nothing
+    for r in "${NODE_RR_ROOT:-}" "${NODE_RUNC_ROOT:-}"; do
+        [ -n "$r" ] && [ -d "$r/k8s.io" ] && ls -A "$r/k8s.io" | sed "s|^|state $r/k8s.io/|"
+    done
+    return 0
 }
 
 # pod_json NAME [PATH=JSON...]: $NODE_DIR/specs/NAME.pod.json, the pod's
