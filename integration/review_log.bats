@@ -175,7 +175,7 @@ assert [c["path"] for c in d["changes"]] == ["a.txt"], d' "$digest"
     assert_output_contains "revrun| verdict: refuse, 1 change, 1 reason (nothing to approve"
 }
 
-@test "review log: a write past the upper's size cap shows in limitsHit and the summary" {
+@test "review log: a write past the upper's size cap shows in limitsHit and the summary, also when the agent deleted it before its exit" {
     rr spec --lower "$RR_TMP/checkout" >"$RR_TMP/config.json"
     mkdir -p "$RR_TMP/bundle/rootfs"
     python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["revrun"]["upperSize"]=2*1024*1024; json.dump(c,open(sys.argv[2],"w"))' \
@@ -191,6 +191,13 @@ assert [c["path"] for c in d["changes"]] == ["a.txt"], d' "$digest"
         sh -c 'echo small >> a.txt'
     assert_success
     [ "$(result "$RR_TMP/out2" '["limitsHit"]')" = "[]" ]
+    # filled, then emptied before the agent exits: the monitor saw it full
+    run rr review --bundle "$RR_TMP/bundle" --lower "$RR_TMP/checkout" --out "$RR_TMP/out3" -- \
+        sh -c 'echo small >> a.txt; head -c 8388608 /dev/zero > big || echo "write failed"; sleep 1.2; rm -f big'
+    assert_output_contains 'agent| write failed'
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "upperSize" in d["limitsHit"], d' \
+        "$RR_TMP/out3/result.json"
+    grep -q 'the agent filled the upper to its size cap' "$RR_TMP/out3/summary.txt"
 }
 
 @test "review log: processes the agent left running are counted and named (escaped) in the summary" {

@@ -149,7 +149,7 @@ static int exit_code(const struct sync_msg *m)
 {
     int status = (int)m->value;
 
-    if (m->value2)
+    if (m->value2 & SYNC_EXIT_TIMED_OUT)
         log_msg(LOG_WARN, "the container reached its timeout and was killed");
     if (m->text[0] != '\0')
         log_msg(LOG_ERROR, "%s", m->text);

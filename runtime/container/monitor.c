@@ -362,6 +362,9 @@ static int prepare(struct monitor *m, struct rr_error *err)
     m->git_lower_mfd = -1;
     overlay_store_close(&m->git_store);
     backend_release_view(&m->backend);
+    /* an fd on the upper's filesystem only, for its fill (monitor_events.c);
+     * without it the review judges the upper at the agent's exit alone */
+    m->upper_look_fd = m->store.upper_fd >= 0 ? fcntl(m->store.upper_fd, F_DUPFD_CLOEXEC, 0) : -1;
     overlay_store_close(&m->store);
     close(m->a->rootfs_dir);
     close(m->a->fifo_fd);
@@ -432,6 +435,7 @@ __attribute__((noreturn)) void monitor_main(struct monitor_args *a)
     notify_init(&m.notify);
 
     m.store.upper_fd = m.store.work_fd = -1;
+    m.upper_look_fd = -1;
     m.git_store.upper_fd = m.git_store.work_fd = -1;
     m.git_lower_mfd = -1;
     backend_init(&m.backend);

@@ -13,8 +13,10 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -66,6 +68,47 @@ static void hand_over_out(struct monitor *m)
     m->out_mfd = -1;
 }
 
+/* The upper's store full, now or at an earlier look: an agent that filled
+ * it and deleted what it wrote before it exited still shows in the
+ * review's limitsHit (looked at every UPPER_LOOK_MS while it runs, and at
+ * its exit). */
+#define UPPER_LOOK_MS 500
+
+static int64_t mono_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void look_upper(struct monitor *m)
+{
+    struct statfs st;
+
+    m->next_upper_look_ms = mono_ms() + UPPER_LOOK_MS;
+    if (m->upper_look_fd < 0 || fstatfs(m->upper_look_fd, &st) < 0)
+        return;
+    if (st.f_blocks > 0 && st.f_bfree == 0)
+        m->upper_hit |= SYNC_EXIT_UPPER_FULL;
+    if (st.f_files > 0 && st.f_ffree == 0)
+        m->upper_hit |= SYNC_EXIT_UPPER_INODES;
+}
+
+/* The poll's timeout: the record's, or the next look at the upper. */
+static int loop_timeout_ms(struct monitor *m)
+{
+    int t = notify_timeout_ms(&m->notify);
+    int64_t left;
+
+    if (m->upper_look_fd < 0 || m->exited)
+        return t;
+    left = m->next_upper_look_ms - mono_ms();
+    if (left < 0)
+        left = 0;
+    return t < 0 || left < t ? (int)left : t;
+}
+
 static void record_exit(struct monitor *m, int init_status)
 {
     char finished[64];
@@ -77,6 +120,7 @@ static void record_exit(struct monitor *m, int init_status)
     while (m->init_fd >= 0 && poll(&pfd, 1, 0) > 0)
         on_init_message(m);
     m->exited = true;
+    look_upper(m);
     /* Every process of the container is gone: the broker's last requests,
      * the exits, and the record's last line, before anyone is told. */
     if (m->notify.rec.fd >= 0)
@@ -97,7 +141,8 @@ static void record_exit(struct monitor *m, int init_status)
     statedir_write_exit(m->a->state_dir, &e, &err);
     hand_over_out(m);
     if (m->a->attached && m->a->cli_fd >= 0)
-        sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status, m->timed_out, e.error);
+        sync_send(m->a->cli_fd, SYNC_EXITED, e.wait_status,
+                  (m->timed_out ? SYNC_EXIT_TIMED_OUT : 0) | m->upper_hit, e.error);
 }
 
 static void on_init_message(struct monitor *m)
@@ -168,12 +213,14 @@ void monitor_event_loop(struct monitor *m)
              .events = POLLIN},
             {.fd = m->broker.activity, .events = POLLIN},
         };
-        int r = poll(pfd, 7, notify_timeout_ms(&m->notify));
+        int r = poll(pfd, 7, loop_timeout_ms(m));
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             return;
         }
+        if (!m->exited && mono_ms() >= m->next_upper_look_ms)
+            look_upper(m);
         /* the agent waits on these: first */
         if (pfd[4].revents & POLLIN)
             notify_handle(&m->notify);

@@ -36,6 +36,9 @@ struct monitor {
     bool have_agent_status;
     int agent_status;
     bool timed_out;
+    int upper_look_fd;          /* the upper, kept to look at its use once the store is let go */
+    unsigned upper_hit;         /* SYNC_EXIT_UPPER_*: seen at a look (monitor_events.c) */
+    int64_t next_upper_look_ms; /* CLOCK_MONOTONIC */
     char exec_error[SYNC_TEXT_MAX];
     /* the agent's seccomp listener: namespace attempts, the exec record */
     struct notify notify;

@@ -15,7 +15,7 @@ enum sync_type {
     SYNC_READY,      /* init -> monitor -> CLI: set up, waiting for start */
     SYNC_ERROR,      /* any -> up: text + errnum */
     SYNC_STARTED,    /* init -> monitor: the process was started (value: its pid inside) */
-    SYNC_EXITED,     /* init -> monitor -> CLI: value: wait status; value2: flags */
+    SYNC_EXITED,     /* init -> monitor -> CLI: value: wait status; value2: SYNC_EXIT_* */
     SYNC_CREATED,    /* monitor -> CLI: value: init pid; value2: init start time */
     SYNC_ACK,        /* CLI -> monitor: state recorded, carry on */
     SYNC_WARNING,    /* monitor -> CLI: text to show, creation goes on */
@@ -29,6 +29,11 @@ enum sync_type {
 };
 
 #define SYNC_TEXT_MAX 2048
+
+/* SYNC_EXITED's value2 from the monitor: how the run ended */
+#define SYNC_EXIT_TIMED_OUT 1    /* the timeout killed it */
+#define SYNC_EXIT_UPPER_FULL 2   /* the upper's bytes were used up at some look */
+#define SYNC_EXIT_UPPER_INODES 4 /* the upper's inodes were */
 
 struct sync_msg {
     uint32_t type;

@@ -188,7 +188,9 @@ static int pump_until_exit(struct review *r, int attach, int out_pipe, struct rr
                 continue;
             exited = true;
             r->wait_status = (int)m.value;
-            r->timed_out = m.value2 != 0;
+            r->timed_out = (m.value2 & SYNC_EXIT_TIMED_OUT) != 0;
+            r->notes.upper_full = (m.value2 & SYNC_EXIT_UPPER_FULL) != 0;
+            r->notes.inodes_full = (m.value2 & SYNC_EXIT_UPPER_INODES) != 0;
             snprintf(r->exec_error, sizeof(r->exec_error), "%s", m.text);
         }
     }

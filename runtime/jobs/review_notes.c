@@ -20,9 +20,10 @@ void review_notes_upper(struct review_notes *n, int upper_fd, uint64_t cap)
     n->upper_size = cap;
     if (upper_fd < 0 || fstatfs(upper_fd, &st) < 0)
         return;
-    /* tmpfs fills to the last page before a write fails with ENOSPC */
-    n->upper_full = st.f_blocks > 0 && st.f_bfree == 0;
-    n->inodes_full = st.f_files > 0 && st.f_ffree == 0;
+    /* tmpfs fills to the last page before a write fails with ENOSPC; the
+     * monitor's looks while the agent ran count too (SYNC_EXIT_UPPER_*) */
+    n->upper_full = n->upper_full || (st.f_blocks > 0 && st.f_bfree == 0);
+    n->inodes_full = n->inodes_full || (st.f_files > 0 && st.f_ffree == 0);
 }
 
 void review_notes_leftover_text(const struct review_notes *n, char *buf, size_t len)
