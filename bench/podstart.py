@@ -1,16 +1,18 @@
 #!/usr/bin/python3
 """Pod start to running through the CRI, runc beside revrun: the time of
 RunPodSandbox + CreateContainer + StartContainer (as a kubelet issues them)
-for a pod whose container has two volumes (a read-only hostPath, a
-read-write scratch directory as an emptyDir is) and limits (memory, CPU
-quota, shares), measured in one process (no client start-up in the
-figures). The runtimes alternate run by run, so the machine's load falls
+for a pod whose container has two of the kubelet's volumes (a read-only
+configMap, a read-write emptyDir, made where the kubelet makes them, under
+/var/lib/kubelet/pods: revrun idmaps them for the pod) and limits (memory,
+CPU quota, shares), measured in one process (no client start-up in the
+figures). What it makes under /var/lib/kubelet is removed at the end. The runtimes alternate run by run, so the machine's load falls
 on both alike; stopping and removing are not timed.
 
   podstart.py SOCK GEN NODE_DIR TAG IMAGE N
 
 (bench/engines.sh starts the node, integration/cri/node.bash.)"""
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -21,13 +23,33 @@ import cri  # noqa: E402
 import spec  # noqa: E402
 
 
+PODS = "/var/lib/kubelet/pods"
+MADE = []  # what configs made under /var/lib/kubelet, removed at the end
+
+
+def kubelet_pods():
+    for d in ("/var/lib/kubelet", PODS):
+        if not os.path.isdir(d):
+            os.mkdir(d, 0o750)
+            MADE.append(d)
+    st = os.stat(PODS)
+    if st.st_uid != 0 or st.st_mode & 0o027:
+        sys.exit("%s is not root's and closed to others: revrun would not idmap its volumes"
+                 % PODS)
+
+
 def configs(c, node, tag, image, name):
     uid = "%s-%s" % (name, tag)
     logdir = os.path.join(node, "logs", name)
-    vol_ro = os.path.join(node, "bench-vol", "config")
-    vol_rw = os.path.join(node, "bench-vol", name)
+    vols = os.path.join(PODS, uid, "volumes")
+    vol_ro = os.path.join(vols, "kubernetes.io~configmap", "config")
+    vol_rw = os.path.join(vols, "kubernetes.io~empty-dir", "scratch")
+    MADE.append(os.path.join(PODS, uid))
     for d in (logdir, vol_ro, vol_rw):
         os.makedirs(d, exist_ok=True)
+    with open(os.path.join(vol_ro, "app.conf"), "w") as f:
+        f.write("setting = 1\n")
+    os.chmod(vol_rw, 0o777)
     pod = spec.pod(name, uid, logdir)
     ctr = spec.ctr("app", image, ["sleep", "1000"])
     ctr["mounts"] = [{"container_path": "/etc/app", "host_path": vol_ro, "readonly": True},
@@ -72,6 +94,15 @@ def main(argv):
         sys.exit(__doc__)
     sock, gen, node, tag, image, n = argv[0], argv[1], argv[2], argv[3], argv[4], int(argv[5])
     c = cri.Client(sock, gen)
+    kubelet_pods()
+    try:
+        measure(c, node, tag, image, n)
+    finally:
+        for d in reversed(MADE):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def measure(c, node, tag, image, n):
     runs = {"runc": [], "revrun": []}
     one(c, "runc", node, tag, image, 0)  # warm: the image's snapshots, the shim binary
     one(c, "revrun", node, tag, image, 0)

@@ -143,3 +143,22 @@ PY
     assert_failure
     ! git -C "$RR_TMP/forge.git" rev-parse -q --verify revrun/pr-2 || false
 }
+
+# The install step as the shipped recipes run it: no binary given, the
+# source cloned from REVRUN_REPO and built (a clone of this repository's
+# HEAD stands in for the forge's; the Debian packages are in place).
+@test "ci recipes: install.sh builds revrun from REVRUN_REPO into PREFIX, and what it installed runs" {
+    [ "$(id -u)" = 0 ] || skip "the build's install step writes as root in CI"
+    git -C "$REPO_ROOT" rev-parse --verify -q HEAD >/dev/null || skip "not a git checkout"
+    head=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD)
+    run env PREFIX="$RR_TMP/built" REVRUN_REPO="file://$REPO_ROOT" REVRUN_DEPS=skip \
+        "$CI/install.sh"
+    echo "$output" | tail -20
+    [ "$status" = 0 ]
+    [ -x "$RR_TMP/built/bin/revrun" ]
+    # the installed binary is HEAD's build, and a command that needs its
+    # libraries and presets works from the installed paths
+    "$RR_TMP/built/bin/revrun" --version | grep -q "^commit: $head"
+    "$RR_TMP/built/bin/revrun" spec --agent claude >"$RR_TMP/spec.json"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$RR_TMP/spec.json"
+}

@@ -456,6 +456,17 @@ volumes() {
     # the kubelet's own beside them is (the same pods directory, mode, owner)
     run cri exec-sync "$c" -- cat /secret/token
     [ "$status" = 0 ]
+    # another pod's secret is that pod's; and a volume's own mount is what
+    # is idmapped, not a mount below it that a recursive bind brings along
+    local mine=$VOLS
+    kubelet_volumes "other-$NODE_TAG"
+    c=$(ctr_run "$POD" volx nest "mounts=[{\"container_path\": \"/theirs\", \"host_path\": \"$VOLS/kubernetes.io~secret/token\"}, {\"container_path\": \"/vols\", \"host_path\": \"$mine\"}]" -- sleep 1000)
+    run cri exec-sync "$c" -- cat /theirs/token
+    [ "$status" != 0 ]
+    run cri exec-sync "$c" -- cat /vols/hostdir/root-only
+    [ "$status" = 0 ]
+    run cri exec-sync "$c" -- cat /vols/kubernetes.io~secret/token/token
+    [ "$status" != 0 ]
     # the same pods directory open to others: nothing idmapped
     chmod 0755 /var/lib/kubelet/pods
     c=$(ctr_run "$POD" volx two "mounts=[{\"container_path\": \"/host\", \"host_path\": \"$VOLS/hostdir\"}]" -- sleep 1000)

@@ -192,9 +192,11 @@ static void idmap_volumes(struct engine *e)
         if (ns < 0 && (ns = open(path, O_RDONLY | O_CLOEXEC)) < 0)
             break;
         ma.userns_fd = (uint64_t)ns;
-        if (rr_mount_setattr(e->bind_fds[i], "",
-                             AT_EMPTY_PATH | (e->p.mounts[i].recursive ? AT_RECURSIVE : 0),
-                             &ma) < 0)
+        /* the volume's own mount only, never AT_RECURSIVE: what a recursive
+         * bind brings along below it (another pod's secret under a
+         * hostPath of the pods directory) was not judged and keeps its
+         * host owners */
+        if (rr_mount_setattr(e->bind_fds[i], "", AT_EMPTY_PATH, &ma) < 0)
             log_msg(LOG_INFO, "mounts[%zu]: the kubelet's volume %s: not idmapped (%s): its "
                               "files keep their host owners",
                     i, e->p.mounts[i].source, strerror(errno));

@@ -144,6 +144,26 @@ static int engine_caps(const struct rr_config *c, const char *policy_file,
     g[4] &= g[3] & g[2];
     return 0;
 }
+/* The pod's uid from the CRI's annotation, kept only as one plain path
+ * component (profile/volumes.c opens it under kubeletPodsDir). */
+static void pod_uid(const struct rr_config *c, struct profile *p)
+{
+    static const char key[] = "io.kubernetes.cri.sandbox-uid=";
+
+    p->eng.pod_uid[0] = '\0';
+    for (size_t i = 0; i < c->annotations.n; i++) {
+        const char *v = c->annotations.v[i];
+        if (strncmp(v, key, sizeof(key) - 1) != 0)
+            continue;
+        v += sizeof(key) - 1;
+        if (v[0] == '\0' || strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
+            strcmp(v, "..") == 0 || strlen(v) >= sizeof(p->eng.pod_uid))
+            return;
+        snprintf(p->eng.pod_uid, sizeof(p->eng.pod_uid), "%s", v);
+        return;
+    }
+}
+
 /* The config's masked and read-only paths, and revrun's always. */
 static int engine_hardening(const struct rr_config *c, struct profile *p, struct rr_error *err)
 {
@@ -236,6 +256,7 @@ int profile_build_engine_pod(const struct rr_config *c, const char *bundle,
     if (policy_load_named(policy_file, c->ann.policy, &pol, err) < 0)
         goto fail;
     snprintf(p->eng.kubelet_pods, sizeof(p->eng.kubelet_pods), "%s", pol.kubelet_pods);
+    pod_uid(c, p);
     snprintf(p->eng.activity_root, sizeof(p->eng.activity_root), "%s", pol.activity_root);
     if (engine_namespaces(c, p, err) < 0 || pf_engine_identity(c, policy_file, p, err) < 0 ||
         engine_caps(c, policy_file, &pol, p, err) < 0 ||

@@ -187,6 +187,10 @@ struct engine_plan {
     /* the policy's kubeletPodsDir: binds below it are the kubelet's volumes
      * (profile_kubelet_volume) */
     char kubelet_pods[4096];
+    /* the pod's uid as containerd's CRI names it (io.kubernetes.cri.
+     * sandbox-uid, one path component; "" when none): the only pod
+     * directory whose tmpfs volumes are idmapped */
+    char pod_uid[256];
     /* the policy's activityRoot: where the recorder keeps each finished
      * record as ID.jsonl ("": only in the state directory) */
     char activity_root[4096];

@@ -16,10 +16,15 @@
  *
  * One crossing is the kubelet's own: a secret, projected or memory-backed
  * emptyDir volume is a tmpfs the kubelet mounts at PODS/UID/volumes/
- * PLUGIN/NAME. Crossed there only, and only when that mount is the whole
- * of a tmpfs mounted nowhere else in this mount table (a bind of another
- * tree, or of a tmpfs the host uses elsewhere such as /run, is not the
- * kubelet's volume). */
+ * PLUGIN/NAME. Crossed there only, under the container's own pod's UID
+ * (the CRI's annotation, the directory opened and compared by identity:
+ * another pod's secrets stay its own), and only when that mount is the
+ * whole of a tmpfs mounted whole nowhere else in this mount table (a bind
+ * of another tree, or of a tmpfs the host uses elsewhere such as /run, is
+ * not the kubelet's volume).
+ *
+ * What is judged is the bind's own mount: mounts below it (a recursive
+ * bind's) are never idmapped (runtime/container/engine.c idmap_volumes). */
 #include "runtime/confine/profile/internal.h"
 
 #include <errno.h>
@@ -63,8 +68,9 @@ static int where_of(int fd, struct where *w)
 }
 
 /* The mount the walk met below the pods directory may be a kubelet's
- * tmpfs volume: a tmpfs, mounted whole (its root "/"), and the only mount
- * of that filesystem in this mount table. */
+ * tmpfs volume: a tmpfs, mounted whole (its root "/"), and the only whole
+ * mount of that filesystem in this mount table (a subPath's bind of a
+ * directory in it is not another copy of it). */
 static bool lone_tmpfs(int fd, const struct where *w)
 {
     struct rr_error err = {0};
@@ -82,11 +88,11 @@ static bool lone_tmpfs(int fd, const struct where *w)
     it = mnt_new_iter(MNT_ITER_FORWARD);
     while (tab != NULL && it != NULL && mnt_table_next_fs(tab, it, &fs) == 0) {
         const char *root = mnt_fs_get_root(fs);
-        if (mnt_fs_get_devno(fs) != w->dev)
+        if (mnt_fs_get_devno(fs) != w->dev || root == NULL || strcmp(root, "/") != 0)
             continue;
         mounts++;
         if ((uint64_t)mnt_fs_get_id(fs) == w->mnt)
-            whole = root != NULL && strcmp(root, "/") == 0;
+            whole = true;
     }
     if (it != NULL)
         mnt_free_iter(it);
@@ -123,8 +129,9 @@ static int open_pods(const struct profile *p, struct where *w)
 
     if (fd < 0)
         return -1;
-    if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0027) != 0 || where_of(fd, w) < 0 ||
-        system_dir(w)) {
+    /* root's, closed to others, and its group (when it may enter) root's */
+    if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0027) != 0 ||
+        ((st.st_mode & 0070) != 0 && st.st_gid != 0) || where_of(fd, w) < 0 || system_dir(w)) {
         close(fd);
         return -1;
     }
@@ -159,10 +166,24 @@ static int start_dir(int src, const char *source)
     return dir;
 }
 
+/* The crossed tmpfs: the kubelet's volume of this pod (pod_dir: the walk's
+ * directory TMPFS_VOLUME_DEPTH - 1 above its root, PODS/UID). */
+static bool own_tmpfs_volume(const struct profile *p, int pods, int tmpfs, const struct where *t,
+                             const struct where *pod_dir)
+{
+    _cleanup_close_ int own = -1;
+    struct where w;
+
+    if (p->eng.pod_uid[0] == '\0')
+        return false;
+    own = openat(pods, p->eng.pod_uid, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return own >= 0 && where_of(own, &w) == 0 && same_file(&w, pod_dir) && lone_tmpfs(tmpfs, t);
+}
+
 int profile_kubelet_volume(const struct profile *p, int src, const char *source)
 {
-    _cleanup_close_ int pods = -1, cur = -1;
-    struct where top, here;
+    _cleanup_close_ int pods = -1, cur = -1, tmpfs = -1;
+    struct where top, here, tmpfs_at = {0}, pod_dir = {0};
     uint64_t tmpfs_mnt = 0; /* the kubelet's tmpfs the walk is in, or left */
     int tmpfs_root = -1;    /* the level of its root, once left */
 
@@ -175,17 +196,27 @@ int profile_kubelet_volume(const struct profile *p, int src, const char *source)
             return 0;
         if (here.mnt != top.mnt) {
             /* one mount below the pods directory, crossed at its root */
-            if (tmpfs_root >= 0 || (tmpfs_mnt != 0 && here.mnt != tmpfs_mnt) ||
-                (tmpfs_mnt == 0 && !lone_tmpfs(cur, &here)))
+            if (tmpfs_root >= 0 || (tmpfs_mnt != 0 && here.mnt != tmpfs_mnt))
                 return 0;
             tmpfs_mnt = here.mnt;
-            if (here.mount_root)
+            if (here.mount_root) {
                 tmpfs_root = level;
+                tmpfs_at = here;
+                tmpfs = fcntl(cur, F_DUPFD_CLOEXEC, 0);
+                if (tmpfs < 0)
+                    return 0;
+            }
         } else if (tmpfs_mnt != 0 && tmpfs_root < 0) {
             return 0;
         }
-        if (same_file(&here, &top)) /* below it, not the directory itself */
-            return level > 0 && (tmpfs_root < 0 || level - tmpfs_root == TMPFS_VOLUME_DEPTH);
+        if (tmpfs_root >= 0 && level - tmpfs_root == TMPFS_VOLUME_DEPTH - 1)
+            pod_dir = here;
+        if (same_file(&here, &top)) { /* below it, not the directory itself */
+            if (tmpfs_root < 0)
+                return level > 0;
+            return level - tmpfs_root == TMPFS_VOLUME_DEPTH &&
+                   own_tmpfs_volume(p, pods, tmpfs, &tmpfs_at, &pod_dir);
+        }
         up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (up < 0)
             return 0;
