@@ -47,6 +47,19 @@
 # argv, cwd, root, ids, the id check: 5-11 us each on this VM, cold).
 # Still above the 1.05x target.
 #
+# On 2026-12-04 later, with 8 system calls while an exec waits instead of
+# 12 (SEND's own answer for the validity check, the pid inside by one
+# NS_GET_TGID_IN_PIDNS, the root read once; 15 calls an exec in all, from
+# 21, by strace -c), idle, three sessions back to back:
+#
+#                 3,000 x 3     10,000 x 3     5,000 x 5
+#   shell loop    1.091x 135us  1.068x 115us   1.138x 229us
+#   exec chain    1.127x 100us  1.207x 175us   1.167x 148us
+#
+# (the same build without the change, just before: 1.110x 163 us and
+# 1.130x 107 us at 3,000 x 3). The run-to-run spread on this VM is wider
+# than what is left to win; still above the target.
+#
 #   bench/activity.sh [EXECS] [RUNS]      (default 10000 5; REVRUN=path to pick a build)
 #
 # Needs root (review's root mode). Everything stays under a temporary
