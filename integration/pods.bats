@@ -113,6 +113,10 @@ pod_basics() {
     [ -n "$mac" ]
     [[ "$output" == *"$mac"* ]]
     [[ "$output" != *wrote* ]]
+    if [ "$h" = revrun ]; then # the tightening is said
+        grep -rqsF "sysfs at /sys made by revrun on the host side" "$NODE_DIR/state" \
+            "$NODE_DIR/containerd.log"
+    fi
     grep -q "stdout F hello from app" "$NODE_DIR/logs/b$h/app/0.log"
     cri stop "$c" 0
     [ "$(cri inspect "$c" | field status.state)" = CONTAINER_EXITED ]
@@ -404,6 +408,9 @@ volumes() {
     else
         [ "$status" != 0 ]
         [ ! -e "$out/f" ]
+        # said in the container's log, once for that bind
+        grep -rqsF "bind $out: not one of the kubelet's volumes" "$NODE_DIR/state" \
+            "$NODE_DIR/containerd.log"
     fi
     down_clean "$POD"
 }
