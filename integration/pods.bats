@@ -497,6 +497,41 @@ policy() {
     echo /etc >>"$NODE_DIR/kubelet.mounts"
 }
 
+# The policy's kubeletPodsDir is where volumes are idmapped from: a node's
+# own directory works as the default does; a host system directory never
+# idmaps anything.
+@test "revrun: the policy's kubeletPodsDir decides which volumes are the kubelet's; a host system directory never is" {
+    local kp=$NODE_DIR/kpods uid=kpd-$NODE_TAG c
+    mkdir -p "$kp/$uid/volumes/kubernetes.io~empty-dir/v"
+    chmod 0750 "$kp"
+    echo "root's" >"$kp/$uid/volumes/kubernetes.io~empty-dir/v/root-only"
+    chmod 0600 "$kp/$uid/volumes/kubernetes.io~empty-dir/v/root-only"
+    kubelet_volumes "$uid"
+    policy "{\"engine\": {\"kubeletPodsDir\": \"$kp\"}}"
+    up kpd revrun
+    m="mounts=[{\"container_path\": \"/mine\", \"host_path\": \"$kp/$uid/volumes/kubernetes.io~empty-dir/v\"}, {\"container_path\": \"/default\", \"host_path\": \"$VOLS/hostdir\"}]"
+    c=$(ctr_run "$POD" kpd one "$m" -- sleep 1000)
+    run cri exec-sync "$c" -- cat /mine/root-only
+    [ "$status" = 0 ]
+    [ "$output" = "root's" ]
+    # the default directory is no longer the kubelet's: its files keep
+    # their host owners
+    run cri exec-sync "$c" -- cat /default/root-only
+    [ "$status" != 0 ]
+    # a host system directory as kubeletPodsDir, root's and closed to
+    # others as a pods directory is (/root): nothing below it idmapped
+    rk=$(mktemp -d /root/revrun-kpd.XXXXXX)
+    echo "$rk" >>"$NODE_DIR/kubelet.pods"
+    mkdir -m 0755 "$rk/v"
+    echo "root's" >"$rk/v/root-only"
+    chmod 0600 "$rk/v/root-only"
+    printf '%s' '{"engine": {"kubeletPodsDir": "/root"}}' >/etc/revrun/policy.json
+    c=$(ctr_run "$POD" kpd two "mounts=[{\"container_path\": \"/r\", \"host_path\": \"$rk/v\"}]" -- sleep 1000)
+    run cri exec-sync "$c" -- cat /r/root-only
+    [ "$status" != 0 ]
+    down_clean "$POD"
+}
+
 @test "revrun: the host policy's activity \"record\": what a pod's container runs is in revrun activity while it runs and kept in activityRoot once it ended, an ExecSync's too; no recorder outlives the pod" {
     local recorders c f=$NODE_DIR/activity.jsonl kept=$NODE_DIR/activity-kept
     recorders=$(pgrep -cx revrun-recorder || true)
