@@ -84,6 +84,16 @@ run_reaped() {
 
 # aq EXPR / assert_aq EXPR: act_query and act_assert (helpers.bash) over
 # $B/activity.jsonl
+# await_started FILE: up to 30 s for the container's processes to say
+# "started" in FILE
+await_started() {
+    for _ in $(seq 300); do
+        grep -q started "$1" && return 0
+        sleep 0.1
+    done
+    grep -q started "$1"
+}
+
 aq() { act_query "$B/activity.jsonl" "$1"; }
 assert_aq() { act_assert "$B/activity.jsonl" "$1"; }
 
@@ -293,11 +303,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
         "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'hard': 1024, 'soft': 1024}]"
     create_c1 prlimit --nofile=1024:1024
     "$RT" --root "$B/state" start c1
-    for _ in $(seq 300); do
-        grep -q started "$B/out" && break
-        sleep 0.1
-    done
-    grep -q started "$B/out"
+    await_started "$B/out"
     # the recorder at its limit
     [ "$(ls "/proc/$(recorder_of_b)/fd" | wc -l)" -ge 1020 ]
     run timeout -k 5 30 "$RT" --root "$B/state" exec c1 /bin/echo unrecorded
@@ -316,11 +322,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     "$RT" --root "$B/state" exec -d c1 /bin/sh -c \
         'i=0; while [ $i -lt 1100 ]; do /bin/sleep 1000 & i=$((i+1)); done; echo started; wait' \
         </dev/null >"$B/exec.out" 2>&1
-    for _ in $(seq 300); do
-        grep -q started "$B/exec.out" && break
-        sleep 0.1
-    done
-    grep -q started "$B/exec.out"
+    await_started "$B/exec.out"
     [ "$(ls "/proc/$(recorder_of_b)/fd" | wc -l)" -ge 1020 ]
     # the start ends (it hung waiting for the recorder's answer) and the
     # init fails, as with a recorder that is gone (the test above)

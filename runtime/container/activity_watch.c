@@ -15,9 +15,9 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/proc.h"
 #include "runtime/container/activity_exec.h"
 
@@ -44,14 +44,6 @@ struct act_watch {
     uint64_t seq;
     bool ended;
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* 1 with *status once the kernel has it; 0 not yet; -1 never (no support). */
 static int exit_status(int pidfd, int *status)
@@ -178,7 +170,7 @@ void act_watch_add(struct act_execs *x, int pidfd, pid_t host_pid, int pid, uint
         return;
     }
     *free_slot = (struct act_watch){pidfd, host_pid, pid, seq, false};
-    x->last_exec_ms = now_ms();
+    x->last_exec_ms = rr_mono_ms();
     if (x->n_watch++ == 0)
         x->next_look_ms = x->last_exec_ms + EXIT_LOOK_MS;
 }
@@ -198,7 +190,7 @@ static bool busy(const struct act_execs *x, int64_t now)
 
 int act_execs_poll_fd(const struct act_execs *x)
 {
-    if (x->epfd < 0 || x->n_watch <= x->zombies || busy(x, now_ms()))
+    if (x->epfd < 0 || x->n_watch <= x->zombies || busy(x, rr_mono_ms()))
         return -1;
     return x->epfd;
 }
@@ -209,7 +201,7 @@ int act_execs_timeout_ms(const struct act_execs *x)
 
     if (x->epfd < 0 || x->n_watch == 0)
         return -1;
-    now = now_ms();
+    now = rr_mono_ms();
     /* idle with none ended: the poll set has the exits */
     if (x->zombies == 0 && !busy(x, now))
         return -1;
@@ -248,7 +240,7 @@ void act_execs_tick(struct act_execs *x, bool exits_ready)
 
     if (x->epfd < 0 || x->n_watch == 0)
         return;
-    now = now_ms();
+    now = rr_mono_ms();
     if (!exits_ready && now < x->next_look_ms)
         return;
     act_execs_on_exits(x);

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bundle/json.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/escape.h"
 #include "common/fsutil.h"
 #include "runtime/container/log.h"
@@ -51,13 +51,6 @@ int hooks_state_json(const char *id, const char *status, pid_t pid, const char *
     return r;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 __attribute__((noreturn)) static void exec_hook(const struct rr_hook *h, int in, int out)
 {
     const int keep[] = {0, 1, 2};
@@ -79,14 +72,14 @@ __attribute__((noreturn)) static void exec_hook(const struct rr_hook *h, int in,
 static int supervise(pid_t pid, int in, int out, const char *state, const struct rr_hook *h,
                      char *output, size_t *used, int *status)
 {
-    long long deadline = h->timeout > 0 ? now_ms() + h->timeout * 1000 : -1;
+    long long deadline = h->timeout > 0 ? rr_mono_ms() + h->timeout * 1000 : -1;
     size_t len = strlen(state), sent = 0;
     bool timed_out = false;
 
     while (out >= 0) {
         struct pollfd pfd[2] = {{.fd = sent < len ? in : -1, .events = POLLOUT},
                                 {.fd = out, .events = POLLIN}};
-        long long left = deadline < 0 ? -1 : deadline - now_ms();
+        long long left = deadline < 0 ? -1 : deadline - rr_mono_ms();
         if (deadline >= 0 && left <= 0) {
             timed_out = true;
             kill(pid, SIGKILL);

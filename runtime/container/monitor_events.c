@@ -16,10 +16,10 @@
 #include <sys/statfs.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/escape.h"
 #include "common/crashpoint.h"
 #include "common/fsutil.h"
@@ -74,19 +74,11 @@ static void hand_over_out(struct monitor *m)
  * its exit). */
 #define UPPER_LOOK_MS 500
 
-static int64_t mono_ms(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void look_upper(struct monitor *m)
 {
     struct statfs st;
 
-    m->next_upper_look_ms = mono_ms() + UPPER_LOOK_MS;
+    m->next_upper_look_ms = rr_mono_ms() + UPPER_LOOK_MS;
     if (m->upper_look_fd < 0 || fstatfs(m->upper_look_fd, &st) < 0)
         return;
     if (st.f_blocks > 0 && st.f_bfree == 0)
@@ -103,7 +95,7 @@ static int loop_timeout_ms(struct monitor *m)
 
     if (m->upper_look_fd < 0 || m->exited)
         return t;
-    left = m->next_upper_look_ms - mono_ms();
+    left = m->next_upper_look_ms - rr_mono_ms();
     if (left < 0)
         left = 0;
     return t < 0 || left < t ? (int)left : t;
@@ -219,7 +211,7 @@ void monitor_event_loop(struct monitor *m)
                 continue;
             return;
         }
-        if (!m->exited && mono_ms() >= m->next_upper_look_ms)
+        if (!m->exited && rr_mono_ms() >= m->next_upper_look_ms)
             look_upper(m);
         /* the agent waits on these: first */
         if (pfd[4].revents & POLLIN)
