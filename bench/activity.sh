@@ -9,6 +9,10 @@
 #                 nothing else: the monitor's share of an exec with nothing
 #                 to hide it, the worst case (past the record's cap of
 #                 20,000 records the monitor only answers and counts)
+#   exec call     one exec's own time as the agent sees it (the execlat
+#                 probe: the median of EXECS, from the call to the new
+#                 image's first step), the steadiest of the three on a
+#                 shared machine; microseconds
 #
 # Whole reviews (bundle, run, vet, destroy), alternating with and without
 # so a busy machine weighs on both alike; median of RUNS each. The last
@@ -60,6 +64,15 @@
 # 1.130x 107 us at 3,000 x 3). The run-to-run spread on this VM is wider
 # than what is left to win; still above the target.
 #
+# On 2026-12-04 with the exec call row (2,000 execs, median of 3, idle):
+#
+#                 without       with    ratio     per exec
+#   shell loop       3.59       3.87   1.077x     137.6 us
+#   exec chain       1.85       2.07   1.120x     110.5 us
+#   exec call     886.9us    993.8us   1.121x     106.9 us
+#
+# Where the 100-odd microseconds go, and what was tried: docs/activity.md.
+#
 #   bench/activity.sh [EXECS] [RUNS]      (default 10000 5; REVRUN=path to pick a build)
 #
 # Needs root (review's root mode). Everything stays under a temporary
@@ -79,8 +92,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/lower"
 echo hello >"$tmp/lower/a.txt"
 chmod -R a+rX "$tmp/lower"
-cp "$probes/execloop" "$tmp/execloop"
-chmod 0755 "$tmp/execloop"
+cp "$probes/execloop" "$probes/execlat" "$tmp/"
+chmod 0755 "$tmp/execloop" "$tmp/execlat"
 
 now() { date +%s.%N; }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
@@ -118,7 +131,33 @@ row() {
         "$(echo "$with / $without" | bc -l)" "$(echo "($with - $without) * 1000000 / $execs" | bc -l)"
 }
 
+# latency FLAG: one review of execlat; prints the median exec's time in us.
+latency() {
+    local flag=$1
+    n=$((n + 1))
+    # shellcheck disable=SC2086 # FLAG is one word or none
+    "$revrun" --root "$tmp/state" review --lower "$tmp/lower" --out "$tmp/out$n" \
+        --bind "$tmp/execlat:/opt/execlat" $flag -- /opt/execlat "$execs" >/dev/null 2>&1 ||
+        { echo "review $n failed: $(cat "$tmp/out$n/summary.txt" 2>/dev/null)" >&2; exit 1; }
+    awk '$1 == "execs" {print $4}' "$tmp/out$n/agent.log"
+    rm -rf "$tmp/out$n"
+}
+
 printf '%-12s %10s %10s %8s %12s   (%d execs, median of %d, seconds)\n' "" without with ratio \
     "per exec" "$execs" "$runs"
 row "shell loop" sh -c "i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
 row "exec chain" /opt/execloop "$execs"
+
+# One exec's own time as the agent sees it (execlat: from the call to the
+# new image's first step, the median of EXECS), apart from the review's
+# fixed costs and the rest of a loop: the record's share of an exec.
+: >"$tmp/with"
+: >"$tmp/without"
+for _ in $(seq "$runs"); do
+    latency "" >>"$tmp/with"
+    latency --no-activity >>"$tmp/without"
+done
+with=$(median <"$tmp/with")
+without=$(median <"$tmp/without")
+printf '%-12s %8.1fus %8.1fus %7.3fx %9.1f us   (the median exec, median of %d)\n' "exec call" \
+    "$without" "$with" "$(echo "$with / $without" | bc -l)" "$(echo "$with - $without" | bc -l)" "$runs"

@@ -47,10 +47,12 @@ void notify_take_fd(struct notify *n, int fd)
         close(fd);
         return;
     }
-    /* Not SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6): it hands each
-     * wake-up to the waker's CPU, which moved the exec'ing process to the
-     * monitor's and back; measured on 2 cores it cost 300-450 us an exec
-     * instead of 50-130 (bench/activity.sh, docs/activity.md). */
+    /* Not SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6): it runs the
+     * monitor on the exec'ing process's CPU, and the kernel's balancing
+     * at exec then mostly moves the process to the other one. Measured on
+     * 2 cores, with this loop and with a thread that only answered: a
+     * slower exec either way (docs/activity.md, "Where an exec's time
+     * goes"). */
     n->fd = fd;
 }
 
