@@ -167,9 +167,11 @@ assert_broker() {
     assert_aq "[(x['method'], x['path'], x['status']) for x in reqs] == [('POST', '/v1/messages', 200), ('GET', '/v2/elsewhere', 404)]"
     assert_aq "reqs[0]['credential'] is True and reqs[1]['credential'] is False"
     assert_aq "reqs[0]['bytesUp'] > 11 and reqs[0]['bytesDown'] > 0 and reqs[0]['ms'] >= 0"
-    # never the key, the query or the body; the agent's dummy header neither
-    ! grep -q "$EG_KEY" "$OUT/activity.jsonl"
-    ! grep -q 'secretquery\|secret-body\|dummy' "$OUT/activity.jsonl"
+    # never the key (nowhere: the agent never had it); a request's record
+    # has no query, body or header value either (the agent's command line,
+    # recorded as its exec, has all three)
+    ! grep -q "$EG_KEY" "$OUT/activity.jsonl" || false
+    assert_aq "[s for x in reqs for s in ('secretquery', 'secret-body', 'dummy') if s in json.dumps(x)] == []"
     grep -qE '^ +1  POST /v1/messages 200$' "$OUT/summary.txt"
     grep -qE '^ +1  GET /v2/elsewhere 404$' "$OUT/summary.txt"
 }
@@ -186,8 +188,11 @@ assert_broker() {
 
 # ---- bounds ----
 
-@test "activity: 100,000 execs leave a capped record, the rest counted, and the review ends" {
-    run review root -- /probes/execloop 100000
+flood() {
+    review "$1" -- /probes/execloop 100000
+}
+
+assert_flood() {
     assert_success
     grep -q '^execloop done$' "$OUT/agent.log"
     [ "$(stat -c %s "$OUT/activity.jsonl")" -le $((8 << 20)) ]
@@ -197,6 +202,16 @@ assert_broker() {
     assert_aq "len(execs) + r[-1]['more']['execs'] == 100001"
     grep -q 'more execs\? .*counted, not recorded' "$OUT/summary.txt" ||
         grep -q "cap (20000 records, 8388608 bytes) was reached: 80001 more" "$OUT/summary.txt"
+}
+
+@test "activity: 100,000 execs leave a capped record, the rest counted, and the review ends" {
+    run flood root
+    assert_flood
+}
+
+@test "activity (rootless): 100,000 execs leave a capped record, the rest counted" {
+    run flood rootless
+    assert_flood
 }
 
 @test "activity: long argv fill the byte cap first; each record stays under 16 KiB" {
@@ -212,8 +227,8 @@ assert_broker() {
 
 # ---- hostile argv ----
 
-@test "activity: hostile argv are escaped and cut, never written raw" {
-    run review root -- sh -c '
+hostile_session() {
+    review "$1" -- sh -c '
         /bin/true "$(printf "\033]0;pwned\007\033[2J")" "::set-output name=x::y" \
             "##vso[task.setvariable variable=x]y" "$(printf "\377\376ok")" \
             "$(printf "\342\200\256txt.exe")"
@@ -221,14 +236,20 @@ assert_broker() {
         /bin/true "$(head -c 1048576 /dev/zero | tr "\\0" x)" || true
         /bin/true "$(head -c 8000 /dev/zero | tr "\\0" "\\033")"
         true'
+}
+
+assert_hostile() {
     assert_success
     f="$OUT/activity.jsonl"
-    # nothing a terminal or a CI runner acts on, valid UTF-8 throughout
-    ! grep -q "$(printf '\033')" "$f"
-    ! grep -q "$(printf '\007')" "$f"
-    ! grep -q '::set-output' "$f"
-    ! grep -q '##vso\[' "$f"
-    ! grep -q "$(printf '\342\200\256')" "$f"
+    # nothing a terminal or a CI runner acts on, valid UTF-8 throughout:
+    # every line one JSON object (a workflow command must start a line), no
+    # argument that starts one, no ##vso[ anywhere
+    ! grep -q "$(printf '\033')" "$f" || false
+    ! grep -q "$(printf '\007')" "$f" || false
+    ! grep -qv '^{"' "$f" || false
+    assert_aq "[a for x in execs for a in x['argv'] if a.startswith('::') or a.startswith('##')] == []"
+    ! grep -q '##vso\[' "$f" || false
+    ! grep -q "$(printf '\342\200\256')" "$f" || false
     iconv -f UTF-8 -t UTF-8 "$f" >/dev/null
     assert_aq "ran('/bin/true', '\\\\x1b]0;pwned\\\\x07\\\\x1b[2J')[0]['argv'][2] == '\\\\x3a:set-output name=x::y'"
     assert_aq "ran('/bin/true', '\\\\x1b]0;pwned\\\\x07\\\\x1b[2J')[0]['argv'][4] == '\\\\xff\\\\xfeok'"
@@ -240,25 +261,57 @@ assert_broker() {
     assert_aq "[x['argv'][1][:8] for x in execs if 0 < x.get('bytesCut', 0) < 8000] == ['\\\\x1b\\\\x1b']"
     [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$f")" -le 16384 ]
     # nor does the summary or the job's log carry them raw
-    ! grep -q "$(printf '\033')" "$OUT/summary.txt"
+    ! grep -q "$(printf '\033')" "$OUT/summary.txt" || false
     [[ "$output" != *"$(printf '\033')"* ]]
+}
+
+@test "activity: hostile argv are escaped and cut, never written raw" {
+    run hostile_session root
+    assert_hostile
+}
+
+@test "activity (rootless): hostile argv are escaped and cut, never written raw" {
+    run hostile_session rootless
+    assert_hostile
 }
 
 # ---- lifecycle ----
 
-@test "activity: revrun activity ID prints a kept container's record, --summary sums it up" {
-    rr run --lower "$RR_TMP/checkout" --keep --id act1 -- sh -c '/bin/echo one; /bin/echo two'
-    run rr activity act1
+# rv root|rootless ARGS...: revrun as root (on RR_ROOT) or as the test user
+# (on its own state root, which teardown clears too)
+rv() {
+    local mode=$1
+    shift
+    if [ "$mode" = rootless ]; then
+        as_user "$RR_BIN/revrun" "$@"
+    else
+        rr "$@"
+    fi
+}
+
+kept_record() {
+    local mode=$1
+    [ "$mode" = rootless ] && chown -R "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$RR_TMP/checkout"
+    rv "$mode" run --lower "$RR_TMP/checkout" --keep --id act1 -- sh -c '/bin/echo one; /bin/echo two'
+    run rv "$mode" activity act1
     assert_success
     [ "$(grep -c '"type":"exec"' <<<"$output")" = 3 ]
     assert_output_contains '"argv":["/bin/echo","two"]'
-    run rr activity --summary act1
+    run rv "$mode" activity --summary act1
     assert_success
     assert_output_contains "activity: 3 programs run"
     assert_output_contains "2  /bin/echo"
-    rr destroy act1
-    run rr activity act1
+    rv "$mode" destroy act1
+    run rv "$mode" activity act1
     assert_failure
+}
+
+@test "activity: revrun activity ID prints a kept container's record, --summary sums it up" {
+    kept_record root
+}
+
+@test "activity (rootless): revrun activity ID prints the user's kept container's record" {
+    kept_record rootless
 }
 
 @test "activity: revrun.activity \"off\" records nothing, and every exec still runs" {

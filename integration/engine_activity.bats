@@ -68,7 +68,7 @@ assert_never_ran() {
     cat "$B/out"
     "$RT" --root "$B/state" state c1 | grep -q '"status": *"stopped"'
     grep -q "$1" "$B/out"
-    ! grep -q "^RAN" "$B/out"
+    ! grep -q "^RAN" "$B/out" || false
 }
 
 # create (seeing POLICY) and start c1 under a child subreaper; returns once
@@ -129,8 +129,8 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     assert_aq "exits[ran('/bin/true', 'a', 'b c')[0]['seq']]['status'] == 0"
     assert_aq "exits[ran('/bin/echo', 'grandchild')[0]['seq']]['status'] == 0"
     # nothing the container chose reaches the file raw
-    ! grep -q $'\x1b' "$B/activity.jsonl"
-    ! grep -q '::set-output' "$B/activity.jsonl"
+    ! grep -q $'\x1b' "$B/activity.jsonl" || false
+    ! grep -q '::set-output' "$B/activity.jsonl" || false
     run "$RT" --root "$B/state" activity --summary c1
     echo "$output"
     assert_success
@@ -189,7 +189,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     assert_success
     cat "$B/out"
     grep -q "^REFUSED$" "$B/out"
-    ! grep -q "AFTER" "$B/out"
+    ! grep -q "AFTER" "$B/out" || false
     "$RT" --root "$B/state" activity c1 >"$B/activity.jsonl"
     assert_aq "r[-1]['type'] == 'end' and r[-1]['capped'] and r[-1]['refused'] > 100"
     assert_aq "r[-1]['more']['execs'] == 0 and not ran('/bin/echo', 'AFTER')"
@@ -219,7 +219,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     for _ in $(seq 50); do grep -q FAILED "$B/out" && break; sleep 0.1; done
     cat "$B/out"
     grep -q "^FAILED$" "$B/out"
-    ! grep -q "^AFTER" "$B/out"
+    ! grep -q "^AFTER" "$B/out" || false
 }
 
 @test "the activity record is the policy's choice: off by default, a named policy may record, any other value is refused naming the field" {
@@ -229,7 +229,7 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     assert_success
     # the container's process alone: no recorder was left
     [ "$(wc -l <"$B/reaped")" = 1 ]
-    ! grep -q "activity" "$B/log"
+    ! grep -q "activity" "$B/log" || false
     run "$RT" --root "$B/state" activity c1
     echo "$output"
     assert_failure

@@ -141,7 +141,7 @@ complete_words() {
     # purged: nothing of it is left
     run apt-get purge -y -o DPkg::Lock::Timeout=300 revrun
     assert_success
-    ! dpkg -s revrun >/dev/null 2>&1
+    ! dpkg -s revrun >/dev/null 2>&1 || false
     [ ! -e /usr/bin/revrun ] && [ ! -e /usr/share/revrun ] && [ ! -e /usr/lib/tmpfiles.d/revrun.conf ]
     [ ! -e /lib/systemd/system/revrun-sweep.timer ]
     [ ! -L /etc/systemd/system/timers.target.wants/revrun-sweep.timer ]
