@@ -59,6 +59,7 @@ claude_review() {
     ag_expect_key x-api-key ""
     ag_expect_shell_ran
     ag_expect_commit
+    ag_expect_activity claude
 }
 
 # Claude's own sandbox (settings sandbox.enabled) runs each command under

@@ -1,8 +1,8 @@
 # Real agents (Claude Code, Codex, Gemini CLI from npm) under `revrun
 # review --agent NAME`, against agents_upstream.py: a fake TLS model API on
 # host loopback that scripts the same tool-use conversation for each (write
-# NOTES.md, edit hello.txt, run `git status; git diff` and a name lookup,
-# finish) and records every request it gets.
+# NOTES.md, edit hello.txt, run `git status; git diff`, the tests, a commit and
+# a name lookup, finish) and records every request it gets.
 #
 # Where the agents are: REVRUN_TEST_AGENTS, else integration/.agents, else
 # /opt/revrun-test-agents (what .ci/run installs: `npm install --prefix DIR`
@@ -55,7 +55,11 @@ ag_setup() {
     mkdir -p "$AG/lower"
     git -C "$AG/lower" init -q
     printf 'hello world\n' >"$AG/lower/hello.txt"
-    git -C "$AG/lower" add hello.txt
+    # the tests the scripted session runs after its edit
+    printf '%s\n' 'import unittest' '' '' 'class Hello(unittest.TestCase):' \
+        '    def test_greeting(self):' '        with open("hello.txt") as f:' \
+        '            self.assertTrue(f.read().startswith("hello "))' >"$AG/lower/test_hello.py"
+    git -C "$AG/lower" add hello.txt test_hello.py
     git -C "$AG/lower" -c user.name=revrun -c user.email=revrun@example.invalid \
         commit -qm base
     chmod -R a+rX "$AG/lower"
@@ -219,9 +223,15 @@ r = [json.loads(l) for l in open(path, encoding="utf-8")]
 execs = [x for x in r if x["type"] == "exec" and x.get("found", True)]
 def ran(*argv):
     return [x for x in execs if os.path.basename(x["argv"][0]) == argv[0] and x["argv"][1:len(argv)] == list(argv[1:])]
-want = [(agent,), ("git", "status", "--short"), ("git", "diff"), ("git", "-c"), ("python3", "-c")]
+want = [(agent,), ("git", "status", "--short"), ("git", "diff"), ("python3", "-B", "-m", "unittest"),
+        ("git", "-c"), ("python3", "-c")]
 missing = [w for w in want if not ran(*w)]
 assert not missing, "not in the record: %r" % missing
+# the tests passed, where the kernel tells exits (Linux 6.15+)
+exits = {x["seq"]: x for x in r if x["type"] == "exit"}
+if exits:
+    tests = ran("python3", "-B", "-m", "unittest")
+    assert all(exits.get(x["seq"], {}).get("status") == 0 for x in tests), [exits.get(x["seq"]) for x in tests]
 if nested:
     assert any(x.get("nested", 0) > 0 for x in ran("git", "status", "--short")), "not nested"
 reqs = [x for x in r if x["type"] == "request"]

@@ -14,7 +14,9 @@ CLI does real work against it.
 
 The conversation (when the prompt holds "revrun-agent-test workdir=DIR"):
 write NOTES.md, edit hello.txt ("world" -> "revrun"), run one shell command
-(`git status --short; git diff`, `git add -A; git commit`, a name lookup,
+(`git status --short; git diff`, the checkout's tests (`python3 -B -m
+unittest`: -B, so no bytecode joins the change set), `git add -A; git
+commit`, a name lookup,
 `printf 'SHELL-%s\\n' 42`:
 its output, never its text, holds "SHELL-42"), then
 a final answer. Each
@@ -52,10 +54,13 @@ OLD, NEW = "world", "revrun"
 # (EAI_NONAME, an NXDOMAIN answer) is what revrun promises inside.
 # --no-ext-diff: Gemini CLI runs commands with diff.external set to "",
 # which git 2.39 tries to run.
+# Then the tests run, as an agent runs them after its edit (the fixture's
+# test_hello.py; where a checkout has none, the error is the output).
 # Then it commits, as agents do: the change set stays the worktree change
 # and the subject shows in the summary. In a subshell, so that where an
 # agent's own sandbox keeps .git read-only the rest still runs.
-SHELL = ("git status --short; git diff --no-ext-diff; (git add -A && git -c user.name=agent "
+SHELL = ("git status --short; git diff --no-ext-diff; "
+         "python3 -B -m unittest -q test_hello 2>&1 | tail -n 1; (git add -A && git -c user.name=agent "
          "-c user.email=agent@example.invalid commit -qm 'revrun-agent-commit: notes and "
          "greeting' && git log --format=COMMITTED-%s -1); python3 -c \"import socket\n"
          "try: socket.getaddrinfo('model-api.example', 443); print('dns resolved')\n"
