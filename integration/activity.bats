@@ -22,6 +22,7 @@ setup() {
 }
 
 teardown() {
+    pkill -CONT -x revrun-monitor || true # a test that stopped one
     rr_destroy_all
     rr_destroy_all "$RR_TMP/xdg-$REVRUN_TEST_UID/revrun"
     eg_teardown
@@ -184,6 +185,59 @@ assert_broker() {
 @test "activity (rootless): each request through the broker, with its status" {
     run broker_session rootless
     assert_broker
+}
+
+# The broker hands each request's line to the monitor without waiting: with
+# the monitor stopped (SIGSTOP, from the host) the agent's requests go on,
+# and the lines with no room are counted, never lost silently. A blocking
+# send would hang the requests; an uncounted drop would break the sum.
+stopped_monitor() {
+    local mode=$1 sig="$RR_TMP/sig" n=300 mon review_pid i
+    mkdir -p "$sig"
+    chmod 0755 "$sig"
+    cp "$EG_CERTS/ca.pem" "$EG/ca.pem"
+    chmod 0644 "$EG/ca.pem"
+    [ "$mode" = rootless ] && chown "$REVRUN_TEST_UID:$REVRUN_TEST_GID" "$EG" "$EG/key"
+    review "$mode" --upstream "https://localhost:$EG_UP_PORT" --credential-file "$EG/key" \
+        --ca-file "$EG/ca.pem" --bind "$sig:/sig" -- python3 -c "
+import http.client, os, time
+while not os.path.exists('/sig/go'):
+    time.sleep(0.01)
+done = 0
+for i in range($n):
+    c = http.client.HTTPConnection('127.0.0.1', 8080, timeout=60)
+    c.request('GET', '/v1/flood-%d' % i)
+    c.getresponse().read()
+    c.close()
+    done += 1
+print('requests', done)
+" >"$RR_TMP/review.out" 2>&1 &
+    review_pid=$!
+    # the agent's python has run (its exec answered); then the monitor (the
+    # oldest of that name: its children carry it until they exec) stops
+    for i in $(seq 600); do pgrep -f "^python3 -c" >/dev/null && break; sleep 0.1; done
+    pgrep -f "^python3 -c" >/dev/null
+    mon=$(pgrep -o -x revrun-monitor)
+    kill -STOP "$mon"
+    touch "$sig/go"
+    for i in $(seq 1200); do pgrep -f "^python3 -c" >/dev/null || break; sleep 0.1; done
+    kill -CONT "$mon"
+    if pgrep -f "^python3 -c" >/dev/null; then
+        echo "the requests hung while the monitor was stopped" >&2
+        false
+    fi
+    wait "$review_pid"
+    grep -q "^requests $n\$" "$OUT/agent.log"
+    assert_aq "len([x for x in reqs if x['path'].startswith('/v1/flood-')]) + r[-1]['more']['requests'] == $n"
+    assert_aq "r[-1]['more']['requests'] > 0"
+}
+
+@test "activity: the broker never waits on the record: requests go on with the monitor stopped, the unrecorded counted" {
+    stopped_monitor root
+}
+
+@test "activity (rootless): the broker never waits on the record, the unrecorded counted" {
+    stopped_monitor rootless
 }
 
 # ---- bounds ----
