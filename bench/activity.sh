@@ -98,49 +98,61 @@ chmod 0755 "$tmp/execloop" "$tmp/execlat"
 now() { date +%s.%N; }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
-# review FLAG CMD...: one review; prints its wall time (FLAG: "" or --no-activity).
+# one FLAG CMD...: one review (FLAG: "" or --no-activity), its OUT left at
+# $tmp/out$n for the caller to read and remove.
 n=0
-review() {
-    local flag=$1 t0 t1
+one() {
+    local flag=$1
     shift
     n=$((n + 1))
-    t0=$(now)
     # shellcheck disable=SC2086 # FLAG is one word or none
     "$revrun" --root "$tmp/state" review --lower "$tmp/lower" --out "$tmp/out$n" \
-        --bind "$tmp/execloop:/opt/execloop" $flag -- "$@" >/dev/null 2>&1 ||
+        --bind "$tmp/execloop:/opt/execloop" --bind "$tmp/execlat:/opt/execlat" $flag -- "$@" \
+        >/dev/null 2>&1 ||
         { echo "review $n failed: $(cat "$tmp/out$n/summary.txt" 2>/dev/null)" >&2; exit 1; }
+}
+
+# review FLAG CMD...: one review; prints its wall time.
+review() {
+    local t0 t1
+    t0=$(now)
+    one "$@"
     t1=$(now)
-    [ -z "$flag" ] && ! grep -q '"type":"exec"' "$tmp/out$n/activity.jsonl" &&
+    [ -z "$1" ] && ! grep -q '"type":"exec"' "$tmp/out$n/activity.jsonl" &&
         { echo "review $n: no record" >&2; exit 1; }
     rm -rf "$tmp/out$n"
     echo "$t1 - $t0" | bc
 }
 
-row() {
-    local name=$1 with without
+# latency FLAG: one review of execlat; prints the median exec's time in us.
+latency() {
+    one "$1" /opt/execlat "$execs"
+    awk '$1 == "execs" {print $4}' "$tmp/out$n/agent.log"
+    rm -rf "$tmp/out$n"
+}
+
+# alternate MEASURE ARGS...: RUNS of MEASURE with the record and without,
+# taking turns so a busy machine weighs on both alike; sets $with and
+# $without to the medians.
+alternate() {
+    local measure=$1
     shift
     : >"$tmp/with"
     : >"$tmp/without"
     for _ in $(seq "$runs"); do
-        review "" "$@" >>"$tmp/with"
-        review --no-activity "$@" >>"$tmp/without"
+        "$measure" "" "$@" >>"$tmp/with"
+        "$measure" --no-activity "$@" >>"$tmp/without"
     done
     with=$(median <"$tmp/with")
     without=$(median <"$tmp/without")
-    printf '%-12s %10.2f %10.2f %7.3fx %9.1f us\n' "$name" "$without" "$with" \
-        "$(echo "$with / $without" | bc -l)" "$(echo "($with - $without) * 1000000 / $execs" | bc -l)"
 }
 
-# latency FLAG: one review of execlat; prints the median exec's time in us.
-latency() {
-    local flag=$1
-    n=$((n + 1))
-    # shellcheck disable=SC2086 # FLAG is one word or none
-    "$revrun" --root "$tmp/state" review --lower "$tmp/lower" --out "$tmp/out$n" \
-        --bind "$tmp/execlat:/opt/execlat" $flag -- /opt/execlat "$execs" >/dev/null 2>&1 ||
-        { echo "review $n failed: $(cat "$tmp/out$n/summary.txt" 2>/dev/null)" >&2; exit 1; }
-    awk '$1 == "execs" {print $4}' "$tmp/out$n/agent.log"
-    rm -rf "$tmp/out$n"
+row() {
+    local name=$1
+    shift
+    alternate review "$@"
+    printf '%-12s %10.2f %10.2f %7.3fx %9.1f us\n' "$name" "$without" "$with" \
+        "$(echo "$with / $without" | bc -l)" "$(echo "($with - $without) * 1000000 / $execs" | bc -l)"
 }
 
 printf '%-12s %10s %10s %8s %12s   (%d execs, median of %d, seconds)\n' "" without with ratio \
@@ -151,13 +163,6 @@ row "exec chain" /opt/execloop "$execs"
 # One exec's own time as the agent sees it (execlat: from the call to the
 # new image's first step, the median of EXECS), apart from the review's
 # fixed costs and the rest of a loop: the record's share of an exec.
-: >"$tmp/with"
-: >"$tmp/without"
-for _ in $(seq "$runs"); do
-    latency "" >>"$tmp/with"
-    latency --no-activity >>"$tmp/without"
-done
-with=$(median <"$tmp/with")
-without=$(median <"$tmp/without")
+alternate latency
 printf '%-12s %8.1fus %8.1fus %7.3fx %9.1f us   (the median exec, median of %d)\n' "exec call" \
     "$without" "$with" "$(echo "$with / $without" | bc -l)" "$(echo "$with - $without" | bc -l)" "$runs"

@@ -82,8 +82,6 @@ run_reaped() {
         "$2" --root "$3/state" start c1' sh "$POLICY" "$RT" "$B"
 }
 
-# aq EXPR / assert_aq EXPR: act_query and act_assert (helpers.bash) over
-# $B/activity.jsonl
 # await_started FILE: up to 30 s for the container's processes to say
 # "started" in FILE
 await_started() {
@@ -94,6 +92,8 @@ await_started() {
     grep -q started "$1"
 }
 
+# aq EXPR / assert_aq EXPR: act_query and act_assert (helpers.bash) over
+# $B/activity.jsonl
 aq() { act_query "$B/activity.jsonl" "$1"; }
 assert_aq() { act_assert "$B/activity.jsonl" "$1"; }
 

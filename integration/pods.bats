@@ -501,7 +501,7 @@ policy() {
 # own directory works as the default does; a host system directory never
 # idmaps anything.
 @test "revrun: the policy's kubeletPodsDir decides which volumes are the kubelet's; a host system directory never is" {
-    local kp=$NODE_DIR/kpods uid=kpd-$NODE_TAG c
+    local kp=$NODE_DIR/kpods uid=kpd-$NODE_TAG c m rk
     mkdir -p "$kp/$uid/volumes/kubernetes.io~empty-dir/v"
     chmod 0750 "$kp"
     echo "root's" >"$kp/$uid/volumes/kubernetes.io~empty-dir/v/root-only"
