@@ -213,11 +213,15 @@ for i in range($n):
 print('requests', done)
 " >"$RR_TMP/review.out" 2>&1 &
     review_pid=$!
-    # the agent's python has run (its exec answered); then the monitor (the
-    # oldest of that name: its children carry it until they exec) stops
+    # the agent's python has run (its exec answered); then the monitor stops.
+    # The monitor is the one of that name whose parent is revrun review: the
+    # container's pid 1 and its helpers carry the name too (forked from it,
+    # never exec'd) and can start in the same clock tick, so "the oldest"
+    # picked one of them now and then, which pid 1 killed at the end
     for i in $(seq 600); do pgrep -f "^python3 -c" >/dev/null && break; sleep 0.1; done
     pgrep -f "^python3 -c" >/dev/null
-    mon=$(pgrep -o -x revrun-monitor)
+    mon=$(pgrep -x -P "$(pgrep -d, -x revrun)" revrun-monitor)
+    [[ "$mon" =~ ^[0-9]+$ ]]
     kill -STOP "$mon"
     touch "$sig/go"
     for i in $(seq 1200); do pgrep -f "^python3 -c" >/dev/null || break; sleep 0.1; done

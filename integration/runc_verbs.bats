@@ -127,15 +127,21 @@ answered() {
 # lock was held through the first, so that state, kill and delete hung;
 # and a stopped process ignores the SIGTERM revrun exec passes on.
 stopped_exec() {
-    local sh ex st sp
+    local sh ex= st sp m p
     make_bundle "c['process']['args'] = ['sh', '-c', 'while :; do kill -STOP -1 2>/dev/null; done']"
     up "$1"
     rrx exec "$1" sleep 100 2>"$RR_TMP/exec.err" &
     sh=$!
     sleep 1
-    # revrun exec itself (the oldest of that command line; the subshell
-    # that runs rrx is bash)
-    ex=$(pgrep -o -f "revrun .*exec $1 sleep 100")
+    # revrun exec itself: of that command line, the one whose parent has
+    # another (the subshell that runs rrx is bash). Its children carry the
+    # command line until they exec; "the oldest" cannot tell them apart
+    # when they start in the same clock tick and the pids have wrapped
+    m=" $(pgrep -d' ' -f "revrun .*exec $1 sleep 100") "
+    for p in $m; do
+        [[ "$m" == *" $(ps -o ppid= -p "$p" | tr -d ' ') "* ]] || ex=$ex$p
+    done
+    [[ "$ex" =~ ^[0-9]+$ ]]
     KILL_PIDS+=("$ex")
     rrx state "$1" >/dev/null &
     sp=$!
