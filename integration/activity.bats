@@ -57,12 +57,16 @@ assert_aq() { act_assert "$OUT/activity.jsonl" "$1"; }
 
 # sh -c, a script the agent wrote and then ran, and a detached grandchild
 # that outlives the agent (its own session, its parent gone) until revrun
-# ends the container.
+# ends the container. The agent waits (builtins only: no exec of its own)
+# until the grandchild is sleep: its exec waited for the monitor's answer,
+# so it is in the record whatever the machine's load.
 agent_session() {
     review "$1" -- sh -c 'printf "#!/bin/sh\n/bin/echo from-the-script \"\$@\"\n" > run.sh
         chmod +x run.sh; ./run.sh arg1
         sh -c "/bin/echo via-sh-c"
         setsid /bin/sleep 600 </dev/null >/dev/null 2>&1 &
+        i=0; until read c </proc/$!/comm && [ "$c" = sleep ]; do
+            i=$((i + 1)); [ $i -lt 100000 ] || break; done 2>/dev/null
         /bin/sleep 0.5; exit 0'
 }
 

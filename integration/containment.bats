@@ -32,8 +32,7 @@ load containment_helpers
     make_bundle "$(args '["sh", "-c", "echo changed >> a.txt && stat -c %u a.txt && sleep 300 # '"$TAG"'"]')"
     rr_bundle create u1-$X </dev/null >"$RR_TMP/log" 2>&1
     rr start u1-$X
-    wait_tagged_process
-    agent=$(pgrep -f "$TAG")
+    agent=$(tagged_agent)
     # seen from the host: the container user is an id of revrun's range
     # (its own: hostids.bats), nobody's
     hid=$(awk '/^Uid:/ {print $2}' /proc/"$agent"/status)
@@ -55,8 +54,7 @@ load containment_helpers
     make_bundle "$(args '["sh", "-c", "sleep 300 # '"$TAG"'"]')"
     rr_bundle_rootless create u2-$X </dev/null
     as_user "$RR_BIN/revrun" start u2-$X
-    wait_tagged_process
-    agent=$(pgrep -f "$TAG")
+    agent=$(tagged_agent)
     [ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' /proc/"$agent"/status)" = \
         "$REVRUN_TEST_UID $REVRUN_TEST_UID $REVRUN_TEST_UID $REVRUN_TEST_UID" ]
     [ "$(awk '/^CapEff:/ {print $2}' /proc/"$agent"/status)" = 0000000000000000 ]
@@ -415,12 +413,13 @@ EOF
 }
 
 @test "signals: pid 1 forwards SIGTERM, SIGINT and SIGHUP; the exit status propagates" {
-    make_bundle "$(args '["sh", "-c", "for s in TERM INT HUP; do trap \"echo $s > /out/got; exit 3\" $s; done; while :; do sleep 0.1; done"]')"
+    make_bundle "$(args '["sh", "-c", "for s in TERM INT HUP; do trap \"echo $s > /out/got; exit 3\" $s; done; : > /out/ready; while :; do sleep 0.1; done"]')"
     for sig in TERM INT HUP; do
-        rm -f "$RR_TMP/out/got"
+        rm -f "$RR_TMP/out/got" "$RR_TMP/out/ready"
         rr_bundle create s1-$X </dev/null
         rr start s1-$X
-        sleep 0.5
+        # the traps are set (a signal before them ends the shell: not 3)
+        for _ in $(seq 100); do [ -e "$RR_TMP/out/ready" ] && break; sleep 0.1; done
         rr kill s1-$X "$sig"
         wait_stopped s1-$X
         [ "$(state_field s1-$X '["revrun"]["exit"]["code"]')" = 3 ]

@@ -48,7 +48,8 @@ ws() {
     grep -qi '^upgrade: websocket' "$EG/up.rec"
     # the frames arrived as sent, in order
     [ "$(grep -A1 '^=== ws-message' "$EG/up.rec" | grep -v '^===\|^--' | head -3 | tr '\n' '|')" = "hello|second message|bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...|" ]
-    grep -q 'egress: GET /v1/ws 101$' "$EG/broker.log"
+    # logged when the tunnel ends, which may be after the client is done
+    eg_wait grep -q 'egress: GET /v1/ws 101$' "$EG/broker.log"
 }
 
 @test "egress ws: every other upgrade is refused by the broker, nothing forwarded" {

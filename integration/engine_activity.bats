@@ -309,7 +309,9 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     run timeout -k 5 30 "$RT" --root "$B/state" exec c1 /bin/echo unrecorded
     echo "$output"
     # neither timed out nor killed by timeout, nor run
-    [ "$status" != 124 ] && [ "$status" != 137 ] && [ "$status" != 0 ]
+    [ "$status" != 124 ]
+    [ "$status" != 137 ]
+    [ "$status" != 0 ]
     [ "$(printf '%s\n' "$output" | grep -cx unrecorded)" = 0 ]
     "$RT" --root "$B/state" kill c1 KILL
 }
@@ -328,7 +330,8 @@ SCRIPT='/bin/true a "b c" "$1" "$2"; /bin/setsid /bin/sh -c "exec /bin/echo gran
     # init fails, as with a recorder that is gone (the test above)
     run timeout -k 5 30 "$RT" --root "$B/state" start c1
     echo "$output"
-    [ "$status" != 124 ] && [ "$status" != 137 ]
+    [ "$status" != 124 ]
+    [ "$status" != 137 ]
     assert_never_ran "the recorder could not take the listener (out of file descriptors"
 }
 

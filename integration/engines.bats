@@ -164,7 +164,7 @@ PROBE='printf "uid_map %s %s %s\n" $(cat /proc/self/uid_map); grep -E "^(CapEff|
     need podman
     local kept recorders name=rract$$
     kept=$(mktemp -d /tmp/revrun-engines-kept.XXXXXX)
-    recorders=$(pgrep -cx revrun-recorder || true)
+    recorders=$(live_procs revrun-recorder | wc -l)
     NAMES+=("podman:$name")
     # shellcheck disable=SC2086
     run with_policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$kept\"}}" \
@@ -191,7 +191,7 @@ PY
     rm -rf "$kept"
     echo "$output"
     [ "$status" = 0 ]
-    [ "$(pgrep -cx revrun-recorder || true)" = "$recorders" ]
+    await_live_count revrun-recorder "$recorders"
 }
 
 @test "docker: confined inside" {

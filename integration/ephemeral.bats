@@ -42,19 +42,14 @@ json.dump(c, open(p, "w"), indent=2)
 PY
 }
 
-live_monitors() {
-    ps -eo pid=,stat=,comm= | awk '$3 == "revrun-monitor" && $2 !~ /^Z/ { print $1 }'
-}
-
 # The host is as it was: no revrun process, no mount, no cgroup, no state.
 assert_clean() {
     [ -z "$(ls -A "$RR_ROOT" 2>/dev/null)" ] || { ls -la "$RR_ROOT"; return 1; }
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ] || { echo "mounts differ"; return 1; }
     [ "$(cgroup_dirs)" = "$CGROUPS_BEFORE" ] || { echo "cgroups differ"; cgroup_dirs; return 1; }
     ! pgrep -f "revrun --root $RR_ROOT" >/dev/null || { pgrep -af "revrun --root $RR_ROOT"; return 1; } || false
-    # no monitor, nor a pid 1 (it keeps the monitor's name: it never execs);
-    # a dead one not yet reaped by the machine's pid 1 is gone already
-    [ -z "$(live_monitors)" ] || { echo "monitors left: $(live_monitors)"; return 1; }
+    # no monitor, nor a pid 1 (it keeps the monitor's name: it never execs)
+    [ -z "$(live_procs revrun-monitor)" ] || { echo "monitors left: $(live_procs revrun-monitor)"; return 1; }
     # no host id still held for a container of this state root (hostids.bats)
     ! grep -lsx "root $RR_ROOT" /run/revrun-ids/* || { echo "host ids held"; return 1; } || false
 }

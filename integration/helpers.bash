@@ -111,6 +111,23 @@ mount_points() {
     awk '{print $5}' /proc/self/mountinfo | sort
 }
 
+# The pids of live processes named NAME (comm): a dead one the machine's
+# pid 1 has not reaped yet (a zombie, which pgrep counts) is gone already.
+live_procs() {
+    ps -eo pid=,stat=,comm= | awk -v name="$1" '$3 == name && $2 !~ /^Z/ { print $1 }'
+}
+
+# As many live processes named NAME as COUNT, polled (up to 10 s: a
+# process that has written its last file still has to exit).
+await_live_count() {
+    for _ in $(seq 100); do
+        [ "$(live_procs "$1" | wc -l)" = "$2" ] && return 0
+        sleep 0.1
+    done
+    echo "$(live_procs "$1" | wc -l) processes named $1 live, not $2: $(live_procs "$1")"
+    return 1
+}
+
 # Fail with the command's output shown (bats prints it on failure only).
 # The process PID is dead: gone, or a zombie its reaper has not collected yet.
 # A SIGKILLed process dies asynchronously, so this waits (up to 10 s, a

@@ -171,9 +171,11 @@ assert c["revrun"]["lower"].endswith("/checkout")
 
 @test "a SIGTERM to revrun run reaches the process" {
     "$RR_BIN/revrun" --root "$RR_ROOT" run --lower "$RR_TMP/checkout" -- \
-        sh -c 'trap "exit 42" TERM; while :; do sleep 0.1; done' &
+        sh -c 'trap "exit 42" TERM; echo ready; while :; do sleep 0.1; done' \
+        >"$RR_TMP/run.out" &
     runner=$!
-    sleep 1
+    # the trap is set (a SIGTERM before it, or during create, ends 143)
+    for _ in $(seq 300); do grep -q ready "$RR_TMP/run.out" && break; sleep 0.1; done
     kill -TERM "$runner"
     wait "$runner" || status=$?
     [ "$status" -eq 42 ]
@@ -321,7 +323,10 @@ EOF
     run as_user "$RR_BIN/revrun" state u1
     assert_output_contains '"status": "created"'
     as_user "$RR_BIN/revrun" start u1
-    sleep 0.5
+    for _ in $(seq 100); do
+        as_user "$RR_BIN/revrun" state u1 | grep -q '"status": "stopped"' && break
+        sleep 0.1
+    done
     run as_user "$RR_BIN/revrun" state u1
     assert_output_contains '"status": "stopped"'
     as_user "$RR_BIN/revrun" destroy u1

@@ -256,6 +256,20 @@ refused_clean() {
     [ -z "$(node_cgroups | grep -F -- "/$1")" ]
 }
 
+# The sleep that PID (an unshare, or the sleep it became) runs once it is in
+# a NS namespace of its own (unshare --fork makes it a child; without --fork
+# unshare execs it), polled: until then it is still the host's.
+ns_made() {
+    local p
+    for _ in $(seq 100); do
+        p=$(pgrep -x -P "$1" sleep || { [ "$(ps -o comm= -p "$1")" = sleep ] && echo "$1"; })
+        [ -n "$p" ] && [ "$(readlink "/proc/$p/ns/$2")" != "$(readlink "/proc/self/ns/$2")" ] &&
+            { echo "$p"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+
 @test "revrun: namespaces of a process that is no revrun container are refused, naming why" {
     local sb other
     up refuse revrun
@@ -265,8 +279,7 @@ refused_clean() {
     unshare --user --map-root-user --ipc --fork sleep 1000 &
     other=$!
     echo "$other" >>"$NODE_DIR/kill.list"
-    sleep 0.2
-    other=$(pgrep -P "$other" sleep || echo "$other")
+    other=$(ns_made "$other" ipc)
     run rr_create x1 "ipc=/proc/$other/ns/ipc"
     echo "$output"
     [ "$status" != 0 ]
@@ -274,9 +287,10 @@ refused_clean() {
     refused_clean x1
     # the pod's user namespace, but an ipc namespace none of its containers has
     nsenter --user="/proc/$sb/ns/user" -- unshare --ipc sleep 1000 &
-    echo "$!" >>"$NODE_DIR/kill.list"
-    sleep 0.2
-    run rr_create x2 "ipc=/proc/$!/ns/ipc" "network=/proc/$sb/ns/net"
+    other=$!
+    echo "$other" >>"$NODE_DIR/kill.list"
+    other=$(ns_made "$other" ipc)
+    run rr_create x2 "ipc=/proc/$other/ns/ipc" "network=/proc/$sb/ns/net"
     echo "$output"
     [ "$status" != 0 ]
     [[ "$output" == *"is not a namespace of a revrun container of the pod"*"a namespace a process of the pod made is never joined"* ]]
@@ -534,7 +548,7 @@ policy() {
 
 @test "revrun: the host policy's activity \"record\": what a pod's container runs is in revrun activity while it runs and kept in activityRoot once it ended, an ExecSync's too; no recorder outlives the pod" {
     local recorders c f=$NODE_DIR/activity.jsonl kept=$NODE_DIR/activity-kept
-    recorders=$(pgrep -cx revrun-recorder || true)
+    recorders=$(live_procs revrun-recorder | wc -l)
     policy "{\"engine\": {\"activity\": \"record\", \"activityRoot\": \"$kept\"}}"
     up act revrun
     c=$(ctr_run "$POD" act app -- sh -c '/bin/true from-the-pod; exec sleep 1000')
@@ -572,5 +586,5 @@ PY
     down_clean "$POD"
     # the pause container's record is kept too; both recorders ended with the pod
     [ "$(ls "$kept" | wc -l)" = 2 ]
-    [ "$(pgrep -cx revrun-recorder || true)" = "$recorders" ]
+    await_live_count revrun-recorder "$recorders"
 }

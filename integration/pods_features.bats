@@ -393,7 +393,13 @@ sysctls() {
         [ "$(echo $output)" = "0 $((size - 1))" ]
     fi
     # it acts: a user binds port 81 in the pod
-    run cri exec-sync "$c" -- sh -c 'nc -l -p 81 -w 1 </dev/null & sleep 0.3; netstat -ltn | grep -q ":81 "'
+    run cri exec-sync "$c" -- sh -c 'nc -l -p 81 </dev/null >/dev/null 2>&1 & n=$!
+        for i in $(seq 100); do
+            netstat -ltn | grep -q ":81 " && { kill $n; exit 0; }
+            kill -0 $n || exit 1
+            sleep 0.1
+        done
+        kill $n; exit 1'
     echo "$output"
     [ "$status" = 0 ]
     # host side: the node's namespace unchanged

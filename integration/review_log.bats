@@ -193,7 +193,7 @@ assert [c["path"] for c in d["changes"]] == ["a.txt"], d' "$digest"
     [ "$(result "$RR_TMP/out2" '["limitsHit"]')" = "[]" ]
     # filled, then emptied before the agent exits: the monitor saw it full
     run rr review --bundle "$RR_TMP/bundle" --lower "$RR_TMP/checkout" --out "$RR_TMP/out3" -- \
-        sh -c 'echo small >> a.txt; head -c 8388608 /dev/zero > big || echo "write failed"; sleep 1.2; rm -f big'
+        sh -c 'echo small >> a.txt; head -c 8388608 /dev/zero > big || echo "write failed"; sleep 3; rm -f big'
     assert_output_contains 'agent| write failed'
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "upperSize" in d["limitsHit"], d' \
         "$RR_TMP/out3/result.json"

@@ -133,15 +133,22 @@ stopped_exec() {
     rrx exec "$1" sleep 100 2>"$RR_TMP/exec.err" &
     sh=$!
     sleep 1
-    # revrun exec itself: of that command line, the one whose parent has
-    # another (the subshell that runs rrx is bash). Its children carry the
+    # revrun exec itself: of that command line, the one whose parent is not
+    # another match (the subshell that runs rrx is bash). Its children carry the
     # command line until they exec; "the oldest" cannot tell them apart
     # when they start in the same clock tick and the pids have wrapped
-    m=" $(pgrep -d' ' -f "revrun .*exec $1 sleep 100") "
-    for p in $m; do
-        [[ "$m" == *" $(ps -o ppid= -p "$p" | tr -d ' ') "* ]] || ex=$ex$p
+    # (polled: the container keeps a CPU busy stopping its processes)
+    for _ in $(seq 100); do
+        ex=
+        m=" $(pgrep -d' ' -f "revrun .*exec $1 sleep 100") "
+        for p in $m; do
+            [[ "$m" == *" $(ps -o ppid= -p "$p" | tr -d ' ') "* ]] || ex="$ex $p"
+        done
+        [[ "$ex" =~ ^\ [0-9]+$ ]] && break
+        sleep 0.1
     done
-    [[ "$ex" =~ ^[0-9]+$ ]]
+    [[ "$ex" =~ ^\ [0-9]+$ ]]
+    ex=${ex# }
     KILL_PIDS+=("$ex")
     rrx state "$1" >/dev/null &
     sp=$!

@@ -88,13 +88,18 @@ state_field() {
     rrx state "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print(eval('d' + sys.argv[1]))" "$2"
 }
 
-# The pid of the container's own process (the child of its init that is
-# not one of revrun's helpers inside, which keep the name revrun-init).
+# The pid of the container's own process: the child of its init that is
+# not one of revrun's helpers inside (the resolver, the warmers), which are
+# forked from init and never exec: they keep its command line, revrun-init
+# (their comm is the monitor's or revrun-warm, so the name cannot tell).
 agent_pid() {
     local init p
     init=$(state_field "$1" '["pid"]')
-    for p in $(pgrep -P "$init"); do
-        [ "$(cat /proc/$p/comm)" != revrun-init ] && { echo "$p"; return 0; }
+    for _ in $(seq 100); do
+        for p in $(pgrep -P "$init"); do
+            [ "$(ps -o args= -p "$p")" != revrun-init ] && { echo "$p"; return 0; }
+        done
+        sleep 0.1
     done
     return 1
 }
