@@ -97,7 +97,7 @@ PY
     assert_output_contains "revrun| verdict: accept, 1 change, digest $digest"
     assert_output_contains 'agent| \x3a:warning::from the agent'
     # the artifact: what the approval job downloads
-    [ -f "$out/changeset/manifest.json" ] && [ -f "$out/changeset.patch" ]
+    [ -f "$out/changeset/manifest.json" ] && [ -f "$out/changeset.patch" ] || false
 }
 
 @test "ci recipes: a fence in the job summary that a file name cannot close" {

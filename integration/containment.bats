@@ -36,7 +36,7 @@ load containment_helpers
     # seen from the host: the container user is an id of revrun's range
     # (its own: hostids.bats), nobody's
     hid=$(awk '/^Uid:/ {print $2}' /proc/"$agent"/status)
-    [ "$hid" -ge 2000000000 ] && [ "$hid" -le 2000065535 ]
+    [ "$hid" -ge 2000000000 ] && [ "$hid" -le 2000065535 ] || false
     [ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' /proc/"$agent"/status)" = "$hid $hid $hid $hid" ]
     [ "$(awk '/^Gid:/ {print $2}' /proc/"$agent"/status)" = "$hid" ]
     [ "$(awk '/^Groups:/ {print $2}' /proc/"$agent"/status)" = "" ]
@@ -321,8 +321,8 @@ EOF
     done
     # from the host: the out-dir got its file; nothing else changed
     [ "$(cat "$RR_TMP/out/new")" = x ]
-    [ "$(cat "$RR_TMP/hostdir/ww")" = orig ] && [ ! -e "$RR_TMP/hostdir/new" ]
-    [ ! -e "/usr/$TAG" ] && [ ! -e "/etc/$TAG" ] && [ ! -e "/tmp/new" ] && [ ! -e "/$TAG" ]
+    [ "$(cat "$RR_TMP/hostdir/ww")" = orig ] && [ ! -e "$RR_TMP/hostdir/new" ] || false
+    [ ! -e "/usr/$TAG" ] && [ ! -e "/etc/$TAG" ] && [ ! -e "/tmp/new" ] && [ ! -e "/$TAG" ] || false
     [ "$(sha256sum /usr/bin/env)" = "$env_sum" ]
     after=$(cd "$RR_TMP/checkout" && find . -type f -exec sha256sum {} + | sort)
     [ "$before" = "$after" ]

@@ -173,7 +173,7 @@ wait_tagged_process() {
 }
 
 assert_identity() {
-    [ "$(kv uid)" = 1000 ] && [ "$(kv euid)" = 1000 ]
+    [ "$(kv uid)" = 1000 ] && [ "$(kv euid)" = 1000 ] || false
     local set
     for set in CapInh CapPrm CapEff CapBnd CapAmb; do
         [ "$(kv $set)" = 0000000000000000 ] || {

@@ -211,7 +211,7 @@ POST_HEAD='POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nContent-Type: a
     local first last
     first=$(printf '%s\n' "$output" | awk '/data: event 1$/ {print $1; exit}')
     last=$(printf '%s\n' "$output" | awk '/data: event 5$/ {print $1; exit}')
-    [ -n "$first" ] && [ -n "$last" ]
+    [ -n "$first" ] && [ -n "$last" ] || false
     # 1.2 s of production: the first event must not wait for the last
     if [ $((last - first)) -lt 900 ]; then
         echo "events not incremental: first at $first ms, last at $last ms" >&2

@@ -287,7 +287,7 @@ broker_is_confined() {
     init=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['pid'])" \
         "$RR_ROOT/conf/state.json")
     hid=$(awk '/^Uid:/ {print $2}' "/proc/$init/status")
-    [ "$hid" -ge 2000000000 ] && [ "$hid" -le 2000065535 ]
+    [ "$hid" -ge 2000000000 ] && [ "$hid" -le 2000065535 ] || false
     broker_is_confined "$broker" "$hid" "$hid"
     # and it still serves: the agent's request reaches the upstream
     "$RR_BIN/revrun" --root "$RR_ROOT" start conf
@@ -352,7 +352,7 @@ EOF
     "$RR_BIN/revrun" --root "$RR_ROOT" destroy floodlog
     lines=$(grep -c "^GET /v2/flood 404" "$log")
     echo "logged $lines of 3000, $(stat -c %s "$log") bytes" >&3
-    [ "$lines" -ge 200 ] && [ "$lines" -lt 1500 ]
+    [ "$lines" -ge 200 ] && [ "$lines" -lt 1500 ] || false
     grep -q "request lines dropped" "$log"
     [ "$(stat -c %s "$log")" -le $((1 << 20)) ]
 }

@@ -104,25 +104,25 @@ records() {
     # two blocks of 65536 of the engine range (the default engineIds)
     [ "$u1" != "$u2" ]
     for u in $u1 $u2; do
-        [ "$u" -ge 2100000000 ] && [ $(((u - 2100000000) % 65536)) = 0 ]
+        [ "$u" -ge 2100000000 ] && [ $(((u - 2100000000) % 65536)) = 0 ] || false
     done
     grep -q "^ *0 *$u1 *65536$" "/proc/$p1/uid_map"
     grep -q "^ *0 *$u2 *65536$" "/proc/$p2/uid_map"
     # each took all it could of its own budget (EMFILE), the same count
     n1=$(sed -n 's/^inotify=\([0-9]*\) errno=EMFILE$/\1/p' "$B/c1.out")
     n2=$(sed -n 's/^inotify=\([0-9]*\) errno=EMFILE$/\1/p' "$B/c2.out")
-    [ -n "$n1" ] && [ "$n1" -gt 0 ] && [ "$n2" = "$n1" ]
+    [ -n "$n1" ] && [ "$n1" -gt 0 ] && [ "$n2" = "$n1" ] || false
     # and root's is still root's
     run "$REVRUN_PROBES/inotify_hog"
     echo "host root: $output"
     [[ "$output" =~ ^inotify=([0-9]+) ]]
     [ "${BASH_REMATCH[1]}" -gt 0 ]
     # each block on record while its container lives, released at delete
-    [ -e "$IDS/$u1" ] && [ -e "$IDS/$u2" ]
-    [ -n "$(records c1)" ] && [ -n "$(records c2)" ]
+    [ -e "$IDS/$u1" ] && [ -e "$IDS/$u2" ] || false
+    [ -n "$(records c1)" ] && [ -n "$(records c2)" ] || false
     "$RT" --root "$ROOT" delete --force c1
     "$RT" --root "$ROOT" delete --force c2
-    [ -z "$(records c1)" ] && [ -z "$(records c2)" ]
+    [ -z "$(records c1)" ] && [ -z "$(records c2)" ] || false
 }
 
 @test "engine mode: a block whose container's state is gone comes back at sweep; a refused create leaves none" {

@@ -62,7 +62,7 @@ hook_teardown() {
     run hook_create
     echo "$output"
     [ "$status" = 0 ]
-    [ -s "$B/prestart.json" ] && [ -s "$B/createRuntime.json" ]
+    [ -s "$B/prestart.json" ] && [ -s "$B/createRuntime.json" ] || false
     [ ! -e "$B/poststart.json" ]
     local pid
     pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$B/prestart.json")

@@ -143,7 +143,7 @@ PY
     grep -qx "left=" <<<"$output"
     # its cgroup and mounts went with it (judged by its ID: other runs may share the host)
     id=$(sed -n 's/^sweep=0 swept \([^:]*\):.*/\1/p' <<<"$output")
-    [ -n "$id" ] && [ -z "$(find /sys/fs/cgroup -type d -name "$id" 2>/dev/null)" ]
+    [ -n "$id" ] && [ -z "$(find /sys/fs/cgroup -type d -name "$id" 2>/dev/null)" ] || false
     [ "$(mount_points)" = "$MOUNTS_BEFORE" ]
 }
 

@@ -53,7 +53,7 @@ daemon_is_confined() {
     # as root: the container's own host id (of revrun's range), its pid 1's
     if [ "$uid" = range ]; then
         uid=$(awk '/^Uid:/ {print $2}' "/proc/$init/status")
-        [ "$uid" -ge 2000000000 ] && [ "$uid" -le 2000065535 ]
+        [ "$uid" -ge 2000000000 ] && [ "$uid" -le 2000065535 ] || false
     fi
     grep -q "^Uid:	$uid	$uid	$uid	$uid$" "/proc/$daemon/status"
     grep -q "^CapEff:	0000000000000000$" "/proc/$daemon/status"
@@ -104,7 +104,7 @@ daemon_sees_no_host() {
     if [ "$uid" = range ]; then
         uid=$(awk '/^Uid:/ {print $2}' "/proc/$daemon/status")
         gid=$(awk '/^Gid:/ {print $2}' "/proc/$daemon/status")
-        [ "$uid" -ge 2000000000 ] && [ "$uid" -le 2000065535 ] && [ "$gid" = "$uid" ]
+        [ "$uid" -ge 2000000000 ] && [ "$uid" -le 2000065535 ] && [ "$gid" = "$uid" ] || false
     fi
     [ -e "$RR_TMP/canary" ]
     [ ! -e "/proc/$daemon/root$RR_TMP/canary" ]

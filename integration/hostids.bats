@@ -118,7 +118,7 @@ wait_line() {
     echo "a: $ua / b: $ub"
     [ "$ua" != "$ub" ]
     for u in ${ua%% *} ${ub%% *}; do
-        [ "$u" -ge "$BASE" ] && [ "$u" -le $((BASE + 1)) ]
+        [ "$u" -ge "$BASE" ] && [ "$u" -le $((BASE + 1)) ] || false
     done
     [ "$ua" = "${ua%% *} ${ua%% *} ${ua%% *} ${ua%% *}" ]
     [ "$(awk '/^Gid:/ {print $2}' "/proc/$a/status")" = "${ua%% *}" ]
@@ -128,7 +128,7 @@ wait_line() {
     cat "$RR_TMP/a.out" "$RR_TMP/b.out"
     na=$(sed -n 's/^inotify=\([0-9]*\) errno=EMFILE$/\1/p' "$RR_TMP/a.out")
     nb=$(sed -n 's/^inotify=\([0-9]*\) errno=EMFILE$/\1/p' "$RR_TMP/b.out")
-    [ -n "$na" ] && [ "$na" -gt 0 ]
+    [ -n "$na" ] && [ "$na" -gt 0 ] || false
     [ "$nb" = "$na" ]
     [ "$na" -le "$(cat /proc/sys/fs/inotify/max_user_instances)" ]
     # root's own budget is not the containers' to spend
@@ -136,12 +136,12 @@ wait_line() {
     [[ "$output" =~ ^inotify=([0-9]+) ]]
     [ "${BASH_REMATCH[1]}" -gt 0 ]
     # both ids are on record while the containers live
-    [ -e "$IDS/${ua%% *}" ] && [ -e "$IDS/${ub%% *}" ]
+    [ -e "$IDS/${ua%% *}" ] && [ -e "$IDS/${ub%% *}" ] || false
     kill -9 "$a" "$b"
     wait
     KILL_PIDS=()
     # the runs are over: their ids are free again
-    [ ! -e "$IDS/${ua%% *}" ] && [ ! -e "$IDS/${ub%% *}" ]
+    [ ! -e "$IDS/${ua%% *}" ] && [ ! -e "$IDS/${ub%% *}" ] || false
     [ -z "$(ls -A "$RR_ROOT")" ]
 }
 
@@ -166,12 +166,12 @@ wait_line() {
         fi
     done
     printf '%s\n' "${made[@]}"
-    [ "${#made[@]}" = 5 ] && [ "$refused" = 3 ]
+    [ "${#made[@]}" = 5 ] && [ "$refused" = 3 ] || false
     # five different users, each of the range, uid = gid = every id
     [ "$(printf '%s\n' "${made[@]}" | sort -u | wc -l)" = 5 ]
     for u in "${made[@]}"; do
         set -- $u
-        [ "$1" -ge "$BASE" ] && [ "$1" -le $((BASE + 4)) ] && [ "$u" = "$1 $1 $1 $1" ]
+        [ "$1" -ge "$BASE" ] && [ "$1" -le $((BASE + 4)) ] && [ "$u" = "$1 $1 $1 $1" ] || false
     done
     [ "$(ls "$IDS" | awk -v b="$BASE" '$1 >= b && $1 <= b + 4' | wc -l)" = 5 ]
 }

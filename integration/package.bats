@@ -142,7 +142,7 @@ complete_words() {
     run apt-get purge -y -o DPkg::Lock::Timeout=300 revrun
     assert_success
     ! dpkg -s revrun >/dev/null 2>&1 || false
-    [ ! -e /usr/bin/revrun ] && [ ! -e /usr/share/revrun ] && [ ! -e /usr/lib/tmpfiles.d/revrun.conf ]
+    [ ! -e /usr/bin/revrun ] && [ ! -e /usr/share/revrun ] && [ ! -e /usr/lib/tmpfiles.d/revrun.conf ] || false
     [ ! -e /lib/systemd/system/revrun-sweep.timer ]
     [ ! -L /etc/systemd/system/timers.target.wants/revrun-sweep.timer ]
     [ ! -e /usr/share/bash-completion/completions/revrun ]

@@ -67,7 +67,7 @@ result() {
 @test "plain user: the state root falls back to /tmp/revrun-UID, made 0700 and the user's" {
     run plain "$RR_BIN/revrun" sweep
     assert_success
-    [ -d "$PRIV" ] && [ ! -L "$PRIV" ]
+    [ -d "$PRIV" ] && [ ! -L "$PRIV" ] || false
     [ "$(stat -c '%u %a' "$PRIV")" = "$REVRUN_TEST_UID 700" ]
 }
 

@@ -332,7 +332,7 @@ pod_cgroups() {
     # stats: its own cgroup's (a sleep), not its parent's
     usage=$(cri stats "$c" | field stats.memory.working_set_bytes.value)
     echo "working set $usage"
-    [ "$usage" -gt 0 ] && [ "$usage" -lt $((16 << 20)) ]
+    [ "$usage" -gt 0 ] && [ "$usage" -lt $((16 << 20)) ] || false
     # the pod's ceilings hold for it
     # (room for the exec itself: runc's init is a Go program whose threads
     # count against pids.max until it execs the shell; 30 sleeps are not)

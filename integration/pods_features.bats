@@ -162,7 +162,7 @@ run_as() {
     read -r _ hg _ _ < <(grep '^Gid:' "/proc/$pid/status")
     echo "host uid $hu gid $hg; uid_map: $(cat "/proc/$pid/uid_map")"
     if [ "$h" = runc ]; then
-        [ "$hu" = 1000 ] && [ "$hg" = 2000 ]
+        [ "$hu" = 1000 ] && [ "$hg" = 2000 ] || false
     else
         # the pod's block: container 1000 is block base + 1000, never a host user's
         local base
@@ -269,14 +269,14 @@ cpu() {
     u2=$(cat "$acg/cpuacct.usage")
     used=$(((u2 - u1) / 1000000))
     echo "busy loop: ${used} ms of CPU in 2000 ms"
-    [ "$used" -ge 200 ] && [ "$used" -le 600 ]
+    [ "$used" -ge 200 ] && [ "$used" -le 600 ] || false
     [ "$(cat "$ccg/cpu.stat" | awk '$1 == "nr_throttled" { print $2 }')" -gt 0 ]
     # stats: the container's own cgroup's numbers
     u1=$(cat "$acg/cpuacct.usage")
     s1=$(cri stats "$c" | field stats.cpu.usage_core_nano_seconds.value)
     u2=$(cat "$acg/cpuacct.usage")
     echo "cpuacct $u1 .. $u2, stats $s1"
-    [ "$s1" -ge "$u1" ] && [ "$s1" -le "$u2" ]
+    [ "$s1" -ge "$u1" ] && [ "$s1" -le "$u2" ] || false
     # an update reaches the same cgroup
     echo '{"cpu_period": 100000, "cpu_quota": 50000, "cpu_shares": 256}' >"$NODE_DIR/specs/cpu$h.res.json"
     cri update "$c" "$NODE_DIR/specs/cpu$h.res.json"
@@ -355,7 +355,7 @@ filters_of() {
     echo "runc RuntimeDefault: $(echo $ref)"
     echo "revrun RuntimeDefault: $(echo $rd)"
     echo "revrun Unconfined (its floor): $(echo $un)"
-    [ -n "$un" ] && [ -n "$ref" ]
+    [ -n "$un" ] && [ -n "$ref" ] || false
     miss=$(comm -13 <(echo "$rd") <(sort -u <(echo "$ref") <(echo "$un")))
     echo "denied by one of them, not under revrun's RuntimeDefault: $miss"
     [ -z "$miss" ]

@@ -97,7 +97,8 @@ load runc_verbs_helpers
     assert_success
     [ "$output" = /tmp:bar ]
     # SIGTERM to revrun exec reaches the process: it dies of it (128+15)
-    rr exec e4-$X sleep 300 &
+    # (revrun itself, not rr's subshell, which dies of a SIGTERM on its own)
+    "$RR_BIN/revrun" --root "$RR_ROOT" exec e4-$X sleep 300 &
     ex=$!
     for _ in $(seq 50); do pgrep -f "^sleep 300" >/dev/null && break; sleep 0.1; done
     kill -TERM "$ex"

@@ -215,7 +215,7 @@ worktree_followed() {
     ! grep -q "under .git" "$OUT/summary.txt" || false
     cp -a "$RR_TMP/wt" "$RR_TMP/target"
     "$RR_BIN/revrun" apply "$OUT/changeset" --to "$RR_TMP/target" --approve "$(result '["digest"]')"
-    [ "$(cat "$RR_TMP/target/gen.o")" = again ] && [ "$(cat "$RR_TMP/target/old.o")" = old ]
+    [ "$(cat "$RR_TMP/target/gen.o")" = again ] && [ "$(cat "$RR_TMP/target/old.o")" = old ] || false
     [ ! -e "$RR_TMP/target/.cache" ]
 }
 
@@ -449,7 +449,7 @@ echo "warmers gone"'
     # Each one seen is confined; never more than one per CPU.
     local seen cpus
     read -r _ seen _ cpus < <(grep "^warmers [0-9]* of" "$OUT/agent.log")
-    [ "$seen" -ge 1 ] && [ "$seen" -le "$cpus" ]
+    [ "$seen" -ge 1 ] && [ "$seen" -le "$cpus" ] || false
     [ "$(grep -cE "^Seccomp:[[:space:]]+2$" "$OUT/agent.log")" -eq "$seen" ]
     [ "$(grep -cE "^NoNewPrivs:[[:space:]]+1$" "$OUT/agent.log")" -eq "$seen" ]
     [ "$(grep -cE "^CapEff:[[:space:]]+0+$" "$OUT/agent.log")" -eq "$seen" ]
