@@ -32,7 +32,7 @@ load containment_helpers
     make_bundle "$(args '["sh", "-c", "echo changed >> a.txt && stat -c %u a.txt && sleep 300 # '"$TAG"'"]')"
     rr_bundle create u1-$X </dev/null >"$RR_TMP/log" 2>&1
     rr start u1-$X
-    agent=$(tagged_agent)
+    agent=$(root_match "$TAG")
     # seen from the host: the container user is an id of revrun's range
     # (its own: hostids.bats), nobody's
     hid=$(awk '/^Uid:/ {print $2}' /proc/"$agent"/status)
@@ -54,7 +54,7 @@ load containment_helpers
     make_bundle "$(args '["sh", "-c", "sleep 300 # '"$TAG"'"]')"
     rr_bundle_rootless create u2-$X </dev/null
     as_user "$RR_BIN/revrun" start u2-$X
-    agent=$(tagged_agent)
+    agent=$(root_match "$TAG")
     [ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' /proc/"$agent"/status)" = \
         "$REVRUN_TEST_UID $REVRUN_TEST_UID $REVRUN_TEST_UID $REVRUN_TEST_UID" ]
     [ "$(awk '/^CapEff:/ {print $2}' /proc/"$agent"/status)" = 0000000000000000 ]

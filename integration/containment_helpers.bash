@@ -148,22 +148,6 @@ assert_no_tagged_process() {
     fi
 }
 
-# The tagged agent's pid: of the processes whose command line has $TAG, the
-# one whose parent has not (what it forks carries the line until it execs).
-tagged_agent() {
-    local m p a
-    for _ in $(seq 100); do
-        a=
-        m=" $(pgrep -d' ' -f "$TAG") "
-        for p in $m; do
-            [[ "$m" == *" $(ps -o ppid= -p "$p" | tr -d ' ') "* ]] || a="$a $p"
-        done
-        [[ "$a" =~ ^\ [0-9]+$ ]] && { echo "${a# }"; return 0; }
-        sleep 0.1
-    done
-    return 1
-}
-
 wait_tagged_process() {
     for _ in $(seq 100); do
         pgrep -f "$TAG" >/dev/null && return 0

@@ -117,6 +117,24 @@ live_procs() {
     ps -eo pid=,stat=,comm= | awk -v name="$1" '$3 == name && $2 !~ /^Z/ { print $1 }'
 }
 
+# The one process whose command line matches PATTERN (pgrep -f) and whose
+# parent's does not, polled (up to 10 s) until there is exactly one: what
+# it forks carries its command line until it execs, and "the oldest"
+# cannot tell them apart (start times are clock ticks; pids wrap).
+root_match() {
+    local m p r
+    for _ in $(seq 100); do
+        r=
+        m=" $(pgrep -d' ' -f "$1") "
+        for p in $m; do
+            [[ "$m" == *" $(ps -o ppid= -p "$p" | tr -d ' ') "* ]] || r="$r $p"
+        done
+        [[ "$r" =~ ^\ [0-9]+$ ]] && { echo "${r# }"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+
 # As many live processes named NAME as COUNT, polled (up to 10 s: a
 # process that has written its last file still has to exit).
 await_live_count() {

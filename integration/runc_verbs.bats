@@ -128,28 +128,15 @@ answered() {
 # lock was held through the first, so that state, kill and delete hung;
 # and a stopped process ignores the SIGTERM revrun exec passes on.
 stopped_exec() {
-    local sh ex= st sp m p
+    local sh ex st sp
     make_bundle "c['process']['args'] = ['sh', '-c', 'while :; do kill -STOP -1 2>/dev/null; done']"
     up "$1"
     rrx exec "$1" sleep 100 2>"$RR_TMP/exec.err" &
     sh=$!
     sleep 1
-    # revrun exec itself: of that command line, the one whose parent is not
-    # another match (the subshell that runs rrx is bash). Its children carry the
-    # command line until they exec; "the oldest" cannot tell them apart
-    # when they start in the same clock tick and the pids have wrapped
-    # (polled: the container keeps a CPU busy stopping its processes)
-    for _ in $(seq 100); do
-        ex=
-        m=" $(pgrep -d' ' -f "revrun .*exec $1 sleep 100") "
-        for p in $m; do
-            [[ "$m" == *" $(ps -o ppid= -p "$p" | tr -d ' ') "* ]] || ex="$ex $p"
-        done
-        [[ "$ex" =~ ^\ [0-9]+$ ]] && break
-        sleep 0.1
-    done
-    [[ "$ex" =~ ^\ [0-9]+$ ]]
-    ex=${ex# }
+    # revrun exec itself, not its children (the subshell that runs rrx is
+    # bash); polled: the container keeps a CPU busy stopping its processes
+    ex=$(root_match "revrun .*exec $1 sleep 100")
     KILL_PIDS+=("$ex")
     rrx state "$1" >/dev/null &
     sp=$!
